@@ -1,0 +1,57 @@
+// buildApp: the fastify instance with every route, the auth policy and the error handler. It does
+// no I/O of its own: every service arrives through AppDeps, so tests build it with fakes.
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { ConfigStore } from './config/config-store.ts';
+import { installAuth } from './http/auth-hook.ts';
+import { installErrorHandler } from './http/error-handler.ts';
+import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
+import type { AuthService } from './resources/auth/auth.service.ts';
+import { registerConfigRoutes } from './resources/config/config.routes.ts';
+import { ConfigService } from './resources/config/config.service.ts';
+import { ModelsService } from './resources/config/models.service.ts';
+
+export interface AppDeps {
+  store: ConfigStore;
+  auth: AuthService;
+  logger?: FastifyServerOptions['logger'];
+  version?: string;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { store } = deps;
+  const bodyLimit = store.current.server.body_limit;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit,
+    // Time allowed to receive a whole request; streamed responses are not limited by it.
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app, bodyLimit);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Agent Service', version: deps.version ?? '0.0.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  installAuth(app, deps.auth, () => store.current.security.requireAuth);
+
+  app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').send('OK'),
+  );
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerAuthRoutes(app, deps.auth, store.current.security.loginRateLimit);
+  registerConfigRoutes(app, new ConfigService(store), new ModelsService(store));
+
+  return app;
+}

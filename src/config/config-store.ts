@@ -1,0 +1,145 @@
+// The live configuration: the YAML document as the user wrote it (comments, layout, ${NAME}
+// references) plus the validated, substituted values. Every write goes through update(), which
+// validates the whole result before the file is rewritten atomically.
+import { isMap, isScalar, type Document } from 'yaml';
+import { writeFileAtomic } from '../core/atomic-write.ts';
+import { AppError } from '../core/errors.ts';
+import { hasReference } from './env-substitution.ts';
+import { ConfigError, loadConfigFile, parseConfigText, type Env } from './load.ts';
+import type { Config } from './schema.ts';
+
+export type ConfigListener = (config: Config, previous: Config) => void | Promise<void>;
+export type Path = Array<string | number>;
+
+/** Applies changes to a cloned document; `set` keeps ${NAME} references whose value is unchanged. */
+export interface DocumentEditor {
+  set(path: Path, value: unknown): void;
+  delete(path: Path): void;
+  /** Deep-merges a plain object at path: objects recurse, anything else replaces, null deletes. */
+  merge(path: Path, patch: Record<string, unknown>): void;
+  get(path: Path): unknown;
+}
+
+export class ConfigStore {
+  private doc: Document;
+  private config: Config;
+  private readonly listeners: ConfigListener[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly path: string,
+    parsed: { doc: Document; config: Config },
+    private readonly env: Env,
+    /** Flag and environment overrides: applied over the file, never written back. */
+    private readonly overrides: (config: Config) => Config = (c) => c,
+  ) {
+    this.doc = parsed.doc;
+    this.config = overrides(parsed.config);
+  }
+
+  get current(): Config {
+    return this.config;
+  }
+
+  onChange(listener: ConfigListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Edits the document, validates the whole result, writes it atomically, then notifies listeners. */
+  update(edit: (editor: DocumentEditor, current: Config) => void): Promise<Config> {
+    return this.serialize(async () => {
+      const clone = this.doc.clone();
+      edit(createEditor(clone, this.config), this.config);
+      const text = clone.toString();
+      let parsed;
+      try {
+        parsed = parseConfigText(text, this.path, this.env);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
+        throw error;
+      }
+      await writeFileAtomic(this.path, text, { mode: 0o600 });
+      await this.swap(parsed.doc, parsed.config);
+      return this.config;
+    });
+  }
+
+  /** Re-reads the file from disk; a broken file is refused and the running config is kept. */
+  reload(): Promise<Config> {
+    return this.serialize(async () => {
+      let parsed;
+      try {
+        parsed = await loadConfigFile(this.path, this.env);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
+        throw error;
+      }
+      await this.swap(parsed.doc, parsed.config);
+      return this.config;
+    });
+  }
+
+  private async swap(doc: Document, config: Config): Promise<void> {
+    const previous = this.config;
+    this.doc = doc;
+    this.config = this.overrides(config);
+    for (const listener of this.listeners) await listener(this.config, previous);
+  }
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.catch(() => undefined).then(work);
+    this.queue = next;
+    return next;
+  }
+}
+
+function readPath(tree: unknown, path: Path): unknown {
+  let node = tree;
+  for (const step of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[step];
+  }
+  return node;
+}
+
+function createEditor(doc: Document, substituted: Config): DocumentEditor {
+  const editor: DocumentEditor = {
+    get: (path) => readPath(doc.toJS(), path),
+    delete: (path) => {
+      if (doc.hasIn(path)) doc.deleteIn(path);
+    },
+    set(path, value) {
+      const current = doc.getIn(path, true);
+      // Keep a ${NAME} reference when the caller sends back the value it already resolves to.
+      if (
+        isScalar(current) &&
+        typeof current.value === 'string' &&
+        hasReference(current.value) &&
+        readPath(substituted, path) === value
+      ) {
+        return;
+      }
+      if (isScalar(current) && current.value === value) return;
+      ensureParents(doc, path);
+      doc.setIn(path, value);
+    },
+    merge(path, patch) {
+      for (const [key, value] of Object.entries(patch)) {
+        const child = [...path, key];
+        if (value === null) editor.delete(child);
+        else if (typeof value === 'object' && !Array.isArray(value) && isMap(doc.getIn(child, true))) {
+          editor.merge(child, value as Record<string, unknown>);
+        } else editor.set(child, value);
+      }
+    },
+  };
+  return editor;
+}
+
+/** Replaces flow-style `{}` parents so new keys are written in block style, like the rest of the file. */
+function ensureParents(doc: Document, path: Path): void {
+  for (let i = 1; i < path.length; i++) {
+    const parent = doc.getIn(path.slice(0, i), true);
+    if (isMap(parent) && parent.flow && parent.items.length === 0) parent.flow = false;
+  }
+}

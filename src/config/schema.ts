@@ -1,0 +1,149 @@
+// The config file's schema: the one source of validation, defaults and types for configuration.
+// Objects are strict, so an unknown key is reported with its path instead of being ignored.
+import { z } from 'zod';
+import { ID_PATTERN } from '../core/ids.ts';
+
+export const DEFAULT_PORT = 9527;
+export const DEFAULT_HOST = '127.0.0.1';
+/** The built-in password of the default `admin` user; the server warns at every start while it is in use. */
+export const DEFAULT_ADMIN_PASSWORD = 'changeme';
+
+const id = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
+
+export const providerModelSchema = z.strictObject({
+  name: z.string().min(1),
+  alias: z.string().optional(),
+});
+
+export const providerSchema = z.strictObject({
+  name: z.string().optional(),
+  base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  api_key: z.string().optional(),
+  model: z.string().default(''),
+  models: z.array(providerModelSchema).default([]),
+  /** Other provider ids tried in order when this one fails before answering. */
+  failover: z.array(id).default([]),
+  timeout_ms: z.int().positive().max(3_600_000).optional(),
+});
+
+const policy = z.enum(['allow', 'allowlist', 'disabled']);
+
+export const accountSchema = z.strictObject({
+  name: z.string().default(''),
+  description: z.string().default(''),
+  enabled: z.boolean().default(true),
+  api_key: z.string().optional(),
+  app_id: z.string().optional(),
+  app_secret: z.string().optional(),
+  dm_policy: policy.default('allow'),
+  group_policy: policy.default('allow'),
+  allow_from: z.array(z.string()).default([]),
+});
+
+const platformSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  accounts: z.record(id, accountSchema).default({}),
+});
+
+export const PLATFORMS = [
+  'api',
+  'feishu',
+  'feishu_webhook',
+  'dingtalk',
+  'wecom',
+  'telegram',
+  'slack',
+  'discord',
+] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export const bindingSchema = z.strictObject({
+  agent_id: id,
+  match: z
+    .strictObject({
+      default: z.boolean().optional(),
+      channel: z.enum(PLATFORMS).optional(),
+      account_id: id.optional(),
+      peer: z.string().optional(),
+    })
+    .default({}),
+});
+
+export const configSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).default(DEFAULT_HOST),
+      port: z.int().min(0).max(65535).default(DEFAULT_PORT),
+      /** Largest accepted JSON body, in bytes. */
+      body_limit: z.int().positive().default(1024 * 1024),
+      /** Time limit of one request (and one synchronous rule-chain run), in ms. */
+      request_timeout_ms: z.int().positive().default(60_000),
+      /** Time given to in-flight requests on shutdown, in ms. */
+      shutdown_timeout_ms: z.int().positive().default(10_000),
+      log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    })
+    .prefault({}),
+  data: z
+    .strictObject({
+      root_dir: z.string().min(1).default('./data'),
+      logs_dir: z.string().min(1).default('./data/logs'),
+    })
+    .prefault({}),
+  models: z
+    .strictObject({
+      default_provider: z.string().default(''),
+      providers: z.record(id, providerSchema).default({}),
+    })
+    .superRefine((models, context) => {
+      if (models.default_provider && !models.providers[models.default_provider]) {
+        context.addIssue({
+          code: 'custom',
+          path: ['default_provider'],
+          message: `names provider "${models.default_provider}", which is not configured`,
+        });
+      }
+      for (const [providerId, provider] of Object.entries(models.providers)) {
+        for (const [index, other] of provider.failover.entries()) {
+          if (other === providerId || !models.providers[other]) {
+            context.addIssue({
+              code: 'custom',
+              path: ['providers', providerId, 'failover', index],
+              message: `"${other}" is not another configured provider`,
+            });
+          }
+        }
+      }
+    })
+    .prefault({}),
+  security: z
+    .strictObject({
+      requireAuth: z.boolean().default(false),
+      users: z.record(id, z.string().min(1)).default({ admin: DEFAULT_ADMIN_PASSWORD }),
+      jwtSecret: z.string().min(16).optional(),
+      jwtExpire: z
+        .string()
+        .regex(/^\d+[smhd]$/, 'must be a duration like 30m, 24h or 7d')
+        .default('24h'),
+      /** Login attempts allowed per client per minute. */
+      loginRateLimit: z.int().positive().default(10),
+    })
+    .prefault({}),
+  engine: z
+    .strictObject({
+      script_timeout_ms: z.int().positive().max(60_000).default(2000),
+      script_memory_mb: z.int().positive().max(1024).default(32),
+    })
+    .prefault({}),
+  agents: z
+    .strictObject({
+      defaults: z.record(z.string(), z.unknown()).default({}),
+    })
+    .prefault({}),
+  channels: z.partialRecord(z.enum(PLATFORMS), platformSchema).default({}),
+  bindings: z.array(bindingSchema).default([]),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type AccountConfig = z.infer<typeof accountSchema>;
+export type BindingConfig = z.infer<typeof bindingSchema>;

@@ -1,0 +1,78 @@
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A signal that aborts when any of the given signals aborts. */
+export function anySignal(signals: Array<AbortSignal | undefined>): AbortSignal {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return AbortSignal.any(present);
+}
+
+/** A push-based async iterable: producers push, one consumer iterates. */
+export class AsyncQueue<T> implements AsyncIterable<T> {
+  private readonly items: T[] = [];
+  private waiting: ((result: IteratorResult<T>) => void) | undefined;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+
+  push(item: T): void {
+    if (this.closed) return;
+    const waiter = this.waiting;
+    if (waiter) {
+      this.waiting = undefined;
+      waiter({ value: item, done: false });
+    } else {
+      this.items.push(item);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    const waiter = this.waiting;
+    if (waiter) {
+      this.waiting = undefined;
+      waiter({ value: undefined, done: true });
+    }
+  }
+
+  fail(error: unknown): void {
+    this.failure = { error };
+    this.close();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for (;;) {
+      if (this.items.length > 0) {
+        yield this.items.shift() as T;
+        continue;
+      }
+      if (this.closed) {
+        if (this.failure) throw this.failure.error;
+        return;
+      }
+      const result = await new Promise<IteratorResult<T>>((resolve) => {
+        this.waiting = resolve;
+      });
+      if (result.done) {
+        if (this.failure) throw this.failure.error;
+        return;
+      }
+      yield result.value;
+    }
+  }
+}

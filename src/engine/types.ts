@@ -1,0 +1,137 @@
+// Public contract of the rule-chain engine. Everything outside src/engine uses only these types and
+// the RuleEngine class; node implementations register through a NodeRegistry.
+import type { z } from 'zod';
+import type { ToolType } from '../tools/types.ts';
+import type { Usage } from '../model-providers/types.ts';
+
+export type DataType = 'JSON' | 'TEXT' | 'BINARY';
+
+/** A RuleGo message. `data` is always a string (JSON text for dataType JSON). */
+export interface RuleMessage {
+  id: string;
+  ts: number;
+  type: string;
+  dataType: DataType;
+  data: string;
+  metadata: Record<string, string>;
+}
+
+/** Events of one run, in order. Drivers (chat, REST, scheduler) turn them into bytes. */
+export type RunEvent =
+  | { type: 'node-start'; chainId: string; nodeId: string; nodeType: string }
+  | { type: 'node-end'; chainId: string; nodeId: string; relations: string[]; error?: string }
+  | { type: 'text-delta'; text: string }
+  | {
+      type: 'tool-call-start';
+      toolCallId: string;
+      toolCallName: string;
+      arguments: string;
+      toolType: ToolType;
+    }
+  | {
+      type: 'tool-call-result';
+      toolCallId: string;
+      toolCallName: string;
+      content: string;
+      toolType: ToolType;
+    }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'run-end'; chainId: string; result: RunResult };
+
+export interface RunResult {
+  outcome: 'success' | 'failure';
+  /** Messages that reached an `end` node; without one, the messages at the end of each branch. */
+  results: RuleMessage[];
+  /** Set when outcome is failure: the errorMsg of the failing branch. */
+  error?: string;
+}
+
+/** Per-run extras supplied by the caller (agent turns put their conversation handle here). */
+export type RunExtras = Record<string, unknown>;
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Called synchronously for every event of the run, including nested flow runs. */
+  onEvent?: (event: RunEvent) => void;
+  extras?: RunExtras;
+}
+
+/** What a node sees while processing one message. */
+export interface NodeContext {
+  readonly chainId: string;
+  readonly nodeId: string;
+  readonly signal: AbortSignal;
+  readonly extras: RunExtras;
+  /** Nesting depth of flow/tool chain calls, to stop runaway recursion. */
+  readonly depth: number;
+  emit(event: RunEvent): void;
+  /** Runs another loaded chain by id (looked up at call time), sharing signal, events and extras. */
+  runChain(chainId: string, message: RuleMessage, options?: { extras?: RunExtras }): Promise<RunResult>;
+  /**
+   * Runs the nodes reachable from `nodeId` in this same chain as a sub-run (the `for` node's body).
+   * Optional so that hand-made contexts in tests need not provide it.
+   */
+  runNode?(nodeId: string, message: RuleMessage): Promise<RunResult>;
+}
+
+/** One output of a node: the relation type it ends with and the message to pass on. */
+export interface NodeOutput {
+  relation: string;
+  message: RuleMessage;
+}
+
+export interface NodeInstance {
+  process(message: RuleMessage, context: NodeContext): Promise<NodeOutput[]>;
+  /** Frees what the node holds (sandboxes, connections) when its chain is unloaded or replaced. */
+  destroy?(): void | Promise<void>;
+  /** Join nodes only: how long to wait for the branches and how the arrived messages become one. */
+  join?: JoinBehaviour;
+}
+
+export interface JoinBehaviour {
+  /** Wait limit in ms; undefined uses the engine default, 0 waits without limit. */
+  timeoutMs: number | undefined;
+  merge(messages: RuleMessage[]): RuleMessage;
+}
+
+/** Where pino-style loggers plug in (`services.logger`); the `log` node writes here when present. */
+export interface EngineLogger {
+  info(details: Record<string, unknown>, text: string): void;
+}
+
+/** Services available to node factories; later layers add to it (model providers, tools). */
+export interface NodeServices {
+  /** Time limit for one user-script call, in ms. */
+  scriptTimeoutMs: number;
+  /** Memory limit of one script sandbox, in bytes. */
+  scriptMemoryBytes: number;
+  [service: string]: unknown;
+}
+
+export interface NodeFactoryContext {
+  chainId: string;
+  nodeId: string;
+  /** ruleChain.configuration.vars, for ${vars.x} templates. */
+  vars: Record<string, string>;
+  services: NodeServices;
+}
+
+export interface NodeDefinition<Config = unknown> {
+  type: string;
+  label: string;
+  description: string;
+  category: string;
+  /** Relation types the node can end with, as shown to editors. */
+  relations: string[];
+  /** Validates the node's `configuration`; also the source of the component form. */
+  configSchema: z.ZodType<Config>;
+  create(config: Config, context: NodeFactoryContext): NodeInstance | Promise<NodeInstance>;
+  /**
+   * How the engine treats the node beyond calling `process`: `end` marks the chain's reply (its
+   * outputs are results, connections out of it are not followed); `join` gathers the branches of
+   * the nearest split above it and needs `NodeInstance.join`.
+   */
+  role?: 'end' | 'join';
+  /** Ids of other nodes of the same chain that the configuration names; checked and cycle-tested at load. */
+  nodeRefs?(config: Config): string[];
+}

@@ -1,0 +1,95 @@
+// The command-line program: `agent-service serve [--config FILE] [--host H] [--port N] [--data DIR]`.
+// The only module that reads process.env and process.argv.
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/load.ts';
+import { startServer } from './server.ts';
+
+const USAGE = `Usage: agent-service <command> [options]
+
+Commands:
+  serve     start the server (default)
+  help      show this text
+
+Options of serve:
+  --config FILE   config file (written with defaults when it does not exist)
+  --host HOST     listen address (default 127.0.0.1)
+  --port N        listen port (default 9527)
+  --data DIR      data root (default ./data next to the config file)
+
+Environment: AGENT_SERVICE_HOST, AGENT_SERVICE_PORT, AGENT_SERVICE_DATA_DIR (flags win over them).`;
+
+function fail(message: string): never {
+  process.stderr.write(`agent-service: ${message}\n`);
+  process.exit(1);
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      data: { type: 'string' },
+    },
+    strict: true,
+  });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a number from 0 to 65535, got "${values.port}"`);
+  }
+  const server = await startServer({
+    config: values.config,
+    host: values.host,
+    port,
+    data: values.data,
+    cwd: process.cwd(),
+    env: process.env,
+  });
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`${signal}: finishing in-flight requests, then exiting\n`);
+    const limit = server.store.current.server.shutdown_timeout_ms;
+    const timer = setTimeout(() => {
+      process.stderr.write(`in-flight requests did not finish within ${limit} ms; exiting\n`);
+      process.exit(0);
+    }, limit);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`error while stopping: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'serve') return serve(rest);
+  if (command.startsWith('--')) return serve(argv);
+  fail(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) fail(error.message);
+  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) fail(error.message);
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') fail(`the address is already in use: ${(error as Error).message}`);
+  if (code === 'EACCES') fail(`permission denied: ${(error as Error).message}`);
+  fail(error instanceof Error ? error.message : String(error));
+});

@@ -1,0 +1,62 @@
+// The seam between agents and language models. Every adapter (openai-compatible, demo) implements
+// ModelProvider; callers only ever see ModelEvent streams.
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** JSON text, as the model produced it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCallRequest[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/** A tool as offered to the model: name, description and a JSON Schema for its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelParams {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  responseFormat?: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** Model name at the provider; empty means the provider's default model. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  params?: ModelParams;
+  signal: AbortSignal;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export type ModelEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCallRequest }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: string };
+
+export interface ModelProvider {
+  readonly id: string;
+  /** True for the built-in demo model, so callers can label its answers. */
+  readonly demo: boolean;
+  /**
+   * Streams one model response. Throws AppError('upstream' | 'timeout') with a message that never
+   * contains a key; retries (before the first byte) are the adapter's business.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}

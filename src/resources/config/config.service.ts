@@ -1,0 +1,127 @@
+// Reading and writing the configuration through the API. Views never contain a secret; writes keep
+// secrets the caller did not send, and never store their redacted form.
+import type { ConfigStore } from '../../config/config-store.ts';
+import type { Config } from '../../config/schema.ts';
+import { conflict, invalid, notFound } from '../../core/errors.ts';
+import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
+import { formatUserEntry, parseUserEntry } from '../auth/users.ts';
+
+/** Settings read only at start; changing them answers with restartRequired. */
+const RESTART_KEYS = [
+  ['server', 'host'],
+  ['server', 'port'],
+  ['server', 'body_limit'],
+  ['data', 'root_dir'],
+  ['data', 'logs_dir'],
+] as const;
+
+export function providerView(config: Config, id: string) {
+  const provider = config.models.providers[id];
+  if (!provider) throw notFound(`model provider "${id}" not found`);
+  return {
+    id,
+    name: provider.name ?? id,
+    base_url: provider.base_url,
+    model: provider.model,
+    models: provider.models,
+    failover: provider.failover,
+    hasApiKey: Boolean(provider.api_key),
+    default: config.models.default_provider === id,
+  };
+}
+
+export function configView(config: Config) {
+  return {
+    server: { host: config.server.host, port: config.server.port },
+    data: { root_dir: config.data.root_dir, logs_dir: config.data.logs_dir },
+    models: {
+      default_provider: config.models.default_provider,
+      providers: Object.fromEntries(
+        Object.keys(config.models.providers).map((id) => {
+          const { id: _id, default: _default, ...rest } = providerView(config, id);
+          return [id, rest];
+        }),
+      ),
+    },
+    security: {
+      requireAuth: config.security.requireAuth,
+      users: Object.fromEntries(Object.keys(config.security.users).map((name) => [name, true])),
+    },
+  };
+}
+
+type Patch = Record<string, unknown>;
+
+function isObject(value: unknown): value is Patch {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Drops the read-only fields of views (hasApiKey, hasSecret, id, default) so a GET can be PUT back. */
+function stripViewFields(patch: Patch): Patch {
+  const models = patch['models'];
+  if (isObject(models) && isObject(models['providers'])) {
+    for (const provider of Object.values(models['providers'])) {
+      if (isObject(provider)) for (const key of ['hasApiKey', 'id', 'default']) delete provider[key];
+    }
+  }
+  const channels = patch['channels'];
+  if (isObject(channels)) {
+    for (const platform of Object.values(channels)) {
+      const accounts = isObject(platform) ? platform['accounts'] : undefined;
+      if (isObject(accounts)) for (const account of Object.values(accounts)) if (isObject(account)) delete account['hasSecret'];
+    }
+  }
+  return patch;
+}
+
+export class ConfigService {
+  constructor(private readonly store: ConfigStore) {}
+
+  view() {
+    return configView(this.store.current);
+  }
+
+  /** Deep-merges a partial configuration; the whole result is validated before anything is written. */
+  async update(patch: Patch): Promise<{ success: true; message: string; restartRequired: string[] }> {
+    const body = stripViewFields(structuredClone(patch));
+    const security = isObject(body['security']) ? body['security'] : undefined;
+    const users = security && isObject(security['users']) ? security['users'] : undefined;
+    if (security && users) delete security['users'];
+    const passwords = new Map<string, string | null>();
+    for (const [name, value] of Object.entries(users ?? {})) {
+      if (value === true) continue; // the redacted form: keep what is stored
+      if (value === null || value === false) passwords.set(name, null);
+      else if (typeof value === 'string' && value.length > 0 && !value.includes(':'))
+        passwords.set(name, isPasswordHash(value) ? value : await hashPassword(value));
+      else throw invalid(`security.users.${name}: must be a password (without ":"), true to keep, or null to remove`);
+    }
+    const before = this.store.current;
+    const after = await this.store.update((editor, current) => {
+      editor.merge([], body);
+      for (const [name, password] of passwords) {
+        if (password === null) {
+          editor.delete(['security', 'users', name]);
+          continue;
+        }
+        const existing = current.security.users[name];
+        const apiKey = existing === undefined ? undefined : parseUserEntry(name, existing).apiKey;
+        editor.set(['security', 'users', name], formatUserEntry({ password, apiKey }));
+      }
+      const remaining = { ...current.security.users };
+      for (const [name, password] of passwords) if (password === null) delete remaining[name];
+      if (passwords.size > 0 && Object.keys(remaining).length === 0 && ![...passwords.values()].some(Boolean)) {
+        throw conflict('security.users: the last user cannot be removed');
+      }
+    });
+    const restartRequired = RESTART_KEYS.filter(([section, key]) => {
+      const a = (before[section] as Record<string, unknown>)[key];
+      const b = (after[section] as Record<string, unknown>)[key];
+      return a !== b;
+    }).map((path) => path.join('.'));
+    return {
+      success: true,
+      message: restartRequired.length > 0 ? `saved; restart to apply ${restartRequired.join(', ')}` : 'saved',
+      restartRequired,
+    };
+  }
+}

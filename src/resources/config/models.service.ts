@@ -1,0 +1,105 @@
+// Model provider configuration: the models section of the config file, edited through the API.
+import type { ConfigStore } from '../../config/config-store.ts';
+import { conflict, notFound } from '../../core/errors.ts';
+import { providerView } from './config.service.ts';
+
+export interface ProviderInput {
+  id: string;
+  name?: string | undefined;
+  base_url: string;
+  api_key?: string | undefined;
+  model?: string | undefined;
+  models?: Array<{ name: string; alias?: string | undefined }> | undefined;
+  failover?: string[] | undefined;
+  timeout_ms?: number | undefined;
+}
+
+export type ProviderPatch = { [K in keyof Omit<ProviderInput, 'id'>]?: ProviderInput[K] | undefined };
+
+function definedEntries(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+export class ModelsService {
+  constructor(private readonly store: ConfigStore) {}
+
+  list() {
+    const config = this.store.current;
+    return Object.keys(config.models.providers).map((id) => providerView(config, id));
+  }
+
+  get(id: string) {
+    return providerView(this.store.current, id);
+  }
+
+  /** The default provider's settings, or the demo model when none is configured. */
+  summary() {
+    const config = this.store.current;
+    const id = config.models.default_provider;
+    const current = id ? config.models.providers[id] : undefined;
+    return {
+      default: id,
+      model: current?.model ?? 'demo',
+      base_url: current?.base_url ?? '',
+      hasApiKey: Boolean(current?.api_key),
+      demo: !current,
+      providers: this.list(),
+    };
+  }
+
+  /**
+   * PUT /config/models: `default` chooses the default provider (created when it does not exist and a
+   * base_url is given); model, api_key and base_url then apply to that provider.
+   */
+  async updateDefault(body: { model?: string | undefined; api_key?: string | undefined; base_url?: string | undefined; default?: string | undefined }) {
+    await this.store.update((editor, current) => {
+      const id = body.default || current.models.default_provider;
+      if (!id) throw notFound('no default provider is configured; name one in "default" with a base_url');
+      const exists = Boolean(current.models.providers[id]);
+      if (!exists && !body.base_url) throw notFound(`model provider "${id}" not found; send base_url to create it`);
+      editor.merge(['models', 'providers', id], definedEntries({ model: body.model, api_key: body.api_key, base_url: body.base_url }));
+      editor.set(['models', 'default_provider'], id);
+    });
+    return this.summary();
+  }
+
+  async create(input: ProviderInput) {
+    await this.store.update((editor, current) => {
+      if (current.models.providers[input.id]) throw conflict(`model provider "${input.id}" already exists`);
+      const { id, ...fields } = input;
+      editor.set(['models', 'providers', id], definedEntries(fields));
+      // The first provider becomes the default, so configuring one provider is enough to leave demo mode.
+      if (!current.models.default_provider) editor.set(['models', 'default_provider'], id);
+    });
+    return this.get(input.id);
+  }
+
+  async update(id: string, patch: ProviderPatch) {
+    await this.store.update((editor, current) => {
+      if (!current.models.providers[id]) throw notFound(`model provider "${id}" not found`);
+      editor.merge(['models', 'providers', id], definedEntries(patch));
+    });
+    return this.get(id);
+  }
+
+  async setApiKey(id: string, apiKey: string) {
+    return this.update(id, { api_key: apiKey });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.store.update((editor, current) => {
+      if (!current.models.providers[id]) throw notFound(`model provider "${id}" not found`);
+      if (current.models.default_provider === id) {
+        throw conflict(`model provider "${id}" is the default provider; choose another default first`);
+      }
+      const user = Object.entries(current.models.providers).find(([, p]) => p.failover.includes(id));
+      if (user) throw conflict(`model provider "${id}" is in the failover list of "${user[0]}"`);
+      editor.delete(['models', 'providers', id]);
+    });
+  }
+
+  async reload() {
+    await this.store.reload();
+    return this.summary();
+  }
+}

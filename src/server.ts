@@ -1,0 +1,122 @@
+// Composition: config in, services wired, HTTP listening. main.ts hands it the parsed flags and the
+// environment; tests and benchmarks call startServer directly with their own.
+import { mkdir, readFile, chmod } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { ConfigStore } from './config/config-store.ts';
+import { discoverConfigPath, loadConfigFile, writeDefaultConfig, type Env } from './config/load.ts';
+import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
+import { writeFileAtomic } from './core/atomic-write.ts';
+import { randomToken } from './core/ids.ts';
+import { loggerOptions } from './http/logger.ts';
+import { AuthService } from './resources/auth/auth.service.ts';
+import { parseUserEntry } from './resources/auth/users.ts';
+
+export interface ServeOptions {
+  config?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  data?: string | undefined;
+  cwd: string;
+  env: Env;
+  /** Where human-readable start-up lines go (default: stderr). */
+  say?: (line: string) => void;
+  logLevel?: string;
+  logStream?: NodeJS.WritableStream;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: ConfigStore;
+  url: string;
+  configPath: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+/** Flags win over environment variables, which win over the file. */
+function overrides(options: ServeOptions): (config: Config) => Config {
+  const env = options.env;
+  const host = options.host ?? env['AGENT_SERVICE_HOST'];
+  const portText = options.port !== undefined ? String(options.port) : env['AGENT_SERVICE_PORT'];
+  const dataText = options.data ?? env['AGENT_SERVICE_DATA_DIR'];
+  const dataRoot = dataText ? resolve(options.cwd, dataText) : undefined;
+  return (config) => ({
+    ...config,
+    server: {
+      ...config.server,
+      ...(host ? { host } : {}),
+      ...(portText !== undefined && portText !== '' ? { port: Number(portText) } : {}),
+    },
+    data: dataRoot ? { root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
+  });
+}
+
+/** The JWT secret: security.jwtSecret, or one generated on first start and kept (0600) in the data root. */
+async function jwtSecret(config: Config): Promise<string> {
+  if (config.security.jwtSecret) return config.security.jwtSecret;
+  const path = join(config.data.root_dir, 'secrets', 'jwt-secret');
+  try {
+    const existing = (await readFile(path, 'utf8')).trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // not created yet
+  }
+  const secret = randomToken(48);
+  await mkdir(join(config.data.root_dir, 'secrets'), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(path, secret, { mode: 0o600 });
+  await chmod(path, 0o600);
+  return secret;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const say = options.say ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const found = await discoverConfigPath(options.config, options.cwd);
+  if (!found.exists) {
+    await writeDefaultConfig(found.path);
+    say(`Wrote a default configuration to ${found.path}`);
+  }
+  const parsed = await loadConfigFile(found.path, options.env);
+  const store = new ConfigStore(found.path, parsed, options.env, overrides(options));
+  const config = store.current;
+  if (!Number.isInteger(config.server.port) || config.server.port < 0 || config.server.port > 65535) {
+    throw new Error(`invalid port: ${config.server.port}`);
+  }
+  await mkdir(config.data.root_dir, { recursive: true, mode: 0o700 });
+  await mkdir(config.data.logs_dir, { recursive: true });
+
+  const auth = new AuthService(store, await jwtSecret(config));
+  const app = await buildApp({
+    store,
+    auth,
+    logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+  });
+
+  if (!isLoopback(config.server.host) && !config.security.requireAuth) {
+    say(
+      `WARNING: listening on ${config.server.host} with security.requireAuth: false. Anyone who can reach this ` +
+        'address can use every API. Set security.requireAuth: true or bind to 127.0.0.1.',
+    );
+  }
+  const admin = config.security.users['admin'];
+  if (admin !== undefined && parseUserEntry('admin', admin).password === DEFAULT_ADMIN_PASSWORD) {
+    say('WARNING: user "admin" still has the built-in default password. Change it: PUT /api/v1/auth/password.');
+  }
+
+  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  say(`Agent Service listening on ${address} (config: ${found.path}, data: ${config.data.root_dir})`);
+  return {
+    app,
+    store,
+    url: address,
+    configPath: found.path,
+    close: () => app.close(),
+  };
+}

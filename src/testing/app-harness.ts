@@ -1,0 +1,55 @@
+// Builds a complete app on a temporary config file and data root, for tests and benchmarks.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { stringify } from 'yaml';
+import { buildApp } from '../app.ts';
+import { ConfigStore } from '../config/config-store.ts';
+import { loadConfigFile, type Env } from '../config/load.ts';
+import { AuthService } from '../resources/auth/auth.service.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: ConfigStore;
+  auth: AuthService;
+  dir: string;
+  configPath: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Raw YAML text of the config file (wins over `config`). */
+  configText?: string;
+  /** Config as an object; data.root_dir defaults to a temp folder. */
+  config?: Record<string, unknown>;
+  env?: Env;
+  /** Called with the app before it is made ready, to add routes of the test's own. */
+  before?: (app: FastifyInstance) => void;
+}
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-service-test-'));
+  const configPath = join(dir, 'config.yaml');
+  const text = options.configText ?? stringify({ data: { root_dir: './data' }, ...options.config });
+  await writeFile(configPath, text);
+  const env = options.env ?? {};
+  const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
+  const auth = new AuthService(store, TEST_JWT_SECRET);
+  const app = await buildApp({ store, auth, logger: false });
+  options.before?.(app);
+  await app.ready();
+  return {
+    app,
+    store,
+    auth,
+    dir,
+    configPath,
+    async close() {
+      await app.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
