@@ -12,6 +12,18 @@ import { registerConfigRoutes } from './resources/config/config.routes.ts';
 import { ConfigService } from './resources/config/config.service.ts';
 import { ModelsService } from './resources/config/models.service.ts';
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the app, so tests can prove a policy holds for all of them. */
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 export interface AppDeps {
   store: ConfigStore;
   auth: AuthService;
@@ -28,6 +40,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Time allowed to receive a whole request; streamed responses are not limited by it.
     requestTimeout: 30_000,
     return503OnClosing: true,
+  });
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url });
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -106,8 +106,8 @@ export function parseConfigText(text: string, file: string, env: Env): ParsedCon
     throw new ConfigError(
       file,
       doc.errors.map((error) => {
-        const pos = error.linePos?.[0];
-        return `line ${pos?.line ?? '?'}: YAML syntax error: ${error.message.split('\n')[0]}`;
+        const line = counter.linePos(error.pos[0]).line;
+        return `line ${line}: YAML syntax error: ${error.message.split('\n')[0]}`;
       }),
     );
   }

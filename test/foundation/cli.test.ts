@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { parseConfigText } from '../../src/config/load.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], cwd: string, env: Record<string, string> = {}): Started {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...env } });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, pattern: RegExp, ms = 20_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const match = pattern.exec(started.output());
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${pattern}; output:\n${started.output()}`);
+}
+
+describe('agent-service serve', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes a default config, serves /health, warns about the default password, and exits 0 on SIGTERM', async () => {
+    const server = run(['serve', '--config', 'my.yaml', '--port', '0', '--data', 'store'], dir);
+    const [, url] = await waitFor(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const health = await fetch(`${url}/health`);
+    assert.equal(await health.text(), 'OK');
+    assert.match(server.output(), /Wrote a default configuration to .*my\.yaml/);
+    assert.match(server.output(), /WARNING: user "admin" still has the built-in default password/);
+    assert.doesNotMatch(server.output(), /requireAuth: false\. Anyone/);
+    const written = await readFile(join(dir, 'my.yaml'), 'utf8');
+    assert.match(written, /^# Agent Service configuration/);
+    assert.equal((await stat(join(dir, 'store', 'secrets', 'jwt-secret'))).mode & 0o777, 0o600);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  });
+
+  it('warns loudly when bound to a non-loopback address without auth', async () => {
+    const server = run(['serve', '--host', '0.0.0.0', '--port', '0'], dir);
+    await waitFor(server, /listening on/);
+    assert.match(server.output(), /WARNING: listening on 0\.0\.0\.0 with security\.requireAuth: false/);
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+  });
+
+  it('stops on a bad config with one line per problem and no stack trace', async () => {
+    await writeFile(join(dir, 'config.yaml'), 'server:\n  port: "x"\n  colour: red\n  host: ${NOPE_HOST}\n');
+    const server = run(['serve'], dir);
+    assert.equal(await server.exited, 1);
+    assert.match(server.output(), /server\.host \(line 4\): environment variable NOPE_HOST is not set/);
+    await writeFile(join(dir, 'config.yaml'), 'server:\n  port: "x"\n  colour: red\n');
+    const second = run(['serve'], dir);
+    assert.equal(await second.exited, 1);
+    assert.match(second.output(), /server\.port \(line 2\): expected number/);
+    assert.match(second.output(), /server\.colour \(line 3\): unknown key/);
+    assert.doesNotMatch(second.output(), /\n\s+at /);
+  });
+
+  it('rejects a bad --port and an unknown flag with a clear message', async () => {
+    const badPort = run(['serve', '--port', 'abc'], dir);
+    assert.equal(await badPort.exited, 1);
+    assert.match(badPort.output(), /--port must be a number/);
+    const unknown = run(['serve', '--colour', 'red'], dir);
+    assert.equal(await unknown.exited, 1);
+    assert.match(unknown.output(), /Unknown option '--colour'/);
+  });
+
+  it('a config write killed with SIGKILL at any moment leaves the old or the new file, never a torn one', async () => {
+    const path = join(dir, 'config.yaml');
+    await writeFile(path, '# keep me\nserver:\n  port: 9999\n');
+    for (let round = 0; round < 6; round++) {
+      const writer = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'config-writer.ts'), path]);
+      await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+      writer.kill('SIGKILL');
+      await new Promise((resolve) => writer.once('exit', resolve));
+      const text = await readFile(path, 'utf8');
+      const { config } = parseConfigText(text, path, {});
+      assert.ok(config.server.port === 9999 || (config.server.port >= 10000 && config.server.port < 15000));
+      assert.match(text, /^# keep me/);
+    }
+  });
+});
