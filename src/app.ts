@@ -11,6 +11,10 @@ import type { AuthService } from './resources/auth/auth.service.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';
 import { ConfigService } from './resources/config/config.service.ts';
 import { ModelsService } from './resources/config/models.service.ts';
+import type { NodeRegistry } from './engine/registry.ts';
+import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
+import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
+import type { ChainService } from './resources/rules/rules.service.ts';
 
 export interface RegisteredRoute {
   method: string;
@@ -27,6 +31,8 @@ declare module 'fastify' {
 export interface AppDeps {
   store: ConfigStore;
   auth: AuthService;
+  chains: ChainService;
+  registry: NodeRegistry;
   logger?: FastifyServerOptions['logger'];
   version?: string;
 }
@@ -70,6 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerAuthRoutes(app, deps.auth, store.current.security.loginRateLimit);
   registerConfigRoutes(app, new ConfigService(store), new ModelsService(store));
+  registerAgentRoutes(app, deps.chains);
+  registerRuleRoutes(app, deps.chains, deps.registry, () => store.current.server.request_timeout_ms);
 
   return app;
 }

@@ -13,6 +13,7 @@ import { randomToken } from './core/ids.ts';
 import { loggerOptions } from './http/logger.ts';
 import { AuthService } from './resources/auth/auth.service.ts';
 import { parseUserEntry } from './resources/auth/users.ts';
+import { createServices } from './services.ts';
 
 export interface ServeOptions {
   config?: string | undefined;
@@ -93,9 +94,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   await mkdir(config.data.logs_dir, { recursive: true });
 
   const auth = new AuthService(store, await jwtSecret(config));
+  const services = await createServices(store);
   const app = await buildApp({
     store,
     auth,
+    chains: services.chains,
+    registry: services.registry,
     logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
   });
 
@@ -117,6 +121,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store,
     url: address,
     configPath: found.path,
-    close: () => app.close(),
+    async close() {
+      await app.close();
+      await services.close();
+    },
   };
 }

@@ -8,11 +8,13 @@ import { buildApp } from '../app.ts';
 import { ConfigStore } from '../config/config-store.ts';
 import { loadConfigFile, type Env } from '../config/load.ts';
 import { AuthService } from '../resources/auth/auth.service.ts';
+import { createServices, type Services } from '../services.ts';
 
 export interface TestApp {
   app: FastifyInstance;
   store: ConfigStore;
   auth: AuthService;
+  services: Services;
   dir: string;
   configPath: string;
   close(): Promise<void>;
@@ -38,17 +40,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const env = options.env ?? {};
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
   const auth = new AuthService(store, TEST_JWT_SECRET);
-  const app = await buildApp({ store, auth, logger: false });
+  const services = await createServices(store);
+  const app = await buildApp({ store, auth, chains: services.chains, registry: services.registry, logger: false });
   options.before?.(app);
   await app.ready();
   return {
     app,
     store,
     auth,
+    services,
     dir,
     configPath,
     async close() {
       await app.close();
+      await services.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

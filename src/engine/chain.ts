@@ -1,0 +1,151 @@
+// Turning a parsed definition into a runnable chain: whole-chain checks first, then every node
+// instance. Any failure destroys what was built and throws AppError('invalid') naming chain and node.
+import { AppError, errorMessage } from '../core/errors.ts';
+import { describeZodError } from './dsl.ts';
+import type { RuleChainDefinition, RuleNodeDefinition } from './dsl.ts';
+import type { NodeRegistry } from './registry.ts';
+import type { NodeDefinition, NodeInstance, NodeServices } from './types.ts';
+
+export interface ChainNode {
+  readonly id: string;
+  readonly type: string;
+  readonly role: NodeDefinition['role'];
+  readonly instance: NodeInstance;
+  /** Target nodes by relation type, in connection order. */
+  readonly next: Map<string, ChainNode[]>;
+}
+
+export interface CompiledChain {
+  readonly id: string;
+  readonly definition: RuleChainDefinition;
+  readonly nodes: ReadonlyMap<string, ChainNode>;
+  readonly first: ChainNode;
+}
+
+interface PlannedNode {
+  node: RuleNodeDefinition;
+  definition: NodeDefinition;
+  config: unknown;
+}
+
+/** Checks the chain as a whole and each node's configuration; creates nothing. */
+export function planChain(chain: RuleChainDefinition, registry: NodeRegistry): PlannedNode[] {
+  const fail = (text: string): AppError => new AppError('invalid', `rule chain "${chain.ruleChain.id}": ${text}`);
+  const { nodes } = chain.metadata;
+  if (nodes.length === 0) throw fail('has no nodes');
+
+  const planned: PlannedNode[] = [];
+  const ids = new Set<string>();
+  for (const node of nodes) {
+    if (ids.has(node.id)) throw fail(`duplicate node id "${node.id}"`);
+    ids.add(node.id);
+    const definition = registry.get(node.type);
+    if (!definition) throw fail(`node "${node.id}": unknown node type "${node.type}"`);
+    const parsed = definition.configSchema.safeParse(node.configuration ?? {});
+    if (!parsed.success) throw fail(`node "${node.id}": ${describeZodError(parsed.error, 'configuration')}`);
+    planned.push({ node, definition, config: parsed.data });
+  }
+
+  const edges = new Map<string, string[]>([...ids].map((id) => [id, []]));
+  for (const connection of chain.metadata.connections ?? []) {
+    const route = `connection "${connection.fromId}" -> "${connection.toId}"`;
+    for (const end of [connection.fromId, connection.toId]) {
+      if (!ids.has(end)) throw fail(`${route}: unknown node "${end}"`);
+    }
+    edges.get(connection.fromId)?.push(connection.toId);
+  }
+
+  const firstIndex = chain.metadata.firstNodeIndex ?? 0;
+  if (firstIndex >= nodes.length) {
+    throw fail(`firstNodeIndex ${firstIndex} is out of range (the chain has ${nodes.length} nodes)`);
+  }
+
+  for (const { node, definition, config } of planned) {
+    for (const target of definition.nodeRefs?.(config) ?? []) {
+      if (!ids.has(target)) throw fail(`node "${node.id}": refers to unknown node "${target}"`);
+      // A body node run by this one counts as an edge: reaching back to it would never end.
+      edges.get(node.id)?.push(target);
+    }
+  }
+
+  const cycle = findCycle(edges);
+  if (cycle) throw fail(`cycle ${cycle.map((id) => `"${id}"`).join(' -> ')}`);
+  return planned;
+}
+
+/** Plans, then creates every node instance, then links the connections. */
+export async function buildChain(
+  chain: RuleChainDefinition,
+  registry: NodeRegistry,
+  services: NodeServices,
+): Promise<CompiledChain> {
+  const planned = planChain(chain, registry);
+  const chainId = chain.ruleChain.id;
+  const vars = chain.ruleChain.configuration?.vars ?? {};
+  const nodes = new Map<string, ChainNode>();
+  try {
+    for (const { node, definition, config } of planned) {
+      let instance: NodeInstance;
+      try {
+        instance = await definition.create(config, { chainId, nodeId: node.id, vars, services });
+      } catch (error) {
+        throw new AppError('invalid', `rule chain "${chainId}": node "${node.id}": ${errorMessage(error)}`, {
+          cause: error,
+        });
+      }
+      nodes.set(node.id, { id: node.id, type: node.type, role: definition.role, instance, next: new Map() });
+    }
+  } catch (error) {
+    await destroyNodes(nodes.values());
+    throw error;
+  }
+
+  for (const connection of chain.metadata.connections ?? []) {
+    const from = nodes.get(connection.fromId);
+    const to = nodes.get(connection.toId);
+    if (!from || !to) continue;
+    const targets = from.next.get(connection.type);
+    if (targets) targets.push(to);
+    else from.next.set(connection.type, [to]);
+  }
+
+  const firstId = planned[chain.metadata.firstNodeIndex ?? 0]?.node.id ?? '';
+  const first = nodes.get(firstId);
+  if (!first) throw new AppError('invalid', `rule chain "${chainId}": has no first node`);
+  return { id: chainId, definition: chain, nodes, first };
+}
+
+export async function destroyChain(chain: CompiledChain): Promise<void> {
+  await destroyNodes(chain.nodes.values());
+}
+
+/** Destroys every instance; one failing destroy must not keep the others alive. */
+async function destroyNodes(nodes: Iterable<ChainNode>): Promise<void> {
+  await Promise.allSettled([...nodes].map(async (node) => node.instance.destroy?.()));
+}
+
+/** A cycle as a path of node ids that starts and ends with the same id, or undefined. */
+function findCycle(edges: Map<string, string[]>): string[] | undefined {
+  const done = new Set<string>();
+  const onPath = new Set<string>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (onPath.has(id)) return [...path.slice(path.indexOf(id)), id];
+    if (done.has(id)) return undefined;
+    onPath.add(id);
+    path.push(id);
+    for (const target of edges.get(id) ?? []) {
+      const cycle = visit(target);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    onPath.delete(id);
+    done.add(id);
+    return undefined;
+  };
+  for (const id of edges.keys()) {
+    const cycle = visit(id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

@@ -1,0 +1,169 @@
+// The rule engine: loaded chains by id, hot reload, and runs. A reload builds the whole new chain
+// before swapping it in; runs already under way finish on the chain they started with, whose node
+// instances are destroyed when the last of those runs ends.
+import { AppError } from '../core/errors.ts';
+import { buildChain, destroyChain } from './chain.ts';
+import type { ChainNode, CompiledChain } from './chain.ts';
+import { parseRuleChain } from './dsl.ts';
+import type { RuleChainDefinition } from './dsl.ts';
+import type { NodeRegistry } from './registry.ts';
+import { ChainRun } from './run.ts';
+import type { RunHost, RunScope } from './run.ts';
+import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
+
+export interface RuleEngineOptions {
+  registry: NodeRegistry;
+  services: NodeServices;
+  /** How long a join waits when its node sets no timeout; default 5000 ms. */
+  joinTimeoutMs?: number;
+  /** How deep flow and tool chain calls may nest; default 16. */
+  maxDepth?: number;
+}
+
+interface LoadedChain {
+  compiled: CompiledChain;
+  inFlight: number;
+  retired: boolean;
+}
+
+export class RuleEngine {
+  private readonly registry: NodeRegistry;
+  private readonly services: NodeServices;
+  private readonly maxDepth: number;
+  private readonly chains = new Map<string, LoadedChain>();
+  /** Ids whose latest definition is disabled: validated and kept out of service. */
+  private readonly disabled = new Set<string>();
+  /** Sequence number of the last load or unload applied per id, so a slow older load cannot win. */
+  private readonly applied = new Map<string, number>();
+  private sequence = 0;
+  private closed = false;
+  private readonly neverAborted = new AbortController().signal;
+  private readonly host: RunHost;
+
+  constructor(options: RuleEngineOptions) {
+    this.registry = options.registry;
+    this.services = options.services;
+    this.maxDepth = options.maxDepth ?? 16;
+    const joinTimeoutMs = options.joinTimeoutMs ?? 5000;
+    this.host = {
+      joinTimeoutMs,
+      neverAborted: this.neverAborted,
+      runChain: (chainId, message, scope) => this.runChain(chainId, message, scope),
+      // A body run inside a running chain: the outer run already holds the chain in service.
+      runFrom: (chain, node, message, scope) => this.startRun(chain, node, message, scope, () => undefined),
+    };
+  }
+
+  /** Parses and fully checks a definition, building (then destroying) every node. */
+  async validate(definition: unknown): Promise<RuleChainDefinition> {
+    const parsed = parseRuleChain(definition);
+    await destroyChain(await buildChain(parsed, this.registry, this.services));
+    return parsed;
+  }
+
+  /**
+   * Builds the chain and swaps it in; a broken definition throws and leaves the old chain serving.
+   * A `disabled` chain is validated like any other but not loaded: a loaded version of it is
+   * unloaded, and running it answers not-found "is disabled".
+   */
+  async load(definition: unknown): Promise<void> {
+    if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
+    const parsed = parseRuleChain(definition);
+    const id = parsed.ruleChain.id;
+    const ticket = ++this.sequence;
+    const compiled = await buildChain(parsed, this.registry, this.services);
+    if (this.closed || (this.applied.get(id) ?? 0) > ticket) {
+      await destroyChain(compiled);
+      return;
+    }
+    this.applied.set(id, ticket);
+    const previous = this.chains.get(id);
+    if (parsed.ruleChain.disabled === true) {
+      await destroyChain(compiled);
+      this.chains.delete(id);
+      this.disabled.add(id);
+    } else {
+      this.chains.set(id, { compiled, inFlight: 0, retired: false });
+      this.disabled.delete(id);
+    }
+    if (previous) await this.retire(previous);
+  }
+
+  /** Takes a chain out of service; runs under way finish first. False when it was not loaded. */
+  async unload(id: string): Promise<boolean> {
+    this.applied.set(id, ++this.sequence);
+    this.disabled.delete(id);
+    const loaded = this.chains.get(id);
+    if (!loaded) return false;
+    this.chains.delete(id);
+    await this.retire(loaded);
+    return true;
+  }
+
+  isLoaded(id: string): boolean {
+    return this.chains.has(id);
+  }
+
+  loadedIds(): string[] {
+    return [...this.chains.keys()];
+  }
+
+  /** The definition of a loaded chain, as it was loaded. */
+  definitionOf(id: string): RuleChainDefinition | undefined {
+    return this.chains.get(id)?.compiled.definition;
+  }
+
+  /** Destroys every chain now, including ones with runs under way; the engine refuses work after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const loaded = [...this.chains.values()];
+    this.chains.clear();
+    this.disabled.clear();
+    await Promise.all(loaded.map((chain) => destroyChain(chain.compiled)));
+  }
+
+  execute(chainId: string, message: RuleMessage, options: RunOptions = {}): Promise<RunResult> {
+    const scope: RunScope = {
+      signal: options.signal ?? this.neverAborted,
+      onEvent: options.onEvent,
+      extras: options.extras ?? {},
+      depth: 0,
+    };
+    return this.runChain(chainId, message, scope);
+  }
+
+  private runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult> {
+    if (this.closed) return Promise.reject(new AppError('unavailable', 'rule engine is closed'));
+    const loaded = this.chains.get(chainId);
+    if (!loaded) {
+      const state = this.disabled.has(chainId) ? 'is disabled' : 'is not loaded';
+      return Promise.reject(new AppError('not-found', `rule chain "${chainId}" ${state}`));
+    }
+    const { compiled } = loaded;
+    loaded.inFlight += 1;
+    return this.startRun(compiled, compiled.first, message, scope, () => {
+      loaded.inFlight -= 1;
+      if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
+    });
+  }
+
+  private startRun(
+    chain: CompiledChain,
+    node: ChainNode,
+    message: RuleMessage,
+    scope: RunScope,
+    onIdle: () => void,
+  ): Promise<RunResult> {
+    if (scope.depth > this.maxDepth) {
+      onIdle();
+      const error = `rule chain "${chain.id}": calls nested deeper than ${this.maxDepth} levels`;
+      return Promise.resolve({ outcome: 'failure', results: [], error });
+    }
+    return new ChainRun(chain, this.host, scope, onIdle).start(node, message);
+  }
+
+  private async retire(loaded: LoadedChain): Promise<void> {
+    loaded.retired = true;
+    if (loaded.inFlight === 0) await destroyChain(loaded.compiled);
+  }
+}

@@ -1,0 +1,74 @@
+// RuleGo-style script functions `(msg, metadata, msgType, dataType)` over a sandbox. A message
+// crosses into the VM as one string: a JSON header line, a newline, then the raw data. The header
+// never holds a raw newline, and the data is parsed only inside the VM, so the host does no JSON work.
+import { ScriptSandbox } from './sandbox.ts';
+import type { NodeServices, RuleMessage } from './types.ts';
+
+/** How the VM turns the user function's return value into the string handed back to the host. */
+export const finishers = {
+  /** Truthiness as "1" / "0". */
+  boolean: '(result) => (result ? "1" : "0")',
+  /** A relation list: an array of names, or one name. */
+  relations:
+    '(result) => JSON.stringify(Array.isArray(result) ? result.map(String) : result == null ? [] : [String(result)])',
+  /** Any value as JSON (undefined becomes null). */
+  json: '(result) => { const text = JSON.stringify(result); return text === undefined ? "null" : text; }',
+  /** Any value as display text. */
+  text: '(result) => (typeof result === "string" ? result : JSON.stringify(result) ?? String(result))',
+  /** `{msg, metadata, msgType, dataType}` as `[metadata, msgType, dataType, isText]` + newline + data. */
+  message: `(result) => {
+    if (result === null || typeof result !== 'object') throw new TypeError('Transform must return {msg, metadata, msgType}');
+    const data = result.msg;
+    const isText = typeof data === 'string';
+    const head = JSON.stringify([result.metadata ?? null, result.msgType ?? null, result.dataType ?? null, isText]);
+    return head + '\\n' + (isText ? data : (JSON.stringify(data) ?? 'null'));
+  }`,
+} as const;
+
+function functionSource(body: string, finisher: string): string {
+  return `(() => {
+  const user = new Function('msg', 'metadata', 'msgType', 'dataType', ${JSON.stringify(body)});
+  const finish = ${finisher};
+  return (input) => {
+    const split = input.indexOf('\\n');
+    const head = JSON.parse(input.slice(0, split));
+    const raw = input.slice(split + 1);
+    let msg = raw;
+    if (head[2] === 'JSON') {
+      try { msg = JSON.parse(raw); } catch { msg = raw; }
+    }
+    return finish(user(msg, head[0], head[1], head[2]));
+  };
+})()`;
+}
+
+export function encodeMessage(message: RuleMessage): string {
+  return `${JSON.stringify([message.metadata, message.type, message.dataType])}\n${message.data}`;
+}
+
+/** One user function body, compiled once per node; `run` calls it for a message. */
+export class MessageScript {
+  private constructor(private readonly sandbox: ScriptSandbox) {}
+
+  /** Compiles `body` as the body of `function (msg, metadata, msgType, dataType)`. Throws ScriptError. */
+  static async create(body: string, finisher: string, services: NodeServices): Promise<MessageScript> {
+    const sandbox = await ScriptSandbox.create(functionSource(body, finisher), {
+      timeoutMs: services.scriptTimeoutMs,
+      memoryBytes: services.scriptMemoryBytes,
+    });
+    return new MessageScript(sandbox);
+  }
+
+  /** An expression over msg, metadata, msgType and dataType, compiled as `return (expression);`. */
+  static expression(expression: string, finisher: string, services: NodeServices): Promise<MessageScript> {
+    return MessageScript.create(`return (${expression}\n);`, finisher, services);
+  }
+
+  run(message: RuleMessage): string {
+    return this.sandbox.call(encodeMessage(message));
+  }
+
+  dispose(): void {
+    this.sandbox.dispose();
+  }
+}

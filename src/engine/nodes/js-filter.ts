@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { finishers, MessageScript } from '../message-script.ts';
+import type { NodeDefinition } from '../types.ts';
+
+const configSchema = z.object({
+  jsScript: z.string().min(1).meta({
+    label: 'Filter script',
+    description: 'Body of function Filter(msg, metadata, msgType, dataType); return true or false.',
+  }),
+});
+
+export const jsFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
+  type: 'jsFilter',
+  label: 'Script filter',
+  description: 'Routes the message to True or False by the result of a JavaScript function.',
+  category: 'filter',
+  relations: ['True', 'False', 'Failure'],
+  configSchema,
+  async create(config, { services }) {
+    const script = await MessageScript.create(config.jsScript, finishers.boolean, services);
+    return {
+      process: (message) => {
+        const relation = script.run(message) === '1' ? 'True' : 'False';
+        return Promise.resolve([{ relation, message }]);
+      },
+      destroy: () => script.dispose(),
+    };
+  },
+};

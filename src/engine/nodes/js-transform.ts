@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { finishers, MessageScript } from '../message-script.ts';
+import { toMetadata } from '../message.ts';
+import type { DataType, NodeDefinition, RuleMessage } from '../types.ts';
+
+const configSchema = z.object({
+  jsScript: z.string().min(1).meta({
+    label: 'Transform script',
+    description:
+      'Body of function Transform(msg, metadata, msgType, dataType); return {msg, metadata, msgType, dataType?}.',
+  }),
+});
+
+const DATA_TYPES = new Set<string>(['JSON', 'TEXT', 'BINARY']);
+
+export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+  type: 'jsTransform',
+  label: 'Script transform',
+  description: 'Rewrites the message data, metadata and type with a JavaScript function.',
+  category: 'transform',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  async create(config, { services }) {
+    const script = await MessageScript.create(config.jsScript, finishers.message, services);
+    return {
+      process: (message) => Promise.resolve([{ relation: 'Success', message: decode(script.run(message), message) }]),
+      destroy: () => script.dispose(),
+    };
+  },
+};
+
+/** Reads `[metadata, msgType, dataType, isText]` + newline + data, as the message finisher writes it. */
+function decode(output: string, input: RuleMessage): RuleMessage {
+  const split = output.indexOf('\n');
+  const [metadata, type, dataType, isText] = JSON.parse(output.slice(0, split)) as [
+    unknown,
+    unknown,
+    unknown,
+    boolean,
+  ];
+  const declared = typeof dataType === 'string' && DATA_TYPES.has(dataType) ? (dataType as DataType) : undefined;
+  return {
+    id: input.id,
+    ts: input.ts,
+    type: typeof type === 'string' ? type : input.type,
+    // A returned object is JSON; returned text keeps the message's data type unless one is named.
+    dataType: declared ?? (isText ? input.dataType : 'JSON'),
+    data: output.slice(split + 1),
+    metadata: metadata === null ? input.metadata : toMetadata(metadata),
+  };
+}

@@ -1,0 +1,316 @@
+// One run of a chain: messages hop from node to node, branches run concurrently as promises, and
+// the run settles when nothing is processing and no join is waiting.
+//
+// Branch accounting for `join`: a node whose outputs match more than one connection is a split and
+// opens a frame counting its live branches. A branch forking again adds to every enclosing frame;
+// a branch that ends takes one from every enclosing frame; a branch reaching a join takes one from
+// the nearest frame only and waits there. When a frame has no live branch left, its join fires with
+// the arrived messages, which continue as one branch. Joins pair with splits like parentheses.
+//
+// Result rule: messages that reached an `end` node are the results and the outcome is success, even
+// if another branch failed. Without any, every message at a branch end (no matching connection) is
+// a result, and if one of them ended on Failure the outcome is failure with its errorMsg.
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { ChainNode, CompiledChain } from './chain.ts';
+import { copyMessage, withErrorMessage } from './message.ts';
+import type { NodeContext, NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
+
+/** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
+export interface RunScope {
+  signal: AbortSignal;
+  onEvent: ((event: RunEvent) => void) | undefined;
+  extras: RunExtras;
+  depth: number;
+}
+
+/** What a run needs from its engine. */
+export interface RunHost {
+  readonly joinTimeoutMs: number;
+  /** The signal of runs started without one; it never aborts, so nothing listens to it. */
+  readonly neverAborted: AbortSignal;
+  runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
+  runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
+}
+
+interface Frame {
+  parent: Frame | undefined;
+  live: number;
+  arrivals: RuleMessage[];
+  join: ChainNode | undefined;
+  timer: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
+export class ChainRun {
+  private outstanding = 0;
+  private settled = false;
+  private idled = false;
+  private readonly replies: RuleMessage[] = [];
+  private readonly ends: NodeOutput[] = [];
+  private readonly waiting = new Set<Frame>();
+  private resolve: (result: RunResult) => void = () => undefined;
+  private reject: (error: unknown) => void = () => undefined;
+  private readonly onAbort = (): void => this.cancel();
+
+  constructor(
+    readonly chain: CompiledChain,
+    private readonly host: RunHost,
+    readonly scope: RunScope,
+    private readonly onIdle: () => void,
+  ) {}
+
+  start(node: ChainNode, message: RuleMessage): Promise<RunResult> {
+    const promise = new Promise<RunResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    if (this.scope.signal !== this.host.neverAborted) {
+      this.scope.signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+    void this.visit(node, message, undefined);
+    return promise;
+  }
+
+  emit(event: RunEvent): void {
+    const listener = this.scope.onEvent;
+    if (!listener || this.settled) return;
+    try {
+      listener(event);
+    } catch {
+      // A failing listener is the caller's bug; it must not break the run that reports to it.
+    }
+  }
+
+  runChain(chainId: string, message: RuleMessage, extras: RunExtras | undefined): Promise<RunResult> {
+    return this.host.runChain(chainId, message, this.nestedScope(extras));
+  }
+
+  runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
+    const node = this.chain.nodes.get(nodeId);
+    if (!node) throw new AppError('not-found', `rule chain "${this.chain.id}": no node "${nodeId}"`);
+    return this.host.runFrom(this.chain, node, message, this.nestedScope(undefined));
+  }
+
+  private nestedScope(extras: RunExtras | undefined): RunScope {
+    return { ...this.scope, extras: extras ?? this.scope.extras, depth: this.scope.depth + 1 };
+  }
+
+  private async visit(node: ChainNode, message: RuleMessage, frame: Frame | undefined): Promise<void> {
+    this.outstanding += 1;
+    try {
+      if (this.settled) return;
+      if (this.scope.signal.aborted) {
+        this.cancel();
+        return;
+      }
+      if (node.role === 'join' && node.instance.join) {
+        this.arrive(node, message, frame);
+        return;
+      }
+      const outputs = await this.process(node, message);
+      if (this.settled) return;
+      if (node.role === 'end') {
+        for (const output of outputs) this.replies.push(output.message);
+        this.branchEnded(frame);
+        return;
+      }
+      this.route(node, outputs, frame);
+    } catch (error) {
+      this.settle(undefined, error);
+    } finally {
+      this.outstanding -= 1;
+      if (this.outstanding === 0) this.idle();
+    }
+  }
+
+  /** Calls the node; a throw becomes the Failure relation with `metadata.errorMsg`. */
+  private async process(node: ChainNode, message: RuleMessage): Promise<NodeOutput[]> {
+    const { chain } = this;
+    if (this.scope.onEvent) this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
+    try {
+      const outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
+      if (this.scope.onEvent) {
+        const relations = outputs.map((output) => output.relation);
+        this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });
+      }
+      return outputs;
+    } catch (error) {
+      const text = errorMessage(error);
+      this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations: ['Failure'], error: text });
+      return [{ relation: 'Failure', message: withErrorMessage(message, text) }];
+    }
+  }
+
+  /** Sends each output down every matching connection, each with its own copy of the message. */
+  private route(node: ChainNode, outputs: NodeOutput[], frame: Frame | undefined): void {
+    let count = 0;
+    for (const output of outputs) {
+      const targets = node.next.get(output.relation);
+      if (targets) count += targets.length;
+      else this.ends.push(output);
+    }
+    if (count === 0) {
+      this.branchEnded(frame);
+      return;
+    }
+    let branchFrame = frame;
+    if (count > 1) {
+      for (let outer = frame; outer; outer = outer.parent) outer.live += count - 1;
+      branchFrame = { parent: frame, live: count, arrivals: [], join: undefined, timer: undefined, closed: false };
+    }
+    for (const output of outputs) {
+      for (const target of node.next.get(output.relation) ?? []) {
+        void this.visit(target, copyMessage(output.message), branchFrame);
+      }
+    }
+  }
+
+  private branchEnded(frame: Frame | undefined): void {
+    for (let current = frame; current; current = current.parent) {
+      current.live -= 1;
+      if (!current.closed && current.live === 0 && current.arrivals.length > 0) this.fire(current, false);
+    }
+  }
+
+  private arrive(node: ChainNode, message: RuleMessage, frame: Frame | undefined): void {
+    if (!frame) {
+      // No split above: the join passes a lone message on.
+      const lone: Frame = { parent: undefined, live: 0, arrivals: [message], join: node, timer: undefined, closed: false };
+      this.fire(lone, false);
+      return;
+    }
+    if (frame.closed) {
+      // The join already fired on timeout: a late branch is dropped, not a result.
+      this.branchEnded(frame);
+      return;
+    }
+    frame.arrivals.push(message);
+    frame.join ??= node;
+    frame.live -= 1;
+    if (frame.live === 0) {
+      this.fire(frame, false);
+      return;
+    }
+    if (this.waiting.has(frame)) return;
+    this.waiting.add(frame);
+    this.outstanding += 1;
+    const timeoutMs = node.instance.join?.timeoutMs ?? this.host.joinTimeoutMs;
+    if (timeoutMs > 0) frame.timer = setTimeout(() => this.fireGuarded(frame, timeoutMs), timeoutMs);
+  }
+
+  private fireGuarded(frame: Frame, timeoutMs: number): void {
+    try {
+      this.fire(frame, true, timeoutMs);
+    } catch (error) {
+      this.settle(undefined, error);
+    }
+  }
+
+  private fire(frame: Frame, timedOut: boolean, timeoutMs = 0): void {
+    const join = frame.join;
+    const behaviour = join?.instance.join;
+    if (frame.closed || !join || !behaviour || this.settled) return;
+    frame.closed = true;
+    clearTimeout(frame.timer);
+    const wasWaiting = this.waiting.delete(frame);
+    // The arrived branches become one; enclosing frames counted each of them.
+    for (let outer = frame.parent; outer; outer = outer.parent) outer.live -= frame.arrivals.length - 1;
+    const chainId = this.chain.id;
+    this.emit({ type: 'node-start', chainId, nodeId: join.id, nodeType: join.type });
+    let output: NodeOutput;
+    try {
+      const merged = behaviour.merge(frame.arrivals);
+      output = timedOut
+        ? {
+            relation: 'Failure',
+            message: withErrorMessage(merged, `join timed out after ${timeoutMs} ms waiting for ${frame.live} branches`),
+          }
+        : { relation: 'Success', message: merged };
+    } catch (error) {
+      output = { relation: 'Failure', message: withErrorMessage(frame.arrivals[0] as RuleMessage, errorMessage(error)) };
+    }
+    const error = output.relation === 'Failure' ? output.message.metadata['errorMsg'] : undefined;
+    this.emit({
+      type: 'node-end',
+      chainId,
+      nodeId: join.id,
+      relations: [output.relation],
+      ...(error === undefined ? {} : { error }),
+    });
+    this.route(join, [output], frame.parent);
+    if (wasWaiting) {
+      this.outstanding -= 1;
+      if (this.outstanding === 0) this.idle();
+    }
+  }
+
+  private cancel(): void {
+    if (this.settled) return;
+    const reason: unknown = this.scope.signal.reason;
+    this.settle(undefined, reason instanceof AppError ? reason : new AppError('unavailable', 'run cancelled'));
+    for (const frame of this.waiting) {
+      clearTimeout(frame.timer);
+      frame.closed = true;
+    }
+    this.outstanding -= this.waiting.size;
+    this.waiting.clear();
+    if (this.outstanding === 0) this.idle();
+  }
+
+  private idle(): void {
+    if (this.idled) return;
+    this.idled = true;
+    this.settle(this.result(), undefined);
+    this.onIdle();
+  }
+
+  private result(): RunResult {
+    if (this.replies.length > 0) return { outcome: 'success', results: this.replies };
+    const results = this.ends.map((output) => output.message);
+    const failure = this.ends.find((output) => output.relation === 'Failure');
+    if (!failure) return { outcome: 'success', results };
+    return { outcome: 'failure', results, error: failure.message.metadata['errorMsg'] ?? 'a branch ended in Failure' };
+  }
+
+  private settle(result: RunResult | undefined, error: unknown): void {
+    if (this.settled) return;
+    this.scope.signal.removeEventListener('abort', this.onAbort);
+    if (this.scope.depth === 0) {
+      const reported = result ?? { outcome: 'failure', results: [], error: errorMessage(error) };
+      this.emit({ type: 'run-end', chainId: this.chain.id, result: reported });
+    }
+    this.settled = true;
+    if (result) this.resolve(result);
+    else this.reject(error);
+  }
+}
+
+/** The NodeContext of one node call: one small object per hop instead of several closures. */
+class RunNodeContext implements NodeContext {
+  readonly chainId: string;
+  readonly signal: AbortSignal;
+  readonly extras: RunExtras;
+  readonly depth: number;
+
+  constructor(
+    private readonly run: ChainRun,
+    readonly nodeId: string,
+  ) {
+    this.chainId = run.chain.id;
+    this.signal = run.scope.signal;
+    this.extras = run.scope.extras;
+    this.depth = run.scope.depth;
+  }
+
+  emit(event: RunEvent): void {
+    this.run.emit(event);
+  }
+
+  runChain(chainId: string, message: RuleMessage, options?: { extras?: RunExtras }): Promise<RunResult> {
+    return this.run.runChain(chainId, message, options?.extras);
+  }
+
+  runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
+    return this.run.runNode(nodeId, message);
+  }
+}

@@ -1,0 +1,126 @@
+import OpenAI from 'openai';
+import { sleep } from '../core/async.ts';
+import { AppError } from '../core/errors.ts';
+import { ChunkDecoder } from './chunk-decoder.ts';
+import { toOpenAIMessages, toOpenAIParams, toOpenAITools } from './openai-messages.ts';
+import type { ModelEvent, ModelProvider, ModelRequest } from './types.ts';
+import { cleanReason, describeFailure } from './upstream-failure.ts';
+
+export interface OpenAICompatibleOptions {
+  id: string;
+  baseUrl: string;
+  apiKey?: string;
+  /** Model used when a request names none. */
+  model: string;
+  /** Time limit of one whole call, retries and streaming included (default 120000 ms). */
+  timeoutMs?: number;
+  /** Retries after a 429, a 5xx or a connection failure, before anything was streamed (default 3). */
+  maxRetries?: number;
+  fetch?: typeof fetch;
+  /** First backoff delay; later ones double (default 200 ms). */
+  retryBaseMs?: number;
+  /** Alias → model name at the provider, from the provider's `models` list. */
+  aliases?: Record<string, string>;
+}
+
+// Retry-After beyond this is not worth waiting for inside one chat turn.
+const MAX_RETRY_AFTER_MS = 20_000;
+
+/** A ModelProvider for any OpenAI-compatible chat completions endpoint, streaming. */
+export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const client = new OpenAI({
+    baseURL: options.baseUrl,
+    // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.
+    apiKey: options.apiKey || 'unused',
+    organization: null,
+    project: null,
+    ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+    maxRetries: 0,
+    timeout: timeoutMs,
+    logLevel: 'off',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const settings: StreamSettings = {
+    id: options.id,
+    apiKey: options.apiKey,
+    model: options.model,
+    aliases: options.aliases ?? {},
+    timeoutMs,
+    maxRetries: options.maxRetries ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 200,
+    client,
+  };
+  return {
+    id: options.id,
+    demo: false,
+    stream: (request) => streamCompletion(settings, request),
+  };
+}
+
+interface StreamSettings {
+  id: string;
+  apiKey: string | undefined;
+  model: string;
+  aliases: Record<string, string>;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  client: OpenAI;
+}
+
+async function* streamCompletion(settings: StreamSettings, request: ModelRequest): AsyncGenerator<ModelEvent> {
+  const fail = (reason: string): AppError =>
+    new AppError('upstream', `model provider "${settings.id}" failed: ${cleanReason(reason, settings.apiKey)}`);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
+  const signal = AbortSignal.any([request.signal, deadline.signal]);
+  // A cancelled call ends with the caller's own reason; a call past its time limit with a timeout.
+  const stopped = (): unknown =>
+    request.signal.aborted
+      ? request.signal.reason
+      : new AppError('timeout', `model provider "${settings.id}" timed out after ${settings.timeoutMs} ms`);
+  const requested = request.model || settings.model;
+  const body = {
+    model: settings.aliases[requested] ?? requested,
+    messages: toOpenAIMessages(request.messages),
+    ...(request.tools && request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+    ...toOpenAIParams(request.params),
+    stream: true as const,
+    stream_options: { include_usage: true },
+  };
+  let yielded = false;
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const decoder = new ChunkDecoder(fail);
+        const stream = await settings.client.chat.completions.create(body, { signal });
+        for await (const chunk of stream) {
+          for (const event of decoder.push(chunk)) {
+            yielded = true;
+            yield event;
+          }
+        }
+        // The SDK ends the stream quietly when aborted; that is not a finished answer.
+        if (signal.aborted) throw stopped();
+        yield* decoder.end();
+        return;
+      } catch (error) {
+        if (signal.aborted) throw stopped();
+        const failure = describeFailure(error);
+        if (yielded || !failure.retryable || attempt >= settings.maxRetries) {
+          throw error instanceof AppError ? error : fail(failure.reason);
+        }
+        const backoff = settings.retryBaseMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
+        const delay = Math.min(failure.retryAfterMs ?? backoff, MAX_RETRY_AFTER_MS);
+        await sleep(delay, signal).catch(() => {
+          throw stopped();
+        });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    // Stops the HTTP request when the consumer leaves early (client gone, break, error).
+    deadline.abort();
+  }
+}

@@ -1,0 +1,59 @@
+import { APIConnectionError, APIError } from 'openai';
+import { AppError } from '../core/errors.ts';
+
+export interface UpstreamFailure {
+  /** Short, key-free text such as "503 Service Unavailable" or "connection error (ECONNREFUSED)". */
+  reason: string;
+  /** 429, 5xx and connection failures are worth another try; nothing else is. */
+  retryable: boolean;
+  /** What the server asked for with Retry-After / Retry-After-Ms, in ms. */
+  retryAfterMs: number | undefined;
+}
+
+const MAX_REASON_CHARS = 200;
+
+/** Classifies whatever the SDK or the transport threw while talking to a provider. */
+export function describeFailure(error: unknown): UpstreamFailure {
+  if (error instanceof AppError) return { reason: error.message, retryable: false, retryAfterMs: undefined };
+  if (error instanceof APIConnectionError) {
+    const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+    return { reason: code ? `connection error (${code})` : 'connection error', retryable: true, retryAfterMs: undefined };
+  }
+  if (error instanceof APIError) {
+    const status = error.status;
+    if (status === undefined) return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };
+    const detail = error.message.startsWith(String(status)) ? error.message : `${status} ${error.message}`;
+    return {
+      reason: detail,
+      retryable: status === 429 || status >= 500,
+      retryAfterMs: retryAfter(error.headers),
+    };
+  }
+  if (error instanceof SyntaxError) return { reason: 'malformed response', retryable: false, retryAfterMs: undefined };
+  // undici reports a dropped connection while reading the body as a TypeError ("terminated").
+  const message = error instanceof Error ? error.message : String(error);
+  return { reason: `connection lost (${message})`, retryable: true, retryAfterMs: undefined };
+}
+
+/** Cuts upstream text to a readable length and masks the key wherever it appears. */
+export function cleanReason(reason: string, apiKey: string | undefined): string {
+  // Mask before cutting, so a cut cannot leave half a key behind.
+  const short = scrubSecret(reason, apiKey).replace(/\s+/gu, ' ').trim();
+  return short.length > MAX_REASON_CHARS ? `${short.slice(0, MAX_REASON_CHARS)}…` : short;
+}
+
+export function scrubSecret(text: string, secret: string | undefined): string {
+  if (!secret) return text;
+  return text.split(secret).join('***');
+}
+
+function retryAfter(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

@@ -1,0 +1,71 @@
+// The embedded database: libsql (SQLite, prebuilt) behind kysely, so the same queries can run on
+// Postgres later. Migrations are idempotent and run at open.
+import Database from 'libsql';
+import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
+
+export interface SessionsTable {
+  key: string;
+  agent_id: string;
+  channel: string;
+  scope: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionMessagesTable {
+  id: Generated<number>;
+  session_key: string;
+  /** The ChatMessage as JSON. */
+  message: string;
+  /** Estimated tokens of the message, for the session's token budget. */
+  tokens: number;
+  created_at: number;
+}
+
+export interface DatabaseSchema {
+  sessions: SessionsTable;
+  session_messages: SessionMessagesTable;
+}
+
+export type Db = Kysely<DatabaseSchema>;
+
+export async function openDatabase(path: string): Promise<Db> {
+  const database = new Database(path);
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new SqliteDialect({ database: database as unknown as ConstructorParameters<typeof SqliteDialect>[0]['database'] }),
+  });
+  if (path !== ':memory:') await sql`pragma journal_mode = wal`.execute(db);
+  await sql`pragma synchronous = normal`.execute(db);
+  await sql`pragma busy_timeout = 5000`.execute(db);
+  await migrate(db);
+  return db;
+}
+
+async function migrate(db: Db): Promise<void> {
+  await db.schema
+    .createTable('sessions')
+    .ifNotExists()
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('agent_id', 'text', (c) => c.notNull())
+    .addColumn('channel', 'text', (c) => c.notNull())
+    .addColumn('scope', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('session_messages')
+    .ifNotExists()
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('session_key', 'text', (c) => c.notNull())
+    .addColumn('message', 'text', (c) => c.notNull())
+    .addColumn('tokens', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('session_messages_by_key')
+    .ifNotExists()
+    .on('session_messages')
+    .columns(['session_key', 'id'])
+    .execute();
+  await db.schema.createIndex('sessions_by_agent').ifNotExists().on('sessions').column('agent_id').execute();
+}

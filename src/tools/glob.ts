@@ -1,0 +1,66 @@
+import { realpath, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import type { Tool } from './types.ts';
+import { compileGlob, globBase } from './glob-pattern.ts';
+import { toolArguments } from './tool-arguments.ts';
+import { parseToolConfig } from './tool-config.ts';
+import { DEFAULT_SKIPPED_FOLDERS, walkFiles } from './walk-files.ts';
+import { resolveInWorkspace, workspaceRelative } from './workspace-path.ts';
+
+export const globConfigSchema = z.object({
+  maxResults: z
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .meta({ title: 'Result cap', description: 'Most paths returned; the rest are counted but not listed.' }),
+});
+
+export type GlobConfig = z.input<typeof globConfigSchema>;
+
+const globArguments = toolArguments(
+  'glob',
+  z.object({
+    pattern: z.string().min(1).describe('Glob such as "**/*.ts", "src/*.{js,json}" or "docs/**"'),
+    path: z.string().optional().describe('Folder to search, relative to the workspace (default: the whole workspace)'),
+  }),
+);
+
+/** Lists workspace files whose paths match a glob, sorted, as workspace-relative paths. */
+export function createGlobTool(config: GlobConfig = {}): Tool {
+  const settings = parseToolConfig('glob', globConfigSchema, config);
+  return {
+    name: 'glob',
+    description:
+      'Find files in the workspace by glob pattern (*, **, ?, {a,b}, [abc]). Returns matching paths relative to the workspace, sorted.',
+    parameters: globArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { pattern, path = '.' } = globArguments.parse(args);
+      const root = await realpath(context.workspaceDir);
+      const folder = await resolveInWorkspace(root, path, { mustExist: true });
+      if (!(await stat(folder)).isDirectory()) throw new AppError('invalid', `${path} is not a folder`);
+      // Start at the pattern's literal prefix; resolving it also refuses "../x" or "/etc/*" patterns.
+      const base = await resolveInWorkspace(root, `${workspaceRelative(root, folder)}/${globBase(pattern) || '.'}`);
+      const matcher = compileGlob(pattern);
+      const skipFolders = foldersToSkip(pattern);
+      const matches: string[] = [];
+      const baseRelative = workspaceRelative(folder, base);
+      for await (const file of walkFiles(base, { signal: context.signal, skipFolders })) {
+        const fromFolder = baseRelative === '.' ? file.relativePath : `${baseRelative}/${file.relativePath}`;
+        if (matcher.test(fromFolder)) matches.push(workspaceRelative(root, file.path));
+      }
+      if (matches.length === 0) return `no files match ${pattern}`;
+      matches.sort();
+      const shown = matches.slice(0, settings.maxResults);
+      const hidden = matches.length - shown.length;
+      return hidden > 0 ? `${shown.join('\n')}\n[${hidden} more not shown; narrow the pattern]` : shown.join('\n');
+    },
+  };
+}
+
+/** The default skipped folders, except any the pattern names explicitly. */
+export function foldersToSkip(pattern: string): ReadonlySet<string> {
+  return new Set([...DEFAULT_SKIPPED_FOLDERS].filter((name) => !pattern.includes(name)));
+}

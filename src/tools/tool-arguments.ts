@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import { describeIssues } from './tool-config.ts';
+
+export interface ToolArguments<T> {
+  /** JSON Schema offered to the model. */
+  parameters: Record<string, unknown>;
+  /** Validates model-produced arguments; throws AppError('invalid') naming the bad fields. */
+  parse(args: Record<string, unknown>): T;
+}
+
+/** One zod schema gives a tool both its JSON Schema and its argument validation. */
+export function toolArguments<Schema extends z.ZodObject>(
+  toolName: string,
+  schema: Schema,
+): ToolArguments<z.output<Schema>> {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return {
+    parameters,
+    parse(args) {
+      // Models often send null for an optional argument; treat it as absent.
+      const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+      const result = schema.safeParse(present);
+      if (result.success) return result.data;
+      throw new AppError('invalid', `invalid arguments for ${toolName}: ${describeIssues(result.error)}`);
+    },
+  };
+}

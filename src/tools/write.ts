@@ -1,0 +1,52 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-write.ts';
+import { AppError } from '../core/errors.ts';
+import type { Tool } from './types.ts';
+import { toolArguments } from './tool-arguments.ts';
+import { parseToolConfig } from './tool-config.ts';
+import { resolveInWorkspace } from './workspace-path.ts';
+
+export const writeConfigSchema = z.object({
+  maxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024)
+    .meta({ title: 'Size cap (bytes)', description: 'Largest file the tool may write.' }),
+});
+
+export type WriteConfig = z.input<typeof writeConfigSchema>;
+
+const writeArguments = toolArguments(
+  'write',
+  z.object({
+    path: z.string().min(1).describe('File path, relative to the workspace'),
+    content: z.string().describe('The complete new content of the file'),
+  }),
+);
+
+/** Creates or replaces a workspace file atomically, creating missing parent folders. */
+export function createWriteTool(config: WriteConfig = {}): Tool {
+  const settings = parseToolConfig('write', writeConfigSchema, config);
+  return {
+    name: 'write',
+    description: 'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
+    parameters: writeArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { path, content } = writeArguments.parse(args);
+      const bytes = Buffer.byteLength(content);
+      if (bytes > settings.maxBytes) {
+        throw new AppError('too-large', `content is ${bytes} bytes; the write tool accepts at most ${settings.maxBytes}`);
+      }
+      const file = await resolveInWorkspace(context.workspaceDir, path);
+      const existing = await stat(file).catch(() => undefined);
+      if (existing?.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
+      context.signal.throwIfAborted();
+      // Keep the mode of a replaced file, so an edited script stays executable.
+      await writeFileAtomic(file, content, existing ? { mode: existing.mode & 0o777 } : {});
+      return `wrote ${bytes} bytes to ${path}`;
+    },
+  };
+}
