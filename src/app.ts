@@ -11,10 +11,14 @@ import type { AuthService } from './resources/auth/auth.service.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';
 import { ConfigService } from './resources/config/config.service.ts';
 import { ModelsService } from './resources/config/models.service.ts';
-import type { NodeRegistry } from './engine/registry.ts';
 import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
-import type { ChainService } from './resources/rules/rules.service.ts';
+import { registerChatRoutes } from './chat/chat.routes.ts';
+import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
+import { ChannelsService } from './resources/channels/channels.service.ts';
+import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
+import { registerToolRoutes } from './resources/tools/tools.routes.ts';
+import type { Services } from './services.ts';
 
 export interface RegisteredRoute {
   method: string;
@@ -31,8 +35,7 @@ declare module 'fastify' {
 export interface AppDeps {
   store: ConfigStore;
   auth: AuthService;
-  chains: ChainService;
-  registry: NodeRegistry;
+  services: Services;
   logger?: FastifyServerOptions['logger'];
   version?: string;
 }
@@ -76,8 +79,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerAuthRoutes(app, deps.auth, store.current.security.loginRateLimit);
   registerConfigRoutes(app, new ConfigService(store), new ModelsService(store));
-  registerAgentRoutes(app, deps.chains);
-  registerRuleRoutes(app, deps.chains, deps.registry, () => store.current.server.request_timeout_ms);
+  const { chains, registry, sessions, turns } = deps.services;
+  registerAgentRoutes(app, chains);
+  registerRuleRoutes(app, chains, registry, () => store.current.server.request_timeout_ms);
+  registerToolRoutes(app, chains);
+  registerSessionRoutes(app, sessions);
+  registerChannelRoutes(app, new ChannelsService(store));
+  registerChatRoutes(app, turns);
 
   return app;
 }

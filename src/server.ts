@@ -98,8 +98,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const app = await buildApp({
     store,
     auth,
-    chains: services.chains,
-    registry: services.registry,
+    services,
     logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
   });
 

@@ -1,38 +1,92 @@
-// Builds the services behind the HTTP app from a config store and a data root. Shared by the
-// server and the test harness so both wire the product the same way.
+// Builds the services behind the HTTP app from a config store. Shared by the server and the test
+// harness, so both wire the product the same way.
+import { mkdir, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ConfigStore } from './config/config-store.ts';
+import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
+import { createAiAgentNode } from './engine/nodes/ai-agent.ts';
+import { createAiLlmNode } from './engine/nodes/ai-llm.ts';
 import { createDefaultRegistry, type NodeRegistry } from './engine/registry.ts';
+import { ModelRegistry, type ModelRegistryOptions } from './model-providers/registry.ts';
 import { agentTemplate } from './resources/agents/agent-template.ts';
 import { ChainService } from './resources/rules/rules.service.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
+import { openDatabase, type Db } from './storage/database.ts';
+import { SessionStore } from './storage/session-store.ts';
+import { TurnRunner } from './turns/agent-turn.ts';
 
 export interface Services {
   registry: NodeRegistry;
   engine: RuleEngine;
   chains: ChainService;
+  models: ModelRegistry;
+  sessions: SessionStore;
+  turns: TurnRunner;
+  workspace(agentId: string): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function createServices(store: ConfigStore): Promise<Services> {
+export interface ServiceOptions {
+  /** Options of the model registry (tests shorten retry back-off). */
+  models?: ModelRegistryOptions;
+  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+}
+
+function globals(config: Config): Record<string, unknown> {
+  return { models: config.models, agents: config.agents };
+}
+
+export async function createServices(store: ConfigStore, options: ServiceOptions = {}): Promise<Services> {
   const config = store.current;
+  const root = config.data.root_dir;
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  const models = new ModelRegistry(config.models, options.models);
+  store.onChange((next) => models.replace(next.models));
+
+  const files = new ChainFileStore(root);
+  const workspace = async (agentId: string): Promise<string> => {
+    const path = join(files.agentDir(agentId), 'workspace');
+    await mkdir(path, { recursive: true });
+    return realpath(path);
+  };
+
   const registry = createDefaultRegistry();
-  const engine = new RuleEngine({
+  let engine: RuleEngine | undefined;
+  const aiDeps = {
+    models,
+    globals: () => globals(store.current),
+    workspace,
+    chainDefinition: (id: string) => engine?.definitionOf(id),
+  };
+  registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
+  engine = new RuleEngine({
     registry,
     services: {
       scriptTimeoutMs: config.engine.script_timeout_ms,
       scriptMemoryBytes: config.engine.script_memory_mb * 1024 * 1024,
+      ...(options.logger ? { logger: options.logger } : {}),
     },
   });
-  const files = new ChainFileStore(config.data.root_dir);
+
+  const db: Db = await openDatabase(join(root, 'agent-service.db'));
+  const sessions = new SessionStore(db);
   const chains = new ChainService(engine, files, () => agentTemplate());
+  chains.onAgentDeleted((agentId) => sessions.clearAgent(agentId));
   await chains.init();
+  const turns = new TurnRunner(chains, sessions);
+  const running = engine;
   return {
     registry,
-    engine,
+    engine: running,
     chains,
+    models,
+    sessions,
+    turns,
+    workspace,
     async close() {
-      await engine.close();
+      await running.close();
+      await db.destroy();
     },
   };
 }

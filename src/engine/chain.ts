@@ -30,7 +30,8 @@ interface PlannedNode {
 
 /** Checks the chain as a whole and each node's configuration; creates nothing. */
 export function planChain(chain: RuleChainDefinition, registry: NodeRegistry): PlannedNode[] {
-  const fail = (text: string): AppError => new AppError('invalid', `rule chain "${chain.ruleChain.id}": ${text}`);
+  const fail = (text: string): AppError =>
+    new AppError('invalid', `rule chain "${chain.ruleChain.id}": ${text}`);
   const { nodes } = chain.metadata;
   if (nodes.length === 0) throw fail('has no nodes');
 

@@ -47,11 +47,14 @@ export function describeComponents(registry: NodeRegistry): ComponentDescription
 }
 
 function describeFields(schema: z.ZodType): ComponentField[] {
-  // Input view: a field with a default is not required from the user.
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-    properties?: Record<string, JsonSchemaProperty>;
-    required?: string[];
-  };
+  let json: { properties?: Record<string, JsonSchemaProperty>; required?: string[] };
+  try {
+    // Input view: a field with a default is not required from the user.
+    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as typeof json;
+  } catch {
+    // A schema JSON Schema cannot express (a cycle, say) gives an empty form, not a broken list.
+    return [];
+  }
   const required = new Set(json.required ?? []);
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
     const field: ComponentField = {

@@ -31,9 +31,7 @@ export const ruleChainSchema = z.looseObject({
     root: z.boolean().optional(),
     debugMode: z.boolean().optional(),
     disabled: z.boolean().optional(),
-    configuration: z
-      .looseObject({ vars: z.record(z.string(), z.string()).optional() })
-      .optional(),
+    configuration: z.looseObject({ vars: z.record(z.string(), z.string()).optional() }).optional(),
     additionalInfo: additionalInfoSchema.optional(),
   }),
   metadata: z.looseObject({

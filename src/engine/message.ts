@@ -41,7 +41,8 @@ export function toMetadata(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null) return metadata;
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || item === null) continue;
-    metadata[key] = typeof item === 'string' ? item : typeof item === 'object' ? JSON.stringify(item) : String(item);
+    metadata[key] =
+      typeof item === 'string' ? item : typeof item === 'object' ? JSON.stringify(item) : String(item);
   }
   return metadata;
 }

@@ -67,7 +67,8 @@ export class ChainRun {
     if (this.scope.signal !== this.host.neverAborted) {
       this.scope.signal.addEventListener('abort', this.onAbort, { once: true });
     }
-    void this.visit(node, message, undefined);
+    // The caller keeps its message: nodes may change the one they are given in place.
+    void this.visit(node, copyMessage(message), undefined);
     return promise;
   }
 
@@ -81,8 +82,14 @@ export class ChainRun {
     }
   }
 
-  runChain(chainId: string, message: RuleMessage, extras: RunExtras | undefined): Promise<RunResult> {
-    return this.host.runChain(chainId, message, this.nestedScope(extras));
+  runChain(
+    chainId: string,
+    message: RuleMessage,
+    extras: RunExtras | undefined,
+    isolated = false,
+  ): Promise<RunResult> {
+    const scope = this.nestedScope(extras);
+    return this.host.runChain(chainId, message, isolated ? { ...scope, onEvent: undefined } : scope);
   }
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
@@ -126,7 +133,8 @@ export class ChainRun {
   /** Calls the node; a throw becomes the Failure relation with `metadata.errorMsg`. */
   private async process(node: ChainNode, message: RuleMessage): Promise<NodeOutput[]> {
     const { chain } = this;
-    if (this.scope.onEvent) this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
+    if (this.scope.onEvent)
+      this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
     try {
       const outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
       if (this.scope.onEvent) {
@@ -136,7 +144,13 @@ export class ChainRun {
       return outputs;
     } catch (error) {
       const text = errorMessage(error);
-      this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations: ['Failure'], error: text });
+      this.emit({
+        type: 'node-end',
+        chainId: chain.id,
+        nodeId: node.id,
+        relations: ['Failure'],
+        error: text,
+      });
       return [{ relation: 'Failure', message: withErrorMessage(message, text) }];
     }
   }
@@ -156,7 +170,14 @@ export class ChainRun {
     let branchFrame = frame;
     if (count > 1) {
       for (let outer = frame; outer; outer = outer.parent) outer.live += count - 1;
-      branchFrame = { parent: frame, live: count, arrivals: [], join: undefined, timer: undefined, closed: false };
+      branchFrame = {
+        parent: frame,
+        live: count,
+        arrivals: [],
+        join: undefined,
+        timer: undefined,
+        closed: false,
+      };
     }
     for (const output of outputs) {
       for (const target of node.next.get(output.relation) ?? []) {
@@ -175,7 +196,14 @@ export class ChainRun {
   private arrive(node: ChainNode, message: RuleMessage, frame: Frame | undefined): void {
     if (!frame) {
       // No split above: the join passes a lone message on.
-      const lone: Frame = { parent: undefined, live: 0, arrivals: [message], join: node, timer: undefined, closed: false };
+      const lone: Frame = {
+        parent: undefined,
+        live: 0,
+        arrivals: [message],
+        join: node,
+        timer: undefined,
+        closed: false,
+      };
       this.fire(lone, false);
       return;
     }
@@ -223,11 +251,17 @@ export class ChainRun {
       output = timedOut
         ? {
             relation: 'Failure',
-            message: withErrorMessage(merged, `join timed out after ${timeoutMs} ms waiting for ${frame.live} branches`),
+            message: withErrorMessage(
+              merged,
+              `join timed out after ${timeoutMs} ms waiting for ${frame.live} branches`,
+            ),
           }
         : { relation: 'Success', message: merged };
     } catch (error) {
-      output = { relation: 'Failure', message: withErrorMessage(frame.arrivals[0] as RuleMessage, errorMessage(error)) };
+      output = {
+        relation: 'Failure',
+        message: withErrorMessage(frame.arrivals[0] as RuleMessage, errorMessage(error)),
+      };
     }
     const error = output.relation === 'Failure' ? output.message.metadata['errorMsg'] : undefined;
     this.emit({
@@ -247,7 +281,10 @@ export class ChainRun {
   private cancel(): void {
     if (this.settled) return;
     const reason: unknown = this.scope.signal.reason;
-    this.settle(undefined, reason instanceof AppError ? reason : new AppError('unavailable', 'run cancelled'));
+    this.settle(
+      undefined,
+      reason instanceof AppError ? reason : new AppError('unavailable', 'run cancelled'),
+    );
     for (const frame of this.waiting) {
       clearTimeout(frame.timer);
       frame.closed = true;
@@ -269,7 +306,11 @@ export class ChainRun {
     const results = this.ends.map((output) => output.message);
     const failure = this.ends.find((output) => output.relation === 'Failure');
     if (!failure) return { outcome: 'success', results };
-    return { outcome: 'failure', results, error: failure.message.metadata['errorMsg'] ?? 'a branch ended in Failure' };
+    return {
+      outcome: 'failure',
+      results,
+      error: failure.message.metadata['errorMsg'] ?? 'a branch ended in Failure',
+    };
   }
 
   private settle(result: RunResult | undefined, error: unknown): void {
@@ -306,8 +347,12 @@ class RunNodeContext implements NodeContext {
     this.run.emit(event);
   }
 
-  runChain(chainId: string, message: RuleMessage, options?: { extras?: RunExtras }): Promise<RunResult> {
-    return this.run.runChain(chainId, message, options?.extras);
+  runChain(
+    chainId: string,
+    message: RuleMessage,
+    options?: { extras?: RunExtras; isolated?: boolean },
+  ): Promise<RunResult> {
+    return this.run.runChain(chainId, message, options?.extras, options?.isolated);
   }
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {

@@ -25,6 +25,11 @@ export class Template {
     return new Template(parts);
   }
 
+  /** The placeholder expressions, in order. */
+  expressions(): string[] {
+    return this.parts.flatMap((part) => (typeof part === 'string' ? [] : [part.expression]));
+  }
+
   /** True when the text has no placeholders, so callers can skip rendering. */
   get isStatic(): boolean {
     return this.parts.every((part) => typeof part === 'string');
@@ -88,10 +93,7 @@ export function pathResolver(roots: Record<string, unknown>, bareRoot?: string):
 
 /** The placeholders a message offers: metadata, msg (its parsed data), vars, msgType, dataType. */
 export function messageResolver(message: RuleMessage, vars: Record<string, string> = {}): Resolver {
-  const byPath = pathResolver(
-    { metadata: message.metadata, msg: () => readData(message), vars },
-    'metadata',
-  );
+  const byPath = pathResolver({ metadata: message.metadata, msg: () => readData(message), vars }, 'metadata');
   return (expression) => {
     if (expression === 'msgType') return message.type;
     if (expression === 'dataType') return message.dataType;

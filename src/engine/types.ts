@@ -65,8 +65,15 @@ export interface NodeContext {
   /** Nesting depth of flow/tool chain calls, to stop runaway recursion. */
   readonly depth: number;
   emit(event: RunEvent): void;
-  /** Runs another loaded chain by id (looked up at call time), sharing signal, events and extras. */
-  runChain(chainId: string, message: RuleMessage, options?: { extras?: RunExtras }): Promise<RunResult>;
+  /**
+   * Runs another loaded chain by id (looked up at call time), sharing signal, events and extras.
+   * `isolated` keeps the nested run's events to itself (a sub-agent's text is not the caller's).
+   */
+  runChain(
+    chainId: string,
+    message: RuleMessage,
+    options?: { extras?: RunExtras; isolated?: boolean },
+  ): Promise<RunResult>;
   /**
    * Runs the nodes reachable from `nodeId` in this same chain as a sub-run (the `for` node's body).
    * Optional so that hand-made contexts in tests need not provide it.

@@ -16,7 +16,7 @@ const MAX_REASON_CHARS = 200;
 export function describeFailure(error: unknown): UpstreamFailure {
   if (error instanceof AppError) return { reason: error.message, retryable: false, retryAfterMs: undefined };
   if (error instanceof APIConnectionError) {
-    const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+    const code = errorCode(error);
     return { reason: code ? `connection error (${code})` : 'connection error', retryable: true, retryAfterMs: undefined };
   }
   if (error instanceof APIError) {
@@ -45,6 +45,18 @@ export function cleanReason(reason: string, apiKey: string | undefined): string 
 export function scrubSecret(text: string, secret: string | undefined): string {
   if (!secret) return text;
   return text.split(secret).join('***');
+}
+
+// fetch wraps the socket error ("fetch failed" caused by ECONNREFUSED), so look down the chain
+// for an error code, else take the innermost message.
+function errorCode(error: unknown): string | undefined {
+  let innermost: string | undefined;
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+    if (depth > 0) innermost = current.message;
+  }
+  return innermost;
 }
 
 function retryAfter(headers: Headers | undefined): number | undefined {

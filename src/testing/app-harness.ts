@@ -41,7 +41,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
   const auth = new AuthService(store, TEST_JWT_SECRET);
   const services = await createServices(store);
-  const app = await buildApp({ store, auth, chains: services.chains, registry: services.registry, logger: false });
+  const app = await buildApp({ store, auth, services, logger: false });
   options.before?.(app);
   await app.ready();
   return {

@@ -60,6 +60,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   let requestCount = 0;
   let clientAborts = 0;
   let abortWaiters: Array<() => void> = [];
+  // Responses the fake cut off itself (disconnect mode), which are not client aborts.
+  const closedByUs = new WeakSet<ServerResponse>();
 
   const answer = (body: Record<string, unknown>, response: ServerResponse): void => {
     const current = oneOff.shift() ?? mode;
@@ -89,7 +91,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         const [role, text] = sseChunks(model, { text: 'Partial answer' }, false);
         response.write(`${role}${text}`);
-        setTimeout(() => response.socket?.destroy(), 20);
+        setTimeout(() => {
+          closedByUs.add(response);
+          response.socket?.destroy();
+        }, 20);
         return;
       }
     }
@@ -117,7 +122,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (requests.length >= captureLimit) requests.shift();
       requests.push(body);
       response.once('close', () => {
-        if (response.writableFinished) return;
+        if (response.writableFinished || closedByUs.has(response)) return;
         clientAborts += 1;
         const waiters = abortWaiters;
         abortWaiters = [];

@@ -1,4 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
@@ -41,9 +42,10 @@ export function createGlobTool(config: GlobConfig = {}): Tool {
       const root = await realpath(context.workspaceDir);
       const folder = await resolveInWorkspace(root, path, { mustExist: true });
       if (!(await stat(folder)).isDirectory()) throw new AppError('invalid', `${path} is not a folder`);
-      // Start at the pattern's literal prefix; resolving it also refuses "../x" or "/etc/*" patterns.
-      const base = await resolveInWorkspace(root, `${workspaceRelative(root, folder)}/${globBase(pattern) || '.'}`);
-      const matcher = compileGlob(pattern);
+      const relativePattern = await relativeToFolder(root, folder, pattern);
+      // Start at the pattern's literal prefix; resolving it also refuses patterns like "../x/*".
+      const base = await resolveInWorkspace(root, join(folder, globBase(relativePattern)));
+      const matcher = compileGlob(relativePattern);
       const skipFolders = foldersToSkip(pattern);
       const matches: string[] = [];
       const baseRelative = workspaceRelative(folder, base);
@@ -58,6 +60,17 @@ export function createGlobTool(config: GlobConfig = {}): Tool {
       return hidden > 0 ? `${shown.join('\n')}\n[${hidden} more not shown; narrow the pattern]` : shown.join('\n');
     },
   };
+}
+
+// An absolute pattern is allowed when its literal part lies in the workspace; it is rewritten
+// relative to the searched folder, since walked paths are relative.
+async function relativeToFolder(root: string, folder: string, pattern: string): Promise<string> {
+  if (!isAbsolute(pattern)) return pattern;
+  const literal = globBase(pattern) || '/';
+  const real = await resolveInWorkspace(root, literal);
+  const rest = pattern.slice(literal.length).replace(/^\/+/u, '');
+  const prefix = workspaceRelative(folder, real);
+  return prefix === '.' ? rest : `${prefix}/${rest}`;
 }
 
 /** The default skipped folders, except any the pattern names explicitly. */

@@ -116,5 +116,5 @@ async function candidateFiles(
     files.push(file);
     if (files.length >= MAX_FILES) break;
   }
-  return files;
+  return files.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
 }

@@ -7,7 +7,6 @@ import { isIP } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { AppError } from '../core/errors.ts';
-import { isPublicAddress } from './network-address.ts';
 
 export interface FetchedResponse {
   status: number;
@@ -22,7 +21,8 @@ export interface FetchedResponse {
 export interface FetchOptions {
   signal: AbortSignal;
   maxBytes: number;
-  allowPrivateNetwork: boolean;
+  /** Whether an address may be connected to (public-only by default, see isPublicAddress). */
+  isAllowed: (address: string) => boolean;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -33,13 +33,13 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  */
 export function fetchOnce(url: URL, options: FetchOptions): Promise<FetchedResponse> {
   const host = url.hostname.replace(/^\[|\]$/gu, '');
-  if (isIP(host) !== 0 && !options.allowPrivateNetwork && !isPublicAddress(host)) {
+  if (isIP(host) !== 0 && !options.isAllowed(host)) {
     return Promise.reject(refusal(host));
   }
   const lookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { all: true, family: lookupOptions.family ?? 0 }, (error, addresses) => {
       if (error) return callback(error, []);
-      const refused = addresses.find((entry) => !options.allowPrivateNetwork && !isPublicAddress(entry.address));
+      const refused = addresses.find((entry) => !options.isAllowed(entry.address));
       if (refused) return callback(refusal(`${hostname} (${refused.address})`) as NodeJS.ErrnoException, []);
       const first = addresses[0];
       if (lookupOptions.all) return callback(null, addresses);

@@ -11,6 +11,8 @@ export interface McpConnectionOptions {
   server: string | string[];
   /** Time limit of one tool call, in ms (default 120000). */
   timeoutMs?: number;
+  /** Time limit for starting the server and listing its tools, in ms (default 30000). */
+  connectTimeoutMs?: number;
   /** Extra environment of a stdio server, over the SDK's safe defaults (PATH, HOME, USER, ...). */
   env?: Record<string, string>;
   /** Working folder of a stdio server. */
@@ -32,9 +34,11 @@ export class McpConnection {
   private closed = false;
   private stderr = '';
   private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
 
   constructor(private readonly options: McpConnectionOptions) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   }
 
   /** A name for messages that shows no arguments or query string, where secrets may hide. */
@@ -60,7 +64,7 @@ export class McpConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutMs });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.connectTimeoutMs });
       for (const tool of page.tools) {
         tools.push({
           name: tool.name,
@@ -117,7 +121,7 @@ export class McpConnection {
         this.client = undefined;
       }
     };
-    await client.connect(this.transport(), { timeout: this.timeoutMs });
+    await client.connect(this.transport(), { timeout: this.connectTimeoutMs });
     this.openClient = client;
     return client;
   }

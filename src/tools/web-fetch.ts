@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { htmlToText } from './html-to-text.ts';
 import { fetchOnce } from './http-get.ts';
+import { isPublicAddress } from './network-address.ts';
 import type { FetchedResponse } from './http-get.ts';
 import { toolArguments } from './tool-arguments.ts';
 import { parseToolConfig } from './tool-config.ts';
@@ -42,10 +43,14 @@ const webFetchArguments = toolArguments(
 /**
  * Fetches a public web page and returns it as text (HTML reduced to readable text). Every hop of a
  * redirect is checked again, and every address a name resolves to must be public, unless the
- * config allows the private network.
+ * config allows the private network. `isAllowedAddress` replaces the public-only rule (tests).
  */
-export function createWebFetchTool(config: WebFetchConfig = {}): Tool {
+export function createWebFetchTool(
+  config: WebFetchConfig = {},
+  options: { isAllowedAddress?: (address: string) => boolean } = {},
+): Tool {
   const settings = parseToolConfig('web_fetch', webFetchConfigSchema, config);
+  const isAllowed = settings.allowPrivateNetwork ? () => true : (options.isAllowedAddress ?? isPublicAddress);
   return {
     name: 'web_fetch',
     description: 'Fetch a web page or text resource over http(s) and return its content as text.',
@@ -59,7 +64,7 @@ export function createWebFetchTool(config: WebFetchConfig = {}): Tool {
       let url = parseUrl(request.url);
       try {
         for (let hop = 0; ; hop += 1) {
-          const response = await fetchOnce(url, { signal, maxBytes, allowPrivateNetwork: settings.allowPrivateNetwork });
+          const response = await fetchOnce(url, { signal, maxBytes, isAllowed });
           if (REDIRECT_STATUSES.has(response.status) && response.location !== undefined) {
             if (hop >= MAX_REDIRECTS) throw new AppError('upstream', `too many redirects (more than ${MAX_REDIRECTS})`);
             url = parseUrl(new URL(response.location, url).href);

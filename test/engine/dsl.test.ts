@@ -39,7 +39,10 @@ test('a RuleGo file round-trips with every unknown key kept', () => {
 });
 
 test('a chain without connections parses and stays without them', () => {
-  const parsed = parseRuleChain({ ruleChain: { id: 'c', name: 'c' }, metadata: { nodes: [{ id: 'a', type: 'end' }] } });
+  const parsed = parseRuleChain({
+    ruleChain: { id: 'c', name: 'c' },
+    metadata: { nodes: [{ id: 'a', type: 'end' }] },
+  });
   assert.equal('connections' in parsed.metadata, false);
 });
 
@@ -51,7 +54,8 @@ test('a bad node id is rejected naming the chain and the field path', () => {
     (error: unknown) =>
       error instanceof AppError &&
       error.kind === 'invalid' &&
-      error.message === 'rule chain "chain_01": metadata.nodes[1].id: must be 1-64 letters, digits, "-" or "_"',
+      error.message ===
+        'rule chain "chain_01": metadata.nodes[1].id: must be 1-64 letters, digits, "-" or "_"',
   );
 });
 
@@ -63,7 +67,10 @@ test('a chain id longer than 64 characters is rejected', () => {
 });
 
 test('non-object input and non-string vars are rejected with their paths', () => {
-  assert.throws(() => parseRuleChain('nope'), /^AppError: invalid rule chain: Invalid input: expected object, received string$/);
+  assert.throws(
+    () => parseRuleChain('nope'),
+    /^AppError: invalid rule chain: Invalid input: expected object, received string$/,
+  );
   assert.throws(
     () =>
       parseRuleChain({
@@ -73,7 +80,11 @@ test('non-object input and non-string vars are rejected with their paths', () =>
     /rule chain "c": ruleChain\.configuration\.vars\.port: .*expected string/,
   );
   assert.throws(
-    () => parseRuleChain({ ruleChain: { id: 'c', name: 'c' }, metadata: { nodes: [{ id: 'a', type: 'end' }], connections: [{ fromId: 'a', toId: 'b' }] } }),
+    () =>
+      parseRuleChain({
+        ruleChain: { id: 'c', name: 'c' },
+        metadata: { nodes: [{ id: 'a', type: 'end' }], connections: [{ fromId: 'a', toId: 'b' }] },
+      }),
     /rule chain "c": metadata\.connections\[0\]\.type: /,
   );
 });

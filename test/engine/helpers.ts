@@ -16,7 +16,12 @@ export interface NodeSpec {
 /** `[fromId, type, toId]` */
 export type Link = [string, string, string];
 
-export function chain(id: string, nodes: NodeSpec[], links: Link[] = [], extra: Record<string, unknown> = {}) {
+export function chain(
+  id: string,
+  nodes: NodeSpec[],
+  links: Link[] = [],
+  extra: Record<string, unknown> = {},
+) {
   return {
     ruleChain: { id, name: id, ...extra },
     metadata: {

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { z } from 'zod';
 import { AppError } from '../../src/core/errors.ts';
 import { createDefaultRegistry } from '../../src/engine/registry.ts';
 import { newMessage } from '../../src/engine/message.ts';
 import { chain, createEngine, recorder, registerProbe } from './helpers.ts';
 
-const transform = (id: string, script: string) => ({ id, type: 'jsTransform', configuration: { jsScript: script } });
+const transform = (id: string, script: string) => ({
+  id,
+  type: 'jsTransform',
+  configuration: { jsScript: script },
+});
 
 test('a filter, a transform and an end node give one reply', async () => {
   const engine = createEngine();
@@ -71,7 +76,10 @@ test('a relation without a matching connection ends its branch without error', a
   await engine.load(
     chain(
       'c1',
-      [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 'return false;' } }, { id: 'e', type: 'end' }],
+      [
+        { id: 'f', type: 'jsFilter', configuration: { jsScript: 'return false;' } },
+        { id: 'e', type: 'end' },
+      ],
       [['f', 'True', 'e']],
     ),
   );
@@ -111,7 +119,9 @@ test('a branch ending on Failure without a Failure connection fails the run', as
   const registry = createDefaultRegistry();
   registerProbe(registry);
   const engine = createEngine({ registry });
-  await engine.load(chain('c1', [{ id: 'boom', type: 'probe', configuration: { label: 'b', fail: 'it broke' } }]));
+  await engine.load(
+    chain('c1', [{ id: 'boom', type: 'probe', configuration: { label: 'b', fail: 'it broke' } }]),
+  );
   const result = await engine.execute('c1', newMessage('x'));
   assert.equal(result.outcome, 'failure');
   assert.equal(result.error, 'it broke');
@@ -142,10 +152,14 @@ test('a reply through an end node wins over a failed branch; without end every b
   assert.equal(withEnd.results[0]?.metadata['errorMsg'], undefined);
 
   await engine.load(
-    chain('noEnd', nodes.slice(0, 2).concat([{ id: 'ok2', type: 'probe', configuration: { label: 'ok2' } }]), [
-      ['fork', 'Success', 'ok'],
-      ['fork', 'Success', 'ok2'],
-    ]),
+    chain(
+      'noEnd',
+      nodes.slice(0, 2).concat([{ id: 'ok2', type: 'probe', configuration: { label: 'ok2' } }]),
+      [
+        ['fork', 'Success', 'ok'],
+        ['fork', 'Success', 'ok2'],
+      ],
+    ),
   );
   const noEnd = await engine.execute('noEnd', newMessage('x'));
   assert.equal(noEnd.outcome, 'success');
@@ -184,7 +198,11 @@ test('run events come in order: node-start, node-end per node, run-end last', as
 
 test('a failing node reports its error in node-end', async () => {
   const engine = createEngine();
-  await engine.load(chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 'throw new Error("bad input");' } }]));
+  await engine.load(
+    chain('c1', [
+      { id: 'f', type: 'jsFilter', configuration: { jsScript: 'throw new Error("bad input");' } },
+    ]),
+  );
   const { events, onEvent } = recorder();
   const result = await engine.execute('c1', newMessage('x'), { onEvent });
   assert.deepEqual(events[1], {
@@ -201,16 +219,25 @@ test('a failing node reports its error in node-end', async () => {
 test('an abort signal ends a run promptly with "run cancelled"', async () => {
   const engine = createEngine();
   await engine.load(
-    chain('c1', [{ id: 'wait', type: 'delay', configuration: { delayMs: 10_000 } }, { id: 'e', type: 'end' }], [
-      ['wait', 'Success', 'e'],
-    ]),
+    chain(
+      'c1',
+      [
+        { id: 'wait', type: 'delay', configuration: { delayMs: 10_000 } },
+        { id: 'e', type: 'end' },
+      ],
+      [['wait', 'Success', 'e']],
+    ),
   );
   const controller = new AbortController();
   const { events, onEvent } = recorder();
   const started = Date.now();
   const run = engine.execute('c1', newMessage('x'), { signal: controller.signal, onEvent });
   setTimeout(() => controller.abort(), 20);
-  await assert.rejects(run, (error: unknown) => error instanceof AppError && error.kind === 'unavailable' && error.message === 'run cancelled');
+  await assert.rejects(
+    run,
+    (error: unknown) =>
+      error instanceof AppError && error.kind === 'unavailable' && error.message === 'run cancelled',
+  );
   assert.ok(Date.now() - started < 1000, 'the run ended promptly');
   assert.deepEqual(
     events.map((event) => event.type),
@@ -249,7 +276,7 @@ test('extras reach every node, including those of a nested chain', async () => {
     description: 'records extras and depth',
     category: 'test',
     relations: ['Success'],
-    configSchema: createDefaultRegistry().get('fork')?.configSchema ?? assert.fail(),
+    configSchema: z.object({}),
     create: () => ({
       process(message, context) {
         seen.push([context.chainId, context.extras['conversation'], context.depth]);
@@ -260,14 +287,33 @@ test('extras reach every node, including those of a nested chain', async () => {
   const engine = createEngine({ registry });
   await engine.load(chain('inner', [{ id: 'x', type: 'extras' }]));
   await engine.load(
-    chain('outer', [{ id: 'x', type: 'extras' }, { id: 'call', type: 'flow', configuration: { targetId: 'inner' } }], [
-      ['x', 'Success', 'call'],
-    ]),
+    chain(
+      'outer',
+      [
+        { id: 'x', type: 'extras' },
+        { id: 'call', type: 'flow', configuration: { targetId: 'inner' } },
+      ],
+      [['x', 'Success', 'call']],
+    ),
   );
   await engine.execute('outer', newMessage('x'), { extras: { conversation: 'conv-1' } });
   assert.deepEqual(seen, [
     ['outer', 'conv-1', 0],
     ['inner', 'conv-1', 1],
   ]);
+  await engine.close();
+});
+
+test("the caller's message is not changed by the nodes it passes through", async () => {
+  const registry = createDefaultRegistry();
+  registerProbe(registry);
+  const engine = createEngine({ registry });
+  await engine.load(
+    chain('c1', [{ id: 'p', type: 'probe', configuration: { label: 'p', set: { touched: 'yes' } } }]),
+  );
+  const input = newMessage('x', { metadata: { origin: 'caller' } });
+  const result = await engine.execute('c1', input);
+  assert.deepEqual(result.results[0]?.metadata, { origin: 'caller', touched: 'yes' });
+  assert.deepEqual(input.metadata, { origin: 'caller' });
   await engine.close();
 });

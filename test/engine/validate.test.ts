@@ -22,7 +22,9 @@ const filter = (id: string) => ({ id, type: 'jsFilter', configuration: { jsScrip
 
 test('a valid chain validates and is not loaded by validation', async () => {
   const engine = createEngine();
-  const parsed = await engine.validate(chain('c1', [filter('a'), { id: 'b', type: 'end' }], [['a', 'True', 'b']]));
+  const parsed = await engine.validate(
+    chain('c1', [filter('a'), { id: 'b', type: 'end' }], [['a', 'True', 'b']]),
+  );
   assert.equal(parsed.ruleChain.id, 'c1');
   assert.equal(engine.isLoaded('c1'), false);
   await engine.close();
@@ -49,7 +51,9 @@ test('an unknown node type is rejected', async () => {
 });
 
 test('a configuration its type rejects names the field', async () => {
-  const error = await rejection(chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 42 } }]));
+  const error = await rejection(
+    chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 42 } }]),
+  );
   assert.match(error.message, /^rule chain "c1": node "f": configuration\.jsScript: .*expected string/);
   const nested = await rejection(
     chain('c1', [{ id: 's', type: 'switch', configuration: { cases: [{ case: 'true' }] } }]),
@@ -58,7 +62,9 @@ test('a configuration its type rejects names the field', async () => {
 });
 
 test('a script syntax error is rejected at validation', async () => {
-  const error = await rejection(chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 'return (' } }]));
+  const error = await rejection(
+    chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 'return (' } }]),
+  );
   assert.match(error.message, /^rule chain "c1": node "f": SyntaxError: /);
 });
 
@@ -75,11 +81,15 @@ test('a chain without nodes is rejected', async () => {
 
 test('a cycle is rejected with its path', async () => {
   const error = await rejection(
-    chain('c1', [filter('a'), filter('b'), filter('c')], [
-      ['a', 'True', 'b'],
-      ['b', 'True', 'c'],
-      ['c', 'False', 'b'],
-    ]),
+    chain(
+      'c1',
+      [filter('a'), filter('b'), filter('c')],
+      [
+        ['a', 'True', 'b'],
+        ['b', 'True', 'c'],
+        ['c', 'False', 'b'],
+      ],
+    ),
   );
   assert.equal(error.message, 'rule chain "c1": cycle "b" -> "c" -> "b"');
 });
@@ -90,12 +100,16 @@ test('a self loop is a cycle', async () => {
 });
 
 test('a for body naming an unknown node, or leading back to the for, is rejected', async () => {
-  const missing = await rejection(chain('c1', [{ id: 'loop', type: 'for', configuration: { range: '1..2', do: 'nope' } }]));
+  const missing = await rejection(
+    chain('c1', [{ id: 'loop', type: 'for', configuration: { range: '1..2', do: 'nope' } }]),
+  );
   assert.equal(missing.message, 'rule chain "c1": node "loop": refers to unknown node "nope"');
   const back = await rejection(
-    chain('c1', [{ id: 'loop', type: 'for', configuration: { range: '1..2', do: 'body' } }, filter('body')], [
-      ['body', 'True', 'loop'],
-    ]),
+    chain(
+      'c1',
+      [{ id: 'loop', type: 'for', configuration: { range: '1..2', do: 'body' } }, filter('body')],
+      [['body', 'True', 'loop']],
+    ),
   );
   assert.equal(back.message, 'rule chain "c1": cycle "loop" -> "body" -> "loop"');
 });

@@ -3,7 +3,11 @@ import { sleep } from '../../core/async.ts';
 import type { NodeDefinition } from '../types.ts';
 
 const configSchema = z.object({
-  periodInSeconds: z.number().min(0).default(60).meta({ label: 'Delay (s)', description: 'Seconds to wait.' }),
+  periodInSeconds: z
+    .number()
+    .min(0)
+    .default(60)
+    .meta({ label: 'Delay (s)', description: 'Seconds to wait.' }),
   delayMs: z
     .number()
     .int()

@@ -26,7 +26,9 @@ export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
       async process(message, context) {
         const result = await context.runChain(config.targetId, message);
         if (result.outcome === 'failure') {
-          return [{ relation: 'Failure', message: withErrorMessage(message, result.error ?? 'sub-chain failed') }];
+          return [
+            { relation: 'Failure', message: withErrorMessage(message, result.error ?? 'sub-chain failed') },
+          ];
         }
         if (config.extend && result.results.length > 0) {
           return result.results.map((item): NodeOutput => ({ relation: 'Success', message: item }));

@@ -18,7 +18,8 @@ const configSchema = z.object({
   }),
   mode: z.number().int().min(0).max(2).default(0).meta({
     label: 'Mode',
-    description: '0: pass the incoming message on; 1: data becomes the array of every result; 2: the last result.',
+    description:
+      '0: pass the incoming message on; 1: data becomes the array of every result; 2: the last result.',
   }),
 });
 
@@ -34,7 +35,9 @@ export const forNode: NodeDefinition<Config> = {
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
   async create(config, { services }) {
     const numbers = NUMBER_RANGE.exec(config.range);
-    const script = numbers ? undefined : await MessageScript.expression(config.range, finishers.json, services);
+    const script = numbers
+      ? undefined
+      : await MessageScript.expression(config.range, finishers.json, services);
     return {
       async process(message, context) {
         const range: unknown = numbers
@@ -48,8 +51,14 @@ export const forNode: NodeDefinition<Config> = {
           for (const output of result.results) collected.push(readData(output));
           last = result.results.at(-1) ?? last;
         }
-        if (config.mode === 1) return [{ relation: 'Success', message: { ...message, dataType: 'JSON', data: JSON.stringify(collected) } }];
-        if (config.mode === 2 && last) return [{ relation: 'Success', message: { ...last, metadata: { ...message.metadata, ...last.metadata } } }];
+        if (config.mode === 1) {
+          const merged = { ...message, dataType: 'JSON' as const, data: JSON.stringify(collected) };
+          return [{ relation: 'Success', message: merged }];
+        }
+        if (config.mode === 2 && last) {
+          const metadata = { ...message.metadata, ...last.metadata };
+          return [{ relation: 'Success', message: { ...last, metadata } }];
+        }
         return [{ relation: 'Success', message }];
       },
       destroy: () => script?.dispose(),
@@ -65,7 +74,8 @@ function runBody(target: string, message: RuleMessage, context: NodeContext): Pr
 
 /** [key, item, index] for an array, the entries of an object, or 0..n-1 for a number. */
 function entries(range: unknown): Array<[string, unknown, number]> {
-  if (typeof range === 'number') return numberRange(0, range - 1).map((item, index) => [String(index), item, index]);
+  if (typeof range === 'number')
+    return numberRange(0, range - 1).map((item, index) => [String(index), item, index]);
   if (Array.isArray(range)) return range.map((item: unknown, index) => [String(index), item, index]);
   if (typeof range === 'object' && range !== null) {
     return Object.entries(range).map(([key, item], index) => [key, item, index]);

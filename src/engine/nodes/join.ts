@@ -40,7 +40,10 @@ export function mergeMessages(messages: RuleMessage[], toMap: boolean): RuleMess
   for (const message of messages) Object.assign(metadata, message.metadata);
   const values = messages.map(readData);
   const data = toMap
-    ? Object.assign({}, ...values.filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value)))
+    ? Object.assign(
+        {},
+        ...values.filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value)),
+      )
     : values;
   return { ...first, dataType: 'JSON', data: JSON.stringify(data), metadata };
 }

@@ -23,7 +23,8 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   async create(config, { services }) {
     const script = await MessageScript.create(config.jsScript, finishers.message, services);
     return {
-      process: (message) => Promise.resolve([{ relation: 'Success', message: decode(script.run(message), message) }]),
+      process: (message) =>
+        Promise.resolve([{ relation: 'Success', message: decode(script.run(message), message) }]),
       destroy: () => script.dispose(),
     };
   },
@@ -38,7 +39,8 @@ function decode(output: string, input: RuleMessage): RuleMessage {
     unknown,
     boolean,
   ];
-  const declared = typeof dataType === 'string' && DATA_TYPES.has(dataType) ? (dataType as DataType) : undefined;
+  const declared =
+    typeof dataType === 'string' && DATA_TYPES.has(dataType) ? (dataType as DataType) : undefined;
   return {
     id: input.id,
     ts: input.ts,

@@ -18,7 +18,9 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
   configSchema,
   async create(config, { services, chainId, nodeId }) {
     const logger = loggerOf(services);
-    const script = config.jsScript ? await MessageScript.create(config.jsScript, finishers.text, services) : undefined;
+    const script = config.jsScript
+      ? await MessageScript.create(config.jsScript, finishers.text, services)
+      : undefined;
     const format = (message: RuleMessage): string =>
       script ? script.run(message) : `${message.type} ${message.data} ${JSON.stringify(message.metadata)}`;
     return {

@@ -44,7 +44,9 @@ export const restApiCallNode: NodeDefinition<Config> = {
   configSchema,
   create(config, { vars }) {
     const url = Template.compile(config.restEndpointUrlPattern);
-    const headers = Object.entries(config.headers).map(([name, value]) => [name, Template.compile(value)] as const);
+    const headers = Object.entries(config.headers).map(
+      ([name, value]) => [name, Template.compile(value)] as const,
+    );
     const slots = new Slots(config.maxParallelRequestsCount);
     return {
       async process(message, context) {
@@ -79,7 +81,11 @@ export const restApiCallNode: NodeDefinition<Config> = {
   },
 };
 
-function answer(message: RuleMessage, response: Response, body: string): { relation: string; message: RuleMessage } {
+function answer(
+  message: RuleMessage,
+  response: Response,
+  body: string,
+): { relation: string; message: RuleMessage } {
   const metadata: Record<string, string> = {
     ...message.metadata,
     status: `${response.status} ${response.statusText}`.trim(),
@@ -90,7 +96,10 @@ function answer(message: RuleMessage, response: Response, body: string): { relat
     return { relation: 'Failure', message: { ...message, metadata, data: body } };
   }
   const isJson = (response.headers.get('content-type') ?? '').includes('json');
-  return { relation: 'Success', message: { ...message, metadata, data: body, dataType: isJson ? 'JSON' : 'TEXT' } };
+  return {
+    relation: 'Success',
+    message: { ...message, metadata, data: body, dataType: isJson ? 'JSON' : 'TEXT' },
+  };
 }
 
 function describeFetchError(error: unknown, runSignal: AbortSignal, timeoutMs: number): unknown {

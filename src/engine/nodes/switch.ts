@@ -3,8 +3,14 @@ import { finishers, MessageScript } from '../message-script.ts';
 import type { NodeDefinition } from '../types.ts';
 
 const caseSchema = z.object({
-  case: z.string().min(1).meta({ label: 'Condition', description: 'A boolean expression over msg, metadata, msgType.' }),
-  then: z.string().min(1).meta({ label: 'Relation', description: 'The relation to take when the condition holds.' }),
+  case: z
+    .string()
+    .min(1)
+    .meta({ label: 'Condition', description: 'A boolean expression over msg, metadata, msgType.' }),
+  then: z
+    .string()
+    .min(1)
+    .meta({ label: 'Relation', description: 'The relation to take when the condition holds.' }),
 });
 
 const configSchema = z.object({

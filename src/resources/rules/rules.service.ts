@@ -264,6 +264,15 @@ export class ChainService {
     });
   }
 
+  /** An agent that can take a turn: unknown is a 404, not loaded a 409. */
+  requireRunnableAgent(agentId: string): void {
+    if (!isValidId(agentId)) throw notFound(`agent "${agentId}" not found`);
+    const entry = this.find(agentId, { kind: 'agent' });
+    if (!this.engine.isLoaded(agentId)) {
+      throw conflict(`agent "${agentId}" is not loaded${entry.error ? `: ${entry.error}` : ''}`);
+    }
+  }
+
   /** Runs a loaded chain once. Unknown: 404; known but not loaded: 409. */
   async execute(id: string, data: string | object, metadata: Record<string, string>, options: RunOptions): Promise<RunResult> {
     const entry = this.find(id, { kind: 'any' });

@@ -26,3 +26,12 @@ export async function failureOf(provider: ModelProvider, request: ModelRequest):
   }
   throw new Error(`expected the stream to fail, got ${JSON.stringify(events)}`);
 }
+
+/** Resolves like `promise`, or rejects when it takes longer than `ms` (so a broken test fails instead of hanging). */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,105 @@
+// POST /api/v1/chat/completions: any OpenAI client calls an agent by id (the `model` field).
+// Errors found before the stream starts are HTTP errors; after it starts, one error frame ends it.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AppError, errorMessage, isAppError } from '../core/errors.ts';
+import type { RunEvent } from '../engine/types.ts';
+import { SseWriter } from '../http/sse.ts';
+import type { ChatMessage, ModelParams } from '../model-providers/types.ts';
+import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
+import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
+import { chatRequestSchema, messageText, type ChatRequest } from './chat.schema.ts';
+import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
+
+function params(body: ChatRequest): ModelParams {
+  const result: ModelParams = {};
+  if (body.temperature != null) result.temperature = body.temperature;
+  if (body.top_p != null) result.topP = body.top_p;
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (maxTokens != null) result.maxTokens = maxTokens;
+  if (body.stop != null) result.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  return result;
+}
+
+/** The last message is the turn's input; earlier ones are the history of a stateless request. */
+function splitMessages(body: ChatRequest): { input: string; history: ChatMessage[] } {
+  const last = body.messages.at(-1);
+  if (!last || last.role !== 'user') throw new AppError('invalid', 'messages: the last message must have role "user"');
+  const history: ChatMessage[] = [];
+  for (const message of body.messages.slice(0, -1)) {
+    const text = messageText(message);
+    if (message.role === 'system' || message.role === 'developer') history.push({ role: 'system', content: text });
+    else if (message.role === 'user') history.push({ role: 'user', content: text });
+    else if (message.role === 'assistant' && text !== '') history.push({ role: 'assistant', content: text });
+  }
+  return { input: messageText(last), history };
+}
+
+export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.post(
+    '/api/v1/chat/completions',
+    { config: { auth: 'chat' }, schema: { tags: ['chat'], body: chatRequestSchema } },
+    async (request, reply) => {
+      const body = request.body;
+      const agentId = body.model;
+      const { input, history } = splitMessages(body);
+      turns.checkAgent(agentId);
+      const ids = completionIds(agentId);
+      const turn: Omit<TurnInput, 'signal' | 'onEvent'> = {
+        agentId,
+        input,
+        history,
+        params: params(body),
+        metadata: { channel: 'api', agentId, ...(body.sessionId ? { sessionId: body.sessionId } : {}) },
+        ...(body.sessionId
+          ? {
+              session: {
+                key: sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: body.sessionId }),
+                info: { agentId, channel: 'api', scope: DEFAULT_SCOPE },
+              },
+            }
+          : {}),
+      };
+
+      if (!body.stream) {
+        const controller = new AbortController();
+        reply.raw.on('close', () => {
+          if (!reply.raw.writableFinished) controller.abort(new AppError('unavailable', 'client disconnected'));
+        });
+        const output = await turns.run({ ...turn, signal: controller.signal });
+        return {
+          id: ids.id,
+          object: 'chat.completion',
+          created: ids.created,
+          model: ids.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: output.text }, finish_reason: 'stop' }],
+          usage: usageBody(output.usage),
+        };
+      }
+
+      const agui = String(request.headers['x-stream-protocol'] ?? '').toLowerCase() === 'agui';
+      const sse = new SseWriter(reply);
+      sse.send(chunk(ids, { role: 'assistant', content: '' }));
+      const onEvent = (event: RunEvent): void => {
+        const frame = eventChunk(ids, event, agui);
+        if (frame) sse.send(frame);
+      };
+      try {
+        const output = await turns.run({ ...turn, signal: sse.abort.signal, onEvent });
+        sse.send(chunk(ids, {}, 'stop'));
+        if (body.stream_options?.include_usage) sse.send(usageChunk(ids, output.usage));
+        sse.send('[DONE]');
+      } catch (error) {
+        if (!sse.isClosed) {
+          if (!isAppError(error)) request.log.error({ err: error }, 'chat stream failed');
+          sse.send({ error: isAppError(error) ? error.message : 'internal error' });
+        }
+        request.log.debug({ reason: errorMessage(error) }, 'chat stream ended early');
+      } finally {
+        sse.end();
+      }
+      return reply;
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+const textPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const content = z.union([z.string(), z.array(textPart), z.null()]);
+
+export const chatMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+  content: content.optional(),
+});
+
+/** The Chat Completions request; fields other clients send (n, tools, user, ...) are accepted and ignored. */
+export const chatRequestSchema = z.looseObject({
+  model: z.string().min(1, 'must name an agent id').max(200),
+  messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(1000),
+  stream: z.boolean().default(false),
+  sessionId: z.string().min(1).max(200).optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_tokens: z.int().positive().nullish(),
+  max_completion_tokens: z.int().positive().nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+});
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type ChatRequestMessage = z.infer<typeof chatMessageSchema>;
+
+export function messageText(message: ChatRequestMessage): string {
+  const value = message.content;
+  if (typeof value === 'string') return value;
+  if (!value) return '';
+  return value
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .join('');
+}

@@ -1,0 +1,75 @@
+// Run events to Chat Completions chunks: the one mapping of the stream's wire format.
+import { randomToken } from '../core/ids.ts';
+import type { RunEvent } from '../engine/types.ts';
+import type { Usage } from '../model-providers/types.ts';
+
+export interface CompletionIds {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export function completionIds(model: string, now = Date.now()): CompletionIds {
+  return { id: `chatcmpl-${randomToken(18)}`, created: Math.floor(now / 1000), model };
+}
+
+export function usageBody(usage: Usage | undefined) {
+  return {
+    prompt_tokens: usage?.promptTokens ?? 0,
+    completion_tokens: usage?.completionTokens ?? 0,
+    total_tokens: usage?.totalTokens ?? 0,
+  };
+}
+
+export function chunk(ids: CompletionIds, delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: ids.id,
+    object: 'chat.completion.chunk',
+    created: ids.created,
+    model: ids.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+export function usageChunk(ids: CompletionIds, usage: Usage | undefined) {
+  return { id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: ids.model, choices: [], usage: usageBody(usage) };
+}
+
+/** The chunk for a run event, or undefined when the event is not shown in this protocol. */
+export function eventChunk(ids: CompletionIds, event: RunEvent, agui: boolean) {
+  switch (event.type) {
+    case 'text-delta':
+      return event.text === '' ? undefined : chunk(ids, { content: event.text });
+    case 'tool-call-start':
+      if (!agui) return undefined;
+      return chunk(ids, {
+        tool_calls: [
+          {
+            type: 'TOOL_CALL_START',
+            toolCallId: event.toolCallId,
+            toolCallName: event.toolCallName,
+            arguments: event.arguments,
+            toolType: event.toolType,
+          },
+        ],
+      });
+    case 'tool-call-result':
+      if (!agui) return undefined;
+      return chunk(ids, {
+        tool_calls: [
+          {
+            type: 'TOOL_CALL_RESULT',
+            toolCallId: event.toolCallId,
+            toolCallName: event.toolCallName,
+            content: event.content,
+            toolType: event.toolType,
+          },
+        ],
+      });
+    case 'node-start':
+    case 'node-end':
+    case 'usage':
+    case 'run-end':
+      return undefined;
+  }
+}

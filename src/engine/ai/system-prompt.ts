@@ -1,0 +1,66 @@
+// The system prompt of an agent turn: the node's templated prompt, then the agent's workspace
+// files that shape it (each capped), in a fixed order.
+import { readFile } from 'node:fs/promises';
+import { Template, pathResolver } from '../template.ts';
+
+export const PROMPT_FILES = [
+  'AGENTS.md',
+  'SOUL.md',
+  'IDENTITY.md',
+  'USER.md',
+  'TOOLS.md',
+  'MEMORY.md',
+] as const;
+export const PROMPT_FILE_CAP = 20_000;
+
+async function readCapped(path: string, cap: number): Promise<string | undefined> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return text.length > cap ? `${text.slice(0, cap)}\n[... truncated at ${cap} characters]` : text;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PromptContext {
+  chainId: string;
+  workspaceDir: string;
+  vars: Record<string, string>;
+  globals: () => Record<string, unknown>;
+  /** Resolves a workspace-relative path safely (refusing escapes), for ${include(path)}. */
+  resolvePath: (path: string) => Promise<string>;
+}
+
+const INCLUDE = /^include\((.+)\)$/;
+
+export async function renderSystemPrompt(template: Template, context: PromptContext): Promise<string> {
+  // include() needs I/O, so its files are read first and the template then renders synchronously.
+  const includes = new Map<string, string>();
+  for (const expression of template.expressions()) {
+    const match = INCLUDE.exec(expression);
+    const path = match?.[1]?.trim().replace(/^['"]|['"]$/g, '');
+    if (!path || includes.has(expression)) continue;
+    try {
+      includes.set(expression, (await readCapped(await context.resolvePath(path), PROMPT_FILE_CAP)) ?? '');
+    } catch {
+      includes.set(expression, '');
+    }
+  }
+  const byPath = pathResolver({
+    ruleChain: { id: context.chainId },
+    vars: context.vars,
+    global: context.globals,
+  });
+  const prompt = template.render((expression) => {
+    if (expression === 'now()') return new Date().toISOString();
+    return includes.get(expression) ?? byPath(expression);
+  });
+  const sections = [prompt];
+  for (const name of PROMPT_FILES) {
+    // Resolved like any workspace path, so a link to a file outside the workspace is not read.
+    const path = await context.resolvePath(name).catch(() => undefined);
+    const text = path ? await readCapped(path, PROMPT_FILE_CAP) : undefined;
+    if (text?.trim()) sections.push(`## ${name}\n\n${text.trim()}`);
+  }
+  return sections.join('\n\n');
+}

@@ -1,0 +1,150 @@
+// ai/agent: an LLM agent with tools. The input message's data is the user's message; the output
+// (Success) is the agent's final answer as TEXT. History and request overrides come from the turn
+// (see ai/conversation.ts); without them the node runs stateless.
+import { z } from 'zod';
+import type { ModelRegistry } from '../../model-providers/registry.ts';
+import type { ChatMessage, ModelParams } from '../../model-providers/types.ts';
+import { resolveInWorkspace } from '../../tools/workspace-path.ts';
+import { runAgentLoop } from '../ai/agent-loop.ts';
+import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
+import { agentIdOf, conversationOf } from '../ai/conversation.ts';
+import { resolveModel } from '../ai/model-target.ts';
+import { renderSystemPrompt } from '../ai/system-prompt.ts';
+import type { RuleChainDefinition } from '../dsl.ts';
+import { Template } from '../template.ts';
+import type { NodeDefinition } from '../types.ts';
+
+export const modelParamsSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().min(0).max(1).optional(),
+    maxTokens: z.int().positive().optional(),
+    stop: z.array(z.string()).max(4).optional(),
+    responseFormat: z.record(z.string(), z.unknown()).optional(),
+  })
+  .default({});
+
+const configSchema = z.object({
+  url: z
+    .string()
+    .default('')
+    .meta({
+      label: 'Provider URL',
+      description: 'Empty: the default provider. Usually ${global.models.providers.<id>.base_url}.',
+    }),
+  key: z
+    .string()
+    .default('')
+    .meta({ label: 'API key', description: 'Usually ${global.models.providers.<id>.api_key}.' }),
+  model: z.string().default('').meta({ label: 'Model', description: "Empty: the provider's default model." }),
+  systemPrompt: z
+    .string()
+    .default('')
+    .meta({
+      label: 'System prompt',
+      description: 'Templated: ${ruleChain.id}, ${now()}, ${include(path)}, ${global.*}, ${vars.*}.',
+    }),
+  maxStep: z
+    .int()
+    .min(1)
+    .max(500)
+    .default(50)
+    .meta({ label: 'Max steps', description: 'Model calls per turn at most.' }),
+  maxToolOutputLength: z
+    .int()
+    .min(100)
+    .max(10_000_000)
+    .default(50_000)
+    .meta({ label: 'Max tool output', description: 'Characters of one tool result given to the model.' }),
+  params: modelParamsSchema.meta({
+    label: 'Model parameters',
+    description: 'temperature, topP, maxTokens, stop, responseFormat.',
+  }),
+  tools: z
+    .array(toolEntrySchema)
+    .max(100)
+    .default([])
+    .meta({ label: 'Tools', description: 'builtin, rulechain, agent (sub-agent) and mcp tools.' }),
+});
+
+export type AiAgentConfig = z.infer<typeof configSchema>;
+
+export interface AiNodeDeps {
+  models: ModelRegistry;
+  /** The configuration tree behind ${global.*}. */
+  globals: () => Record<string, unknown>;
+  /** The agent's workspace folder (created when missing), as a real path. */
+  workspace: (agentId: string) => Promise<string>;
+  chainDefinition: (id: string) => RuleChainDefinition | undefined;
+}
+
+/** Tool results kept in session history are capped harder than what the model sees in the turn. */
+const HISTORY_TOOL_RESULT_CAP = 4000;
+
+function forHistory(message: ChatMessage): ChatMessage {
+  if (message.role !== 'tool' || message.content.length <= HISTORY_TOOL_RESULT_CAP) return message;
+  return {
+    ...message,
+    content: `${message.content.slice(0, HISTORY_TOOL_RESULT_CAP)}\n[... truncated in history]`,
+  };
+}
+
+/** Drops unset fields, so a request that sets no temperature keeps the node's. */
+export function definedParams(params: Record<string, unknown>): ModelParams {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ModelParams;
+}
+
+export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfig> {
+  return {
+    type: 'ai/agent',
+    label: 'AI agent',
+    description: 'An LLM agent that calls tools until it can answer; its answer is the output data.',
+    category: 'ai',
+    relations: ['Success', 'Failure'],
+    configSchema,
+    create(config, { chainId, vars }) {
+      const prompt = Template.compile(config.systemPrompt);
+      const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
+      return {
+        async process(message, node) {
+          const conversation = conversationOf(node.extras);
+          const agentId = agentIdOf(node.extras, chainId);
+          const workspaceDir = await deps.workspace(agentId);
+          try {
+            const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
+            const system = await renderSystemPrompt(prompt, {
+              chainId,
+              workspaceDir,
+              vars,
+              globals: deps.globals,
+              resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
+            });
+            const input: ChatMessage = { role: 'user', content: message.data };
+            const tools = await toolSet.tools(() => undefined);
+            const result = await runAgentLoop({
+              provider,
+              model,
+              messages: [
+                ...(system ? [{ role: 'system' as const, content: system }] : []),
+                ...(conversation?.history ?? []),
+                input,
+              ],
+              tools,
+              params: definedParams({ ...config.params, ...conversation?.params }),
+              maxStep: config.maxStep,
+              maxToolOutputLength: config.maxToolOutputLength,
+              node,
+              toolContext: { agentId, workspaceDir },
+            });
+            conversation?.record([input, ...result.added.map(forHistory)]);
+            return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: result.text } }];
+          } catch (error) {
+            conversation?.fail(error);
+            throw error;
+          }
+        },
+        destroy: () => toolSet.close(),
+      };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// ai/llm: one model call without tools. Its prompt templates see the message (${msg.x},
+// ${metadata.x}); without `messages` the input data is the user message. The reply is the output.
+import { z } from 'zod';
+import type { ChatMessage } from '../../model-providers/types.ts';
+import { conversationOf } from '../ai/conversation.ts';
+import { resolveModel } from '../ai/model-target.ts';
+import { messageResolver, pathResolver, Template } from '../template.ts';
+import type { NodeDefinition } from '../types.ts';
+import { definedParams, modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
+
+const configSchema = z.object({
+  url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
+  key: z.string().default('').meta({ label: 'API key' }),
+  model: z.string().default('').meta({ label: 'Model' }),
+  systemPrompt: z
+    .string()
+    .default('')
+    .meta({
+      label: 'System prompt',
+      description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
+    }),
+  messages: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+    .max(100)
+    .default([])
+    .meta({
+      label: 'Messages',
+      description: 'Templated prompt messages; empty: the input data as the user message.',
+    }),
+  params: modelParamsSchema,
+});
+
+export function createAiLlmNode(
+  deps: Pick<AiNodeDeps, 'models' | 'globals'>,
+): NodeDefinition<z.infer<typeof configSchema>> {
+  return {
+    type: 'ai/llm',
+    label: 'LLM',
+    description: 'Calls a language model once and outputs its reply.',
+    category: 'ai',
+    relations: ['Success', 'Failure'],
+    configSchema,
+    create(config, { vars }) {
+      const system = Template.compile(config.systemPrompt);
+      const templates = config.messages.map((entry) => ({
+        role: entry.role,
+        content: Template.compile(entry.content),
+      }));
+      return {
+        async process(message, node) {
+          const conversation = conversationOf(node.extras);
+          try {
+            const fromMessage = messageResolver(message, vars);
+            const fromGlobals = pathResolver({ global: deps.globals });
+            const resolve = (expression: string) => fromMessage(expression) ?? fromGlobals(expression);
+            const messages: ChatMessage[] = [];
+            const systemText = system.render(resolve);
+            if (systemText) messages.push({ role: 'system', content: systemText });
+            if (templates.length === 0) messages.push({ role: 'user', content: message.data });
+            for (const entry of templates)
+              messages.push({ role: entry.role, content: entry.content.render(resolve) } as ChatMessage);
+            const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
+            let text = '';
+            for await (const event of provider.stream({
+              model,
+              messages,
+              params: definedParams({ ...config.params, ...conversation?.params }),
+              signal: node.signal,
+            })) {
+              if (event.type === 'text-delta') {
+                text += event.text;
+                node.emit({ type: 'text-delta', text: event.text });
+              } else if (event.type === 'usage') node.emit({ type: 'usage', usage: event.usage });
+            }
+            conversation?.record([
+              { role: 'user', content: message.data },
+              { role: 'assistant', content: text },
+            ]);
+            return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: text } }];
+          } catch (error) {
+            conversation?.fail(error);
+            throw error;
+          }
+        },
+      };
+    },
+  };
+}

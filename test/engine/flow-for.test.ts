@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDefaultRegistry } from '../../src/engine/registry.ts';
+import { newMessage } from '../../src/engine/message.ts';
+import { chain, createEngine, recorder, registerProbe } from './helpers.ts';
+import type { NodeSpec } from './helpers.ts';
+
+const transform = (id: string, script: string): NodeSpec => ({
+  id,
+  type: 'jsTransform',
+  configuration: { jsScript: script },
+});
+
+const caller = chain(
+  'caller',
+  [
+    { id: 'call', type: 'flow', configuration: { targetId: 'target' } },
+    { id: 'e', type: 'end' },
+  ],
+  [['call', 'Success', 'e']],
+);
+
+test('flow looks its target up when the message arrives, not at load', async () => {
+  const engine = createEngine();
+  await engine.load(caller);
+  const before = await engine.execute('caller', newMessage('x'));
+  assert.equal(before.outcome, 'failure');
+  assert.equal(before.error, 'rule chain "target" is not loaded');
+
+  await engine.load(
+    chain('target', [transform('t', 'metadata.v = "1"; return {msg: {version: 1}, metadata, msgType};')]),
+  );
+  const after = await engine.execute('caller', newMessage('x', { metadata: { keep: 'yes' } }));
+  assert.equal(after.outcome, 'success');
+  assert.deepEqual(JSON.parse(after.results[0]?.data ?? ''), { version: 1 });
+  assert.deepEqual(after.results[0]?.metadata, { keep: 'yes', v: '1' });
+
+  await engine.load(chain('target', [transform('t', 'return {msg: {version: 2}, metadata, msgType};')]));
+  const reloaded = await engine.execute('caller', newMessage('x'));
+  assert.deepEqual(JSON.parse(reloaded.results[0]?.data ?? ''), { version: 2 });
+  await engine.close();
+});
+
+test('flow passes a failed sub-chain on as Failure with its errorMsg', async () => {
+  const engine = createEngine();
+  await engine.load(caller);
+  await engine.load(
+    chain('target', [
+      { id: 'f', type: 'jsFilter', configuration: { jsScript: 'throw new Error("sub failed")' } },
+    ]),
+  );
+  const result = await engine.execute('caller', newMessage('x'));
+  assert.equal(result.outcome, 'failure');
+  assert.equal(result.error, 'Error: sub failed');
+  await engine.close();
+});
+
+test('flow with extend passes every sub-chain result on, and nested events share onEvent', async () => {
+  const engine = createEngine();
+  await engine.load(
+    chain(
+      'target',
+      [
+        { id: 'fork', type: 'fork' },
+        transform('a', 'return {msg: "a", metadata, msgType};'),
+        transform('b', 'return {msg: "b", metadata, msgType};'),
+      ],
+      [
+        ['fork', 'Success', 'a'],
+        ['fork', 'Success', 'b'],
+      ],
+    ),
+  );
+  await engine.load(
+    chain(
+      'caller',
+      [
+        { id: 'call', type: 'flow', configuration: { targetId: 'target', extend: true } },
+        { id: 'e', type: 'end' },
+      ],
+      [['call', 'Success', 'e']],
+    ),
+  );
+  const { events, onEvent } = recorder();
+  const result = await engine.execute('caller', newMessage('x'), { onEvent });
+  assert.deepEqual(result.results.map((message) => message.data).sort(), ['a', 'b']);
+  const starts = events.flatMap((event) =>
+    event.type === 'node-start' ? [`${event.chainId}/${event.nodeId}`] : [],
+  );
+  assert.deepEqual(starts.slice(0, 2), ['caller/call', 'target/fork']);
+  assert.ok(starts.includes('target/a') && starts.includes('target/b'));
+  assert.deepEqual(
+    events
+      .filter((event) => event.type === 'run-end')
+      .map((event) => event.type === 'run-end' && event.chainId),
+    ['caller'],
+    'only the outer run reports run-end',
+  );
+  await engine.close();
+});
+
+test('a chain calling itself is refused beyond maxDepth with a Failure', async () => {
+  const engine = createEngine({ maxDepth: 3 });
+  await engine.load(chain('self', [{ id: 'again', type: 'flow', configuration: { targetId: 'self' } }]));
+  const result = await engine.execute('self', newMessage('x'));
+  assert.equal(result.outcome, 'failure');
+  assert.equal(result.error, 'rule chain "self": calls nested deeper than 3 levels');
+  await engine.close();
+});
+
+test('for runs the body once per array item and collects the results in mode 1', async () => {
+  const engine = createEngine();
+  await engine.load(
+    chain(
+      'c1',
+      [
+        { id: 'loop', type: 'for', configuration: { range: 'msg.items', do: 'double', mode: 1 } },
+        { id: 'e', type: 'end' },
+        transform('double', 'return {msg: {value: msg * 2, index: metadata._loopIndex}, metadata, msgType};'),
+      ],
+      [['loop', 'Success', 'e']],
+    ),
+  );
+  const result = await engine.execute('c1', newMessage({ items: [1, 2, 3] }));
+  assert.equal(result.outcome, 'success');
+  assert.deepEqual(JSON.parse(result.results[0]?.data ?? ''), [
+    { value: 2, index: '0' },
+    { value: 4, index: '1' },
+    { value: 6, index: '2' },
+  ]);
+  await engine.close();
+});
+
+test('for over a number range in mode 0 runs the body sequentially and passes the message on', async () => {
+  const registry = createDefaultRegistry();
+  const probes = registerProbe(registry);
+  const engine = createEngine({ registry });
+  await engine.load(
+    chain(
+      'c1',
+      [
+        { id: 'loop', type: 'for', configuration: { range: '1..3', do: 'body' } },
+        { id: 'body', type: 'probe', configuration: { label: 'body' } },
+      ],
+      [],
+    ),
+  );
+  const result = await engine.execute('c1', newMessage({ untouched: true }));
+  assert.deepEqual(
+    probes.seen.map((seen) => seen.data),
+    ['1', '2', '3'],
+  );
+  assert.deepEqual(JSON.parse(result.results[0]?.data ?? ''), { untouched: true });
+  await engine.close();
+});
+
+test('for in mode 2 passes the last result, and a failing iteration fails the for', async () => {
+  const engine = createEngine();
+  await engine.load(
+    chain('c1', [
+      { id: 'loop', type: 'for', configuration: { range: 'msg', do: 'check', mode: 2 } },
+      {
+        id: 'check',
+        type: 'jsFilter',
+        configuration: { jsScript: 'if (msg === "bad") throw new Error("bad item"); return true;' },
+      },
+    ]),
+  );
+  const last = await engine.execute('c1', newMessage(['a', 'b']));
+  assert.equal(last.results[0]?.data, 'b');
+  const failed = await engine.execute('c1', newMessage(['a', 'bad', 'c']));
+  assert.equal(failed.outcome, 'failure');
+  assert.equal(failed.error, 'Error: bad item');
+  await engine.close();
+});
+
+test('for with chain:<id> runs another chain per item', async () => {
+  const engine = createEngine();
+  await engine.load(chain('square', [transform('sq', 'return {msg: msg * msg, metadata, msgType};')]));
+  await engine.load(
+    chain('c1', [{ id: 'loop', type: 'for', configuration: { range: '2..4', do: 'chain:square', mode: 1 } }]),
+  );
+  const result = await engine.execute('c1', newMessage({}));
+  assert.deepEqual(JSON.parse(result.results[0]?.data ?? ''), [4, 9, 16]);
+  await engine.close();
+});
