@@ -25,10 +25,13 @@ export class ChunkDecoder {
     const choices: unknown = chunk.choices ?? [];
     if (!Array.isArray(choices)) throw this.fail('malformed chunk');
     // Only the first choice matters: requests never ask for n > 1.
-    const choice = (choices as ChatCompletionChunk.Choice[]).find((candidate) => (candidate.index ?? 0) === 0);
+    const choice = (choices as ChatCompletionChunk.Choice[]).find(
+      (candidate) => (candidate.index ?? 0) === 0,
+    );
     if (choice) {
       const delta = choice.delta ?? {};
-      if (typeof delta.content === 'string' && delta.content !== '') events.push({ type: 'text-delta', text: delta.content });
+      if (typeof delta.content === 'string' && delta.content !== '')
+        events.push({ type: 'text-delta', text: delta.content });
       delta.tool_calls?.forEach((fragment, position) => this.addFragment(fragment, position));
       if (choice.finish_reason) {
         this.finishReason = choice.finish_reason;
@@ -40,7 +43,11 @@ export class ChunkDecoder {
       const completionTokens = chunk.usage.completion_tokens ?? 0;
       events.push({
         type: 'usage',
-        usage: { promptTokens, completionTokens, totalTokens: chunk.usage.total_tokens ?? promptTokens + completionTokens },
+        usage: {
+          promptTokens,
+          completionTokens,
+          totalTokens: chunk.usage.total_tokens ?? promptTokens + completionTokens,
+        },
       });
     }
     return events;

@@ -62,7 +62,11 @@ function toolCallFor(request: ModelRequest): ToolCallRequest | undefined {
 function answerFor(messages: ChatMessage[]): string {
   const last = messages.at(-1);
   if (last?.role === 'tool') return summariseToolResult(messages, last.toolCallId, last.content);
-  const question = [...messages].reverse().find((message) => message.role === 'user')?.content.trim() ?? '';
+  const question =
+    [...messages]
+      .reverse()
+      .find((message) => message.role === 'user')
+      ?.content.trim() ?? '';
   const quoted = question.length > 120 ? `${question.slice(0, 120)}…` : question;
   const heard = quoted ? `You said: "${quoted}". ` : '';
   return `[demo model] I am the built-in demo model, not a real language model. ${heard}I can list files ("list files") and read a file ("read README.md") when those tools are enabled. ${CONFIGURE_HINT}`;
@@ -87,13 +91,16 @@ function splitIntoDeltas(text: string): string[] {
   const words = text.split(/(?<= )/u);
   const size = Math.ceil(words.length / 4);
   const pieces: string[] = [];
-  for (let start = 0; start < words.length; start += size) pieces.push(words.slice(start, start + size).join(''));
+  for (let start = 0; start < words.length; start += size)
+    pieces.push(words.slice(start, start + size).join(''));
   return pieces;
 }
 
 function messageText(message: ChatMessage): string {
   if (message.role === 'assistant') {
-    return (message.content ?? '') + (message.toolCalls ?? []).map((call) => call.name + call.arguments).join('');
+    return (
+      (message.content ?? '') + (message.toolCalls ?? []).map((call) => call.name + call.arguments).join('')
+    );
   }
   return message.content;
 }
@@ -103,5 +110,8 @@ function estimateTokens(text: string): number {
 }
 
 function usage(promptTokens: number, completionTokens: number): ModelEvent {
-  return { type: 'usage', usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens } };
+  return {
+    type: 'usage',
+    usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens },
+  };
 }

@@ -16,7 +16,10 @@ export function createFailoverProvider(providers: ModelProvider[]): ModelProvide
   };
 }
 
-async function* streamWithFailover(providers: ModelProvider[], request: ModelRequest): AsyncGenerator<ModelEvent> {
+async function* streamWithFailover(
+  providers: ModelProvider[],
+  request: ModelRequest,
+): AsyncGenerator<ModelEvent> {
   const failures: unknown[] = [];
   for (const provider of providers) {
     let yielded = false;

@@ -69,9 +69,15 @@ interface StreamSettings {
   client: OpenAI;
 }
 
-async function* streamCompletion(settings: StreamSettings, request: ModelRequest): AsyncGenerator<ModelEvent> {
+async function* streamCompletion(
+  settings: StreamSettings,
+  request: ModelRequest,
+): AsyncGenerator<ModelEvent> {
   const fail = (reason: string): AppError =>
-    new AppError('upstream', `model provider "${settings.id}" failed: ${cleanReason(reason, settings.apiKey)}`);
+    new AppError(
+      'upstream',
+      `model provider "${settings.id}" failed: ${cleanReason(reason, settings.apiKey)}`,
+    );
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
   const signal = AbortSignal.any([request.signal, deadline.signal]);

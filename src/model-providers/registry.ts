@@ -73,11 +73,14 @@ export class ModelRegistry {
     }
     const defaultProvider = config.default_provider || undefined;
     if (defaultProvider !== undefined && providers.size > 0 && !providers.has(defaultProvider)) {
-      problems.push(`default model provider "${defaultProvider}" is not configured; using "${[...providers.keys()][0]}"`);
+      problems.push(
+        `default model provider "${defaultProvider}" is not configured; using "${[...providers.keys()][0]}"`,
+      );
     }
     this.providers = providers;
     this.configs = configs;
-    this.defaultProvider = defaultProvider !== undefined && providers.has(defaultProvider) ? defaultProvider : undefined;
+    this.defaultProvider =
+      defaultProvider !== undefined && providers.has(defaultProvider) ? defaultProvider : undefined;
     this.configProblems = problems;
     this.custom.clear();
   }
@@ -104,7 +107,11 @@ export class ModelRegistry {
    * The provider for an agent node's own url and key: a configured provider when they match
    * one, otherwise one built for them (kept, keyed by a hash of url and key).
    */
-  resolve(target: { url?: string | undefined; key?: string | undefined; model?: string | undefined }): ModelProvider {
+  resolve(target: {
+    url?: string | undefined;
+    key?: string | undefined;
+    model?: string | undefined;
+  }): ModelProvider {
     const url = target.url?.trim().replace(/\/+$/u, '') ?? '';
     if (url === '') return this.get();
     const key = target.key ?? '';
@@ -119,11 +126,14 @@ export class ModelRegistry {
     } catch {
       throw new AppError('invalid', 'the model provider url is not a valid URL');
     }
-    const cacheKey = createHash('sha256').update(`${url}\n${key}\n${target.model ?? ''}`).digest('hex');
+    const cacheKey = createHash('sha256')
+      .update(`${url}\n${key}\n${target.model ?? ''}`)
+      .digest('hex');
     const cached = this.custom.get(cacheKey);
     if (cached) return cached;
     const provider = this.build(`custom:${host}`, { base_url: url, api_key: key, model: target.model ?? '' });
-    if (this.custom.size >= MAX_CUSTOM_PROVIDERS) this.custom.delete(this.custom.keys().next().value as string);
+    if (this.custom.size >= MAX_CUSTOM_PROVIDERS)
+      this.custom.delete(this.custom.keys().next().value as string);
     this.custom.set(cacheKey, provider);
     return provider;
   }
@@ -159,7 +169,10 @@ export class ModelRegistry {
 // A fallback provider is asked for the requested model only if it serves it; otherwise for its
 // own default, since another provider's model name would mean nothing to it.
 function withKnownModels(provider: ModelProvider, entry: ProviderConfig): ModelProvider {
-  const known = new Set([entry.model, ...(entry.models ?? []).flatMap((model) => [model.name, model.alias ?? ''])]);
+  const known = new Set([
+    entry.model,
+    ...(entry.models ?? []).flatMap((model) => [model.name, model.alias ?? '']),
+  ]);
   return {
     id: provider.id,
     demo: provider.demo,

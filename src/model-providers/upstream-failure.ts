@@ -17,11 +17,16 @@ export function describeFailure(error: unknown): UpstreamFailure {
   if (error instanceof AppError) return { reason: error.message, retryable: false, retryAfterMs: undefined };
   if (error instanceof APIConnectionError) {
     const code = errorCode(error);
-    return { reason: code ? `connection error (${code})` : 'connection error', retryable: true, retryAfterMs: undefined };
+    return {
+      reason: code ? `connection error (${code})` : 'connection error',
+      retryable: true,
+      retryAfterMs: undefined,
+    };
   }
   if (error instanceof APIError) {
     const status = error.status;
-    if (status === undefined) return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };
+    if (status === undefined)
+      return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };
     const detail = error.message.startsWith(String(status)) ? error.message : `${status} ${error.message}`;
     return {
       reason: detail,
@@ -29,7 +34,8 @@ export function describeFailure(error: unknown): UpstreamFailure {
       retryAfterMs: retryAfter(error.headers),
     };
   }
-  if (error instanceof SyntaxError) return { reason: 'malformed response', retryable: false, retryAfterMs: undefined };
+  if (error instanceof SyntaxError)
+    return { reason: 'malformed response', retryable: false, retryAfterMs: undefined };
   // undici reports a dropped connection while reading the body as a TypeError ("terminated").
   const message = error instanceof Error ? error.message : String(error);
   return { reason: `connection lost (${message})`, retryable: true, retryAfterMs: undefined };
@@ -51,7 +57,11 @@ export function scrubSecret(text: string, secret: string | undefined): string {
 // for an error code, else take the innermost message.
 function errorCode(error: unknown): string | undefined {
   let innermost: string | undefined;
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth += 1
+  ) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string') return code;
     if (depth > 0) innermost = current.message;

@@ -8,7 +8,7 @@ import { buildApp } from '../app.ts';
 import { ConfigStore } from '../config/config-store.ts';
 import { loadConfigFile, type Env } from '../config/load.ts';
 import { AuthService } from '../resources/auth/auth.service.ts';
-import { createServices, type Services } from '../services.ts';
+import { createServices, type ServiceOptions, type Services } from '../services.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -17,6 +17,8 @@ export interface TestApp {
   services: Services;
   dir: string;
   configPath: string;
+  /** http://127.0.0.1:<port> when `listen` was set. */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,9 @@ export interface TestAppOptions {
   env?: Env;
   /** Called with the app before it is made ready, to add routes of the test's own. */
   before?: (app: FastifyInstance) => void;
+  services?: ServiceOptions;
+  /** Also listen on 127.0.0.1 (a random port), for tests that use real HTTP clients. */
+  listen?: boolean;
 }
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -40,10 +45,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const env = options.env ?? {};
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
   const auth = new AuthService(store, TEST_JWT_SECRET);
-  const services = await createServices(store);
+  const services = await createServices(store, options.services);
   const app = await buildApp({ store, auth, services, logger: false });
   options.before?.(app);
   await app.ready();
+  const url = options.listen ? await app.listen({ host: '127.0.0.1', port: 0 }) : '';
   return {
     app,
     store,
@@ -51,6 +57,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     services,
     dir,
     configPath,
+    url,
     async close() {
       await app.close();
       await services.close();

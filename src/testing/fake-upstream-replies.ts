@@ -20,19 +20,32 @@ function callsOf(reply: ScriptedReply): Call[] | undefined {
   }));
 }
 
-function usageOf(reply: ScriptedReply): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+function usageOf(reply: ScriptedReply): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+} {
   const completion = Math.ceil(('text' in reply ? reply.text : JSON.stringify(reply.toolCalls)).length / 4);
   return { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion };
 }
 
 function frame(model: string, choices: unknown[], extra: Record<string, unknown> = {}): string {
-  const chunk = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model, choices, ...extra };
+  const chunk = {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model,
+    choices,
+    ...extra,
+  };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 /** The SSE frames of a streamed reply: role, content or tool-call fragments, finish, usage, [DONE]. */
 export function sseChunks(model: string, reply: ScriptedReply, includeUsage: boolean): string[] {
-  const frames = [frame(model, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+  const frames = [
+    frame(model, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+  ];
   const calls = callsOf(reply);
   if (calls) {
     calls.forEach((call, index) => {
@@ -40,7 +53,11 @@ export function sseChunks(model: string, reply: ScriptedReply, includeUsage: boo
         frame(model, [
           {
             index: 0,
-            delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] },
+            delta: {
+              tool_calls: [
+                { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+              ],
+            },
             finish_reason: null,
           },
         ]),
@@ -50,7 +67,13 @@ export function sseChunks(model: string, reply: ScriptedReply, includeUsage: boo
       for (const piece of [call.arguments.slice(0, middle), call.arguments.slice(middle)]) {
         if (piece === '') continue;
         frames.push(
-          frame(model, [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }]),
+          frame(model, [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index, function: { arguments: piece } }] },
+              finish_reason: null,
+            },
+          ]),
         );
       }
     });

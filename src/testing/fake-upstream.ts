@@ -66,7 +66,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const answer = (body: Record<string, unknown>, response: ServerResponse): void => {
     const current = oneOff.shift() ?? mode;
     const stream = body.stream === true;
-    const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    const includeUsage =
+      (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
     const model = typeof body.model === 'string' ? body.model : 'fake-model';
     switch (current) {
       case 'ok': {
@@ -76,11 +77,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         return void response.end(sseChunks(model, next, includeUsage).join(''));
       }
       case 'error500':
-        return void writeJson(response, 500, errorJson(options.errorMessage ?? 'the fake upstream failed', 'server_error'));
+        return void writeJson(
+          response,
+          500,
+          errorJson(options.errorMessage ?? 'the fake upstream failed', 'server_error'),
+        );
       case 'error429':
-        return void writeJson(response, 429, errorJson(options.errorMessage ?? 'rate limited by the fake upstream', 'rate_limit'), {
-          'retry-after': '0',
-        });
+        return void writeJson(
+          response,
+          429,
+          errorJson(options.errorMessage ?? 'rate limited by the fake upstream', 'rate_limit'),
+          {
+            'retry-after': '0',
+          },
+        );
       case 'hang':
         return;
       case 'malformed':
@@ -170,7 +180,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   };
 }
 
-function writeJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function writeJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',

@@ -50,7 +50,7 @@ export async function startEchoMcpHttpServer(): Promise<{ url: string; close(): 
       return;
     }
     const server = createEchoMcpServer();
-    const transport = new StreamableHTTPServerTransport({}) // no session id generator: stateless;
+    const transport = new StreamableHTTPServerTransport({}); // no session id generator: stateless;
     response.once('close', () => {
       void transport.close();
       void server.close();

@@ -26,12 +26,10 @@ export const bashConfigSchema = z.object({
     .boolean()
     .default(false)
     .meta({ title: 'Enabled', description: 'The tool refuses every command until this is on.' }),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(100)
-    .default(60_000)
-    .meta({ title: 'Time limit (ms)', description: 'The command and everything it started is killed after this.' }),
+  timeoutMs: z.number().int().min(100).default(60_000).meta({
+    title: 'Time limit (ms)',
+    description: 'The command and everything it started is killed after this.',
+  }),
   maxOutputBytes: z
     .number()
     .int()
@@ -56,7 +54,9 @@ export type BashConfig = z.input<typeof bashConfigSchema>;
 
 const bashArguments = toolArguments(
   'bash',
-  z.object({ command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace folder') }),
+  z.object({
+    command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace folder'),
+  }),
 );
 
 /**
@@ -74,7 +74,10 @@ export function createBashTool(config: BashConfig = {}): Tool {
     async execute(args, context) {
       const { command } = bashArguments.parse(args);
       if (!settings.enabled) {
-        throw new AppError('forbidden', 'the bash tool is disabled for this agent; set enabled: true in its config');
+        throw new AppError(
+          'forbidden',
+          'the bash tool is disabled for this agent; set enabled: true in its config',
+        );
       }
       checkCommand(command, settings);
       context.signal.throwIfAborted();
@@ -82,7 +85,8 @@ export function createBashTool(config: BashConfig = {}): Tool {
       const result = await runCommand(command, workspace, settings, context.signal);
       const parts = [result.output.trimEnd()];
       if (result.timedOut) parts.push(`[timed out after ${settings.timeoutMs} ms; the command was killed]`);
-      else if (result.exitCode !== 0) parts.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
+      else if (result.exitCode !== 0)
+        parts.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
       return parts.filter((part) => part !== '').join('\n') || '(no output)';
     },
   };

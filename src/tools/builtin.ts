@@ -75,7 +75,8 @@ export function builtinToolForms(): ToolForm[] {
       properties?: Record<string, { type?: string; default?: unknown; title?: string; description?: string }>;
     };
     const fields = Object.entries(schema.properties ?? {}).map(([field, property]): ToolFormField => {
-      const type = property.type === 'array' ? 'string[]' : property.type === 'integer' ? 'number' : property.type;
+      const type =
+        property.type === 'array' ? 'string[]' : property.type === 'integer' ? 'number' : property.type;
       return {
         name: field,
         type: type === 'boolean' || type === 'number' || type === 'string[]' ? type : 'string',

@@ -47,10 +47,16 @@ export function checkCommand(command: string, policy: CommandPolicy): void {
   if (policy.allow.length === 0) return;
   // Substitutions hide commands from the first-word check, so an allow list forbids them.
   if (/`|\$\(|<\(|>\(/u.test(command)) {
-    throw new AppError('forbidden', 'command refused: substitutions are not allowed when an allow list is set');
+    throw new AppError(
+      'forbidden',
+      'command refused: substitutions are not allowed when an allow list is set',
+    );
   }
   for (const segment of command.split(/&&|\|\||[;&|\n]/u)) {
-    const words = segment.trim().split(/\s+/u).filter((word) => word !== '');
+    const words = segment
+      .trim()
+      .split(/\s+/u)
+      .filter((word) => word !== '');
     const first = words.find((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/u.test(word));
     if (first === undefined) continue;
     if (!policy.allow.includes(first)) {
@@ -63,7 +69,10 @@ export function checkCommand(command: string, policy: CommandPolicy): void {
 export function compileEntry(entry: string): RegExp {
   const regex = /^\/(.+)\/([a-z]*)$/su.exec(entry);
   if (regex) return new RegExp(regex[1] as string, regex[2]);
-  const words = entry.trim().split(/\s+/u).map((word) => word.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&'));
+  const words = entry
+    .trim()
+    .split(/\s+/u)
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&'));
   const start = /^[\w-]/u.test(entry.trim()) ? '(?<![\\w-])' : '';
   const end = /[\w-]$/u.test(entry.trim()) ? '(?![\\w-])' : '';
   return new RegExp(`${start}${words.join('\\s+')}${end}`, 'u');

@@ -13,7 +13,10 @@ const editArguments = toolArguments(
   'edit',
   z.object({
     path: z.string().min(1).describe('File path, relative to the workspace'),
-    oldText: z.string().min(1).describe('Exact text to replace, including whitespace; must occur once unless replaceAll'),
+    oldText: z
+      .string()
+      .min(1)
+      .describe('Exact text to replace, including whitespace; must occur once unless replaceAll'),
     newText: z.string().describe('Replacement text'),
     replaceAll: z.boolean().optional().describe('Replace every occurrence instead of exactly one'),
   }),
@@ -32,7 +35,8 @@ export function createEditTool(): Tool {
       const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
       const info = await stat(file);
       if (info.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
-      if (info.size > MAX_EDIT_BYTES) throw new AppError('too-large', `${path} is too large to edit (${info.size} bytes)`);
+      if (info.size > MAX_EDIT_BYTES)
+        throw new AppError('too-large', `${path} is too large to edit (${info.size} bytes)`);
       const content = await readFile(file, 'utf8');
       const count = content.split(oldText).length - 1;
       if (count === 0) throw new AppError('invalid', `oldText was not found in ${path}`);
@@ -44,7 +48,9 @@ export function createEditTool(): Tool {
       }
       context.signal.throwIfAborted();
       // A function replacement keeps `$&`-style patterns in newText literal.
-      const updated = replaceAll ? content.split(oldText).join(newText) : content.replace(oldText, () => newText);
+      const updated = replaceAll
+        ? content.split(oldText).join(newText)
+        : content.replace(oldText, () => newText);
       await writeFileAtomic(file, updated, { mode: info.mode & 0o777 });
       return `replaced ${replaceAll ? count : 1} occurrence${count === 1 || !replaceAll ? '' : 's'} in ${path}`;
     },

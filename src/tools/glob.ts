@@ -6,7 +6,7 @@ import type { Tool } from './types.ts';
 import { compileGlob, globBase } from './glob-pattern.ts';
 import { toolArguments } from './tool-arguments.ts';
 import { parseToolConfig } from './tool-config.ts';
-import { DEFAULT_SKIPPED_FOLDERS, walkFiles } from './walk-files.ts';
+import { foldersToSkip, walkFiles } from './walk-files.ts';
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.ts';
 
 export const globConfigSchema = z.object({
@@ -24,7 +24,10 @@ const globArguments = toolArguments(
   'glob',
   z.object({
     pattern: z.string().min(1).describe('Glob such as "**/*.ts", "src/*.{js,json}" or "docs/**"'),
-    path: z.string().optional().describe('Folder to search, relative to the workspace (default: the whole workspace)'),
+    path: z
+      .string()
+      .optional()
+      .describe('Folder to search, relative to the workspace (default: the whole workspace)'),
   }),
 );
 
@@ -57,7 +60,9 @@ export function createGlobTool(config: GlobConfig = {}): Tool {
       matches.sort();
       const shown = matches.slice(0, settings.maxResults);
       const hidden = matches.length - shown.length;
-      return hidden > 0 ? `${shown.join('\n')}\n[${hidden} more not shown; narrow the pattern]` : shown.join('\n');
+      return hidden > 0
+        ? `${shown.join('\n')}\n[${hidden} more not shown; narrow the pattern]`
+        : shown.join('\n');
     },
   };
 }
@@ -71,9 +76,4 @@ async function relativeToFolder(root: string, folder: string, pattern: string): 
   const rest = pattern.slice(literal.length).replace(/^\/+/u, '');
   const prefix = workspaceRelative(folder, real);
   return prefix === '.' ? rest : `${prefix}/${rest}`;
-}
-
-/** The default skipped folders, except any the pattern names explicitly. */
-export function foldersToSkip(pattern: string): ReadonlySet<string> {
-  return new Set([...DEFAULT_SKIPPED_FOLDERS].filter((name) => !pattern.includes(name)));
 }

@@ -71,7 +71,10 @@ export function searchFiles(options: SearchOptions): Promise<SearchResult> {
       void worker.terminate();
     };
     const onAbort = (): void => settle(() => reject(options.signal.reason));
-    const timer = setTimeout(() => settle(() => resolve({ matches: [], capped: false, timedOut: true })), options.timeoutMs);
+    const timer = setTimeout(
+      () => settle(() => resolve({ matches: [], capped: false, timedOut: true })),
+      options.timeoutMs,
+    );
     options.signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (message: { matches: SearchMatch[]; capped: boolean }) =>
       settle(() => resolve({ ...message, timedOut: false })),

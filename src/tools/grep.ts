@@ -3,11 +3,10 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { compileGlob } from './glob-pattern.ts';
-import { foldersToSkip } from './glob.ts';
 import { searchFiles } from './grep-worker.ts';
 import { toolArguments } from './tool-arguments.ts';
 import { parseToolConfig } from './tool-config.ts';
-import { walkFiles } from './walk-files.ts';
+import { foldersToSkip, walkFiles } from './walk-files.ts';
 import type { WalkedFile } from './walk-files.ts';
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.ts';
 
@@ -24,12 +23,10 @@ export const grepConfigSchema = z.object({
     .min(1)
     .default(1024 * 1024)
     .meta({ title: 'File size cap (bytes)', description: 'Larger files are skipped.' }),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(100)
-    .default(10_000)
-    .meta({ title: 'Time limit (ms)', description: 'A search running longer (say, a runaway pattern) is stopped.' }),
+  timeoutMs: z.number().int().min(100).default(10_000).meta({
+    title: 'Time limit (ms)',
+    description: 'A search running longer (say, a runaway pattern) is stopped.',
+  }),
 });
 
 export type GrepConfig = z.input<typeof grepConfigSchema>;
@@ -41,8 +38,14 @@ const grepArguments = toolArguments(
   'grep',
   z.object({
     pattern: z.string().min(1).describe('JavaScript regular expression searched for in each line'),
-    path: z.string().optional().describe('File or folder to search, relative to the workspace (default: all)'),
-    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.md"'),
+    path: z
+      .string()
+      .optional()
+      .describe('File or folder to search, relative to the workspace (default: all)'),
+    glob: z
+      .string()
+      .optional()
+      .describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.md"'),
     ignoreCase: z.boolean().optional().describe('Match case-insensitively'),
   }),
 );
@@ -102,13 +105,17 @@ async function candidateFiles(
   const byName = glob !== undefined && !glob.includes('/');
   const info = await stat(target);
   if (!info.isDirectory()) {
-    return info.size <= maxFileBytes ? [{ path: target, relativePath: workspaceRelative(root, target), symlink: false }] : [];
+    return info.size <= maxFileBytes
+      ? [{ path: target, relativePath: workspaceRelative(root, target), symlink: false }]
+      : [];
   }
   const files: WalkedFile[] = [];
   for await (const file of walkFiles(target, { signal, skipFolders: foldersToSkip(glob ?? '') })) {
     if (file.symlink) continue;
     if (matcher) {
-      const subject = byName ? (file.relativePath.split('/').pop() ?? '') : workspaceRelative(root, file.path);
+      const subject = byName
+        ? (file.relativePath.split('/').pop() ?? '')
+        : workspaceRelative(root, file.path);
       if (!matcher.test(subject)) continue;
     }
     const entry = await lstat(file.path).catch(() => undefined);

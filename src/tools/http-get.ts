@@ -25,7 +25,11 @@ export interface FetchOptions {
   isAllowed: (address: string) => boolean;
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * One GET without following redirects. The name is resolved once, every resolved address is
@@ -43,7 +47,8 @@ export function fetchOnce(url: URL, options: FetchOptions): Promise<FetchedRespo
       if (refused) return callback(refusal(`${hostname} (${refused.address})`) as NodeJS.ErrnoException, []);
       const first = addresses[0];
       if (lookupOptions.all) return callback(null, addresses);
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
       return callback(null, first.address, first.family);
     });
   };
@@ -87,7 +92,10 @@ function refusal(target: string): AppError {
 
 // Reads at most maxBytes of the decoded body; the cap applies after decompression, so a small
 // compressed bomb cannot grow past it.
-function readBody(response: IncomingMessage, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+function readBody(
+  response: IncomingMessage,
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
   let stream: Readable = response;
   if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(createGunzip());
@@ -119,7 +127,8 @@ function readBody(response: IncomingMessage, maxBytes: number): Promise<{ body: 
       if (!done) reject(error);
     });
     response.once('close', () => {
-      if (!done && !response.complete) reject(new AppError('upstream', 'the connection closed before the response ended'));
+      if (!done && !response.complete)
+        reject(new AppError('upstream', 'the connection closed before the response ended'));
     });
   });
 }

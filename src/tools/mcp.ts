@@ -64,7 +64,9 @@ export class McpConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.connectTimeoutMs });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.connectTimeoutMs,
+      });
       for (const tool of page.tools) {
         tools.push({
           name: tool.name,
@@ -84,7 +86,10 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     const client = await this.connect();
     try {
-      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.timeoutMs });
+      const result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: this.timeoutMs,
+      });
       const text = resultText(result);
       return result.isError === true ? `error: ${text}` : text;
     } catch (error) {
@@ -92,7 +97,10 @@ export class McpConnection {
       if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
         throw new AppError('timeout', `MCP tool "${name}" timed out after ${this.timeoutMs} ms`);
       }
-      throw new AppError('upstream', `MCP tool "${name}" on ${this.label} failed: ${(error as Error).message}`);
+      throw new AppError(
+        'upstream',
+        `MCP tool "${name}" on ${this.label} failed: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -104,10 +112,14 @@ export class McpConnection {
   }
 
   private connect(): Promise<Client> {
-    if (this.closed) return Promise.reject(new AppError('unavailable', `MCP connection to ${this.label} is closed`));
+    if (this.closed)
+      return Promise.reject(new AppError('unavailable', `MCP connection to ${this.label} is closed`));
     this.client ??= this.open().catch((error: unknown) => {
       this.client = undefined;
-      throw new AppError('unavailable', `MCP server ${this.label} could not be reached: ${(error as Error).message}`);
+      throw new AppError(
+        'unavailable',
+        `MCP server ${this.label} could not be reached: ${(error as Error).message}`,
+      );
     });
     return this.client;
   }
@@ -153,7 +165,8 @@ type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
 /** The text parts of a tool result joined by newlines; other parts are named, not dropped silently. */
 function resultText(result: CallResult): string {
-  if (!Array.isArray(result.content)) return JSON.stringify(result.toolResult ?? result.structuredContent ?? null);
+  if (!Array.isArray(result.content))
+    return JSON.stringify(result.toolResult ?? result.structuredContent ?? null);
   const parts = result.content.map((item) => {
     switch (item.type) {
       case 'text':

@@ -37,14 +37,18 @@ function isPublicIPv4(value: number): boolean {
   if (value === 0xffffffff) return false;
   return NON_PUBLIC_IPV4.every(([network, bits]) => {
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    return ((value & mask) >>> 0) !== ((ipv4ToNumber(network) & mask) >>> 0);
+    return (value & mask) >>> 0 !== (ipv4ToNumber(network) & mask) >>> 0;
   });
 }
 
 function isPublicIPv6(bytes: number[]): boolean {
   const word = (index: number): number => ((bytes[index * 2] ?? 0) << 8) | (bytes[index * 2 + 1] ?? 0);
   const embeddedIPv4 = (offset: number): number =>
-    (((bytes[offset] ?? 0) << 24) | ((bytes[offset + 1] ?? 0) << 16) | ((bytes[offset + 2] ?? 0) << 8) | (bytes[offset + 3] ?? 0)) >>> 0;
+    (((bytes[offset] ?? 0) << 24) |
+      ((bytes[offset + 1] ?? 0) << 16) |
+      ((bytes[offset + 2] ?? 0) << 8) |
+      (bytes[offset + 3] ?? 0)) >>>
+    0;
   const firstFiveZero = [0, 1, 2, 3, 4].every((index) => word(index) === 0);
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible; also covers :: and ::1).
   if (firstFiveZero && (word(5) === 0xffff || word(5) === 0)) return isPublicIPv4(embeddedIPv4(12));

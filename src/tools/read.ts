@@ -13,7 +13,10 @@ export const readConfigSchema = z.object({
     .int()
     .min(1024)
     .default(100 * 1024)
-    .meta({ title: 'Output cap (bytes)', description: 'Reading stops once this much text has been collected.' }),
+    .meta({
+      title: 'Output cap (bytes)',
+      description: 'Reading stops once this much text has been collected.',
+    }),
   lineNumbers: z
     .boolean()
     .default(true)
@@ -32,7 +35,12 @@ const readArguments = toolArguments(
   z.object({
     path: z.string().min(1).describe('File path, relative to the workspace'),
     offset: z.number().int().min(1).optional().describe('First line to read, counting from 1'),
-    limit: z.number().int().min(1).optional().describe(`How many lines to read (default ${DEFAULT_LINE_LIMIT})`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`How many lines to read (default ${DEFAULT_LINE_LIMIT})`),
   }),
 );
 
@@ -111,7 +119,9 @@ async function readLines(
       const newline = chunk.indexOf(10, start);
       const end = newline === -1 || newline >= bytesRead ? bytesRead : newline;
       if (keep() && currentBytes < MAX_LINE_BYTES) {
-        current.push(Buffer.from(chunk.subarray(start, Math.min(end, start + MAX_LINE_BYTES - currentBytes))));
+        current.push(
+          Buffer.from(chunk.subarray(start, Math.min(end, start + MAX_LINE_BYTES - currentBytes))),
+        );
       }
       currentBytes += end - start;
       start = end + 1;

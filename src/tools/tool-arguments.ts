@@ -14,7 +14,10 @@ export function toolArguments<Schema extends z.ZodObject>(
   toolName: string,
   schema: Schema,
 ): ToolArguments<z.output<Schema>> {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   return {
     parameters,
     parse(args) {

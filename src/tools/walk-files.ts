@@ -21,6 +21,11 @@ export interface WalkOptions {
 /** Folders that are almost never what an agent means and can hold hundreds of thousands of files. */
 export const DEFAULT_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
+/** The default skipped folders, except any the pattern names explicitly. */
+export function foldersToSkip(pattern: string): ReadonlySet<string> {
+  return new Set([...DEFAULT_SKIPPED_FOLDERS].filter((name) => !pattern.includes(name)));
+}
+
 /**
  * Lists files (and links) below a folder, depth first. Symbolic links are reported but never
  * followed, so a walk cannot leave the workspace or loop.

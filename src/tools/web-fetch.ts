@@ -11,14 +11,18 @@ import { parseToolConfig } from './tool-config.ts';
 export const webFetchConfigSchema = z.object({
   allowPrivateNetwork: z.boolean().default(false).meta({
     title: 'Allow private network',
-    description: 'Let the tool reach loopback, private and link-local addresses (off: only the public internet).',
+    description:
+      'Let the tool reach loopback, private and link-local addresses (off: only the public internet).',
   }),
   maxBytes: z
     .number()
     .int()
     .min(1)
     .default(1024 * 1024)
-    .meta({ title: 'Size cap (bytes)', description: 'Reading stops after this many bytes of (decompressed) body.' }),
+    .meta({
+      title: 'Size cap (bytes)',
+      description: 'Reading stops after this many bytes of (decompressed) body.',
+    }),
   timeoutMs: z
     .number()
     .int()
@@ -36,7 +40,12 @@ const webFetchArguments = toolArguments(
   'web_fetch',
   z.object({
     url: z.string().min(1).describe('http or https URL to fetch'),
-    maxBytes: z.number().int().min(1).optional().describe('Read at most this many bytes (capped by the tool config)'),
+    maxBytes: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Read at most this many bytes (capped by the tool config)'),
   }),
 );
 
@@ -66,7 +75,8 @@ export function createWebFetchTool(
         for (let hop = 0; ; hop += 1) {
           const response = await fetchOnce(url, { signal, maxBytes, isAllowed });
           if (REDIRECT_STATUSES.has(response.status) && response.location !== undefined) {
-            if (hop >= MAX_REDIRECTS) throw new AppError('upstream', `too many redirects (more than ${MAX_REDIRECTS})`);
+            if (hop >= MAX_REDIRECTS)
+              throw new AppError('upstream', `too many redirects (more than ${MAX_REDIRECTS})`);
             url = parseUrl(new URL(response.location, url).href);
             continue;
           }
@@ -104,13 +114,16 @@ function formatResponse(url: URL, response: FetchedResponse, maxBytes: number): 
   const textual =
     mediaType === '' ||
     mediaType.startsWith('text/') ||
-    /^application\/(json|xml|javascript|x-javascript|ecmascript|x-www-form-urlencoded|ld\+json)$/u.test(mediaType) ||
+    /^application\/(json|xml|javascript|x-javascript|ecmascript|x-www-form-urlencoded|ld\+json)$/u.test(
+      mediaType,
+    ) ||
     /\+(json|xml)$/u.test(mediaType);
   if (!textual || (mediaType === '' && response.body.subarray(0, 8192).includes(0))) {
     return `${header}\n\n(binary content, ${response.body.length}${response.truncated ? '+' : ''} bytes; not shown)`;
   }
   const decoded = decode(response.body, /charset=["']?([\w-]+)/iu.exec(contentType)?.[1]);
-  const text = mediaType === 'text/html' || mediaType === 'application/xhtml+xml' ? htmlToText(decoded) : decoded;
+  const text =
+    mediaType === 'text/html' || mediaType === 'application/xhtml+xml' ? htmlToText(decoded) : decoded;
   const note = response.truncated ? `\n\n[truncated: only the first ${maxBytes} bytes were read]` : '';
   return `${header}\n\n${text}${note}`;
 }

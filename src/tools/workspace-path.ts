@@ -25,7 +25,8 @@ export async function resolveInWorkspace(
   const candidate = isAbsolute(requested) ? resolve(requested) : resolve(root, requested || '.');
   const real = await realPathOfPrefix(candidate, 0);
   if (!isInside(root, real.path)) throw new AppError('invalid', 'path outside workspace');
-  if (options.mustExist && !real.exists) throw new AppError('not-found', `no such file or directory: ${requested}`);
+  if (options.mustExist && !real.exists)
+    throw new AppError('not-found', `no such file or directory: ${requested}`);
   return real.path;
 }
 
@@ -61,7 +62,10 @@ async function realPathOfPrefix(path: string, hops: number): Promise<RealPath> {
   const parentPath = dirname(path);
   if (parentPath === path) return { path, exists: false };
   const parent = await realPathOfPrefix(parentPath, hops);
-  return { path: join(parent.path, path.slice(parentPath.length + (parentPath.endsWith(sep) ? 0 : 1))), exists: false };
+  return {
+    path: join(parent.path, path.slice(parentPath.length + (parentPath.endsWith(sep) ? 0 : 1))),
+    exists: false,
+  };
 }
 
 /** The workspace-relative form of a resolved path, with `/` separators ("." for the root itself). */

@@ -31,14 +31,18 @@ export function createWriteTool(config: WriteConfig = {}): Tool {
   const settings = parseToolConfig('write', writeConfigSchema, config);
   return {
     name: 'write',
-    description: 'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
+    description:
+      'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
     parameters: writeArguments.parameters,
     toolType: 'builtin',
     async execute(args, context) {
       const { path, content } = writeArguments.parse(args);
       const bytes = Buffer.byteLength(content);
       if (bytes > settings.maxBytes) {
-        throw new AppError('too-large', `content is ${bytes} bytes; the write tool accepts at most ${settings.maxBytes}`);
+        throw new AppError(
+          'too-large',
+          `content is ${bytes} bytes; the write tool accepts at most ${settings.maxBytes}`,
+        );
       }
       const file = await resolveInWorkspace(context.workspaceDir, path);
       const existing = await stat(file).catch(() => undefined);

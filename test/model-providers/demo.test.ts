@@ -41,7 +41,9 @@ describe('demo provider', () => {
   });
 
   it('calls glob when asked to list files and glob is offered', async () => {
-    const events = await collect(demo.stream(request([{ role: 'user', content: 'Can you list files here?' }])));
+    const events = await collect(
+      demo.stream(request([{ role: 'user', content: 'Can you list files here?' }])),
+    );
     assert.deepEqual(events[0], {
       type: 'tool-call',
       call: { id: 'demo-call-1', name: 'glob', arguments: '{"pattern":"**/*"}' },
@@ -56,7 +58,9 @@ describe('demo provider', () => {
   });
 
   it('calls read for "read <file>"', async () => {
-    const events = await collect(demo.stream(request([{ role: 'user', content: 'please read notes/todo.md' }])));
+    const events = await collect(
+      demo.stream(request([{ role: 'user', content: 'please read notes/todo.md' }])),
+    );
     assert.deepEqual(events[0], {
       type: 'tool-call',
       call: { id: 'demo-call-1', name: 'read', arguments: '{"path":"notes/todo.md"}' },
@@ -68,7 +72,11 @@ describe('demo provider', () => {
       demo.stream(
         request([
           { role: 'user', content: 'what files are there?' },
-          { role: 'assistant', content: null, toolCalls: [{ id: 'demo-call-1', name: 'glob', arguments: '{"pattern":"**/*"}' }] },
+          {
+            role: 'assistant',
+            content: null,
+            toolCalls: [{ id: 'demo-call-1', name: 'glob', arguments: '{"pattern":"**/*"}' }],
+          },
           { role: 'tool', toolCallId: 'demo-call-1', content: 'AGENTS.md\nnotes/todo.md\nsrc/main.ts' },
         ]),
       ),
@@ -84,7 +92,9 @@ describe('demo provider', () => {
     const controller = new AbortController();
     controller.abort(new Error('gone'));
     await assert.rejects(
-      collect(demo.stream({ model: '', messages: [{ role: 'user', content: 'hi' }], signal: controller.signal })),
+      collect(
+        demo.stream({ model: '', messages: [{ role: 'user', content: 'hi' }], signal: controller.signal }),
+      ),
       /gone/,
     );
   });

@@ -5,16 +5,22 @@ import { createFailoverProvider } from '../../src/model-providers/failover.ts';
 import type { ModelEvent, ModelProvider } from '../../src/model-providers/types.ts';
 import { collect, failureOf, textOf, userRequest } from './stream-helpers.ts';
 
-function scripted(id: string, behaviour: 'answer' | 'fail-early' | 'fail-late', calls: string[]): ModelProvider {
+function scripted(
+  id: string,
+  behaviour: 'answer' | 'fail-early' | 'fail-late',
+  calls: string[],
+): ModelProvider {
   return {
     id,
     demo: false,
     async *stream(): AsyncGenerator<ModelEvent> {
       calls.push(id);
       await Promise.resolve();
-      if (behaviour === 'fail-early') throw new AppError('upstream', `model provider "${id}" failed: 500 down`);
+      if (behaviour === 'fail-early')
+        throw new AppError('upstream', `model provider "${id}" failed: 500 down`);
       yield { type: 'text-delta', text: `from ${id}` };
-      if (behaviour === 'fail-late') throw new AppError('upstream', `model provider "${id}" failed: connection lost`);
+      if (behaviour === 'fail-late')
+        throw new AppError('upstream', `model provider "${id}" failed: connection lost`);
       yield { type: 'finish', reason: 'stop' };
     },
   };
@@ -23,7 +29,10 @@ function scripted(id: string, behaviour: 'answer' | 'fail-early' | 'fail-late', 
 describe('failover provider', () => {
   it('moves to the next provider when one fails before answering', async () => {
     const calls: string[] = [];
-    const provider = createFailoverProvider([scripted('a', 'fail-early', calls), scripted('b', 'answer', calls)]);
+    const provider = createFailoverProvider([
+      scripted('a', 'fail-early', calls),
+      scripted('b', 'answer', calls),
+    ]);
     const events = await collect(provider.stream(userRequest('hi')));
     assert.equal(textOf(events), 'from b');
     assert.deepEqual(calls, ['a', 'b']);
@@ -32,7 +41,10 @@ describe('failover provider', () => {
 
   it('does not fail over once output was streamed', async () => {
     const calls: string[] = [];
-    const provider = createFailoverProvider([scripted('a', 'fail-late', calls), scripted('b', 'answer', calls)]);
+    const provider = createFailoverProvider([
+      scripted('a', 'fail-late', calls),
+      scripted('b', 'answer', calls),
+    ]);
     const { error, events } = await failureOf(provider, userRequest('hi'));
     assert.equal(textOf(events), 'from a');
     assert.match((error as Error).message, /connection lost/);
@@ -41,7 +53,10 @@ describe('failover provider', () => {
 
   it('reports every failure when all providers fail', async () => {
     const calls: string[] = [];
-    const provider = createFailoverProvider([scripted('a', 'fail-early', calls), scripted('b', 'fail-early', calls)]);
+    const provider = createFailoverProvider([
+      scripted('a', 'fail-early', calls),
+      scripted('b', 'fail-early', calls),
+    ]);
     const { error } = await failureOf(provider, userRequest('hi'));
     assert.ok(error instanceof AppError);
     assert.equal(error.kind, 'upstream');

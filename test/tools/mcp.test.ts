@@ -8,7 +8,11 @@ import type { ToolContext } from '../../src/tools/types.ts';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('../../src/testing/mcp-echo-server.ts', import.meta.url));
 
-const context = (signal = new AbortController().signal): ToolContext => ({ signal, agentId: 'test', workspaceDir: '/nonexistent' });
+const context = (signal = new AbortController().signal): ToolContext => ({
+  signal,
+  agentId: 'test',
+  workspaceDir: '/nonexistent',
+});
 
 async function exerciseTools(connection: McpConnection): Promise<void> {
   const tools = await connection.tools();
@@ -35,7 +39,10 @@ async function exerciseTools(connection: McpConnection): Promise<void> {
 describe('MCP connection over stdio', () => {
   let connection: McpConnection;
   before(() => {
-    connection = new McpConnection({ server: [process.execPath, '--import', 'tsx', SERVER_SCRIPT], timeoutMs: 500 });
+    connection = new McpConnection({
+      server: [process.execPath, '--import', 'tsx', SERVER_SCRIPT],
+      timeoutMs: 500,
+    });
   });
   after(() => connection.close());
 
@@ -47,7 +54,10 @@ describe('MCP connection over stdio', () => {
     const slow = (await connection.tools()).find((tool) => tool.name === 'slow');
     await assert.rejects(
       slow?.execute({ ms: 5_000 }, context()) ?? Promise.resolve(),
-      (error: unknown) => error instanceof AppError && error.kind === 'timeout' && /MCP tool "slow" timed out after 500 ms/.test(error.message),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.kind === 'timeout' &&
+        /MCP tool "slow" timed out after 500 ms/.test(error.message),
     );
   });
 
@@ -55,7 +65,10 @@ describe('MCP connection over stdio', () => {
     const slow = (await connection.tools()).find((tool) => tool.name === 'slow');
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('client went away')), 50);
-    await assert.rejects(slow?.execute({ ms: 5_000 }, context(controller.signal)) ?? Promise.resolve(), /client went away/);
+    await assert.rejects(
+      slow?.execute({ ms: 5_000 }, context(controller.signal)) ?? Promise.resolve(),
+      /client went away/,
+    );
   });
 
   it('accepts the server as one command line', async () => {

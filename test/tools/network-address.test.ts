@@ -45,7 +45,14 @@ describe('isPublicAddress', () => {
   });
 
   it('accepts public unicast addresses', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8']) {
+    for (const address of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::8.8.8.8',
+    ]) {
       assert.equal(isPublicAddress(address), true, address);
     }
   });

@@ -33,11 +33,20 @@ describe('glob tool', () => {
 
   it('matches by pattern and searches below a path', async () => {
     const glob = createGlobTool();
-    assert.equal(await glob.execute({ pattern: 'src/**/*.ts' }, fixture.context()), 'src/lib/util.ts\nsrc/main.ts');
-    assert.equal(await glob.execute({ pattern: '*.ts', path: 'src/lib' }, fixture.context()), 'src/lib/util.ts');
+    assert.equal(
+      await glob.execute({ pattern: 'src/**/*.ts' }, fixture.context()),
+      'src/lib/util.ts\nsrc/main.ts',
+    );
+    assert.equal(
+      await glob.execute({ pattern: '*.ts', path: 'src/lib' }, fixture.context()),
+      'src/lib/util.ts',
+    );
     assert.equal(await glob.execute({ pattern: '*.{md,txt}' }, fixture.context()), 'README.md');
     assert.equal(await glob.execute({ pattern: '*.py' }, fixture.context()), 'no files match *.py');
-    assert.equal(await glob.execute({ pattern: join(fixture.workspace, 'src', '*.ts') }, fixture.context()), 'src/main.ts');
+    assert.equal(
+      await glob.execute({ pattern: join(fixture.workspace, 'src', '*.ts') }, fixture.context()),
+      'src/main.ts',
+    );
   });
 
   it('skips .git and node_modules unless the pattern names them', async () => {
@@ -45,11 +54,15 @@ describe('glob tool', () => {
     await writeFile(join(fixture.workspace, 'node_modules', 'pkg', 'index.js'), '');
     const glob = createGlobTool();
     assert.equal(await glob.execute({ pattern: '**/*.js' }, fixture.context()), 'no files match **/*.js');
-    assert.equal(await glob.execute({ pattern: 'node_modules/**/*.js' }, fixture.context()), 'node_modules/pkg/index.js');
+    assert.equal(
+      await glob.execute({ pattern: 'node_modules/**/*.js' }, fixture.context()),
+      'node_modules/pkg/index.js',
+    );
   });
 
   it('caps the number of results', async () => {
-    for (let index = 0; index < 30; index += 1) await writeFile(join(fixture.workspace, `file-${index}.log`), '');
+    for (let index = 0; index < 30; index += 1)
+      await writeFile(join(fixture.workspace, `file-${index}.log`), '');
     const text = await createGlobTool({ maxResults: 10 }).execute({ pattern: '*.log' }, fixture.context());
     const lines = text.split('\n');
     assert.equal(lines.length, 11);
@@ -74,16 +87,31 @@ describe('grep tool', () => {
 
   it('finds matching lines as path:line: text', async () => {
     const text = await createGrepTool().execute({ pattern: 'util\\(' }, fixture.context());
-    assert.equal(text, 'src/lib/util.ts:1: export function util(): string {\nsrc/main.ts:2: console.log(util());');
+    assert.equal(
+      text,
+      'src/lib/util.ts:1: export function util(): string {\nsrc/main.ts:2: console.log(util());',
+    );
   });
 
   it('filters by path, glob and case', async () => {
     const grep = createGrepTool();
-    assert.equal(await grep.execute({ pattern: 'hello', ignoreCase: true }, fixture.context()), 'README.md:3: Hello world.');
+    assert.equal(
+      await grep.execute({ pattern: 'hello', ignoreCase: true }, fixture.context()),
+      'README.md:3: Hello world.',
+    );
     assert.equal(await grep.execute({ pattern: 'hello' }, fixture.context()), 'no matches for hello');
-    assert.equal(await grep.execute({ pattern: 'util', glob: '*.md' }, fixture.context()), 'no matches for util');
-    assert.equal(await grep.execute({ pattern: 'ship', path: 'notes' }, fixture.context()), 'notes/todo.md:2: - ship');
-    assert.equal(await grep.execute({ pattern: 'ship', path: 'notes/todo.md' }, fixture.context()), 'notes/todo.md:2: - ship');
+    assert.equal(
+      await grep.execute({ pattern: 'util', glob: '*.md' }, fixture.context()),
+      'no matches for util',
+    );
+    assert.equal(
+      await grep.execute({ pattern: 'ship', path: 'notes' }, fixture.context()),
+      'notes/todo.md:2: - ship',
+    );
+    assert.equal(
+      await grep.execute({ pattern: 'ship', path: 'notes/todo.md' }, fixture.context()),
+      'notes/todo.md:2: - ship',
+    );
     assert.equal(
       await grep.execute({ pattern: 'export', glob: 'src/lib/*.ts' }, fixture.context()),
       'src/lib/util.ts:1: export function util(): string {',
@@ -93,15 +121,27 @@ describe('grep tool', () => {
   it('never reads through links out of the workspace', async () => {
     const grep = createGrepTool();
     assert.equal(await grep.execute({ pattern: 'SECRET' }, fixture.context()), 'no matches for SECRET');
-    await assert.rejects(grep.execute({ pattern: 'SECRET', path: 'secret-link' }, fixture.context()), outsideRefusal);
-    await assert.rejects(grep.execute({ pattern: 'SECRET', path: '../outside' }, fixture.context()), outsideRefusal);
+    await assert.rejects(
+      grep.execute({ pattern: 'SECRET', path: 'secret-link' }, fixture.context()),
+      outsideRefusal,
+    );
+    await assert.rejects(
+      grep.execute({ pattern: 'SECRET', path: '../outside' }, fixture.context()),
+      outsideRefusal,
+    );
   });
 
   it('skips binary and oversized files and caps matches', async () => {
-    await writeFile(join(fixture.workspace, 'blob.bin'), Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
+    await writeFile(
+      join(fixture.workspace, 'blob.bin'),
+      Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]),
+    );
     await writeFile(join(fixture.workspace, 'huge.txt'), `needle\n${'x'.repeat(2_000)}`);
     await writeFile(join(fixture.workspace, 'many.txt'), 'needle\n'.repeat(50));
-    const text = await createGrepTool({ maxMatches: 5, maxFileBytes: 1_000 }).execute({ pattern: 'needle' }, fixture.context());
+    const text = await createGrepTool({ maxMatches: 5, maxFileBytes: 1_000 }).execute(
+      { pattern: 'needle' },
+      fixture.context(),
+    );
     const lines = text.split('\n');
     assert.equal(lines.length, 6);
     assert.ok(lines.slice(0, 5).every((line) => line.startsWith('many.txt:')));
@@ -121,7 +161,10 @@ describe('grep tool', () => {
   it('refuses an invalid regular expression', async () => {
     await assert.rejects(
       createGrepTool().execute({ pattern: '(unclosed' }, fixture.context()),
-      (error: unknown) => error instanceof AppError && error.kind === 'invalid' && /invalid regular expression/.test(error.message),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.kind === 'invalid' &&
+        /invalid regular expression/.test(error.message),
     );
   });
 });

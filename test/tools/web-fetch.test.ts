@@ -8,7 +8,11 @@ import { AppError } from '../../src/core/errors.ts';
 import { createWebFetchTool } from '../../src/tools/web-fetch.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 
-const context = (): ToolContext => ({ signal: new AbortController().signal, agentId: 'test', workspaceDir: '/nonexistent' });
+const context = (): ToolContext => ({
+  signal: new AbortController().signal,
+  agentId: 'test',
+  workspaceDir: '/nonexistent',
+});
 
 const PAGE = `<!doctype html><html><head><title>Fake &amp; Page</title><style>p{color:red}</style>
 <script>alert("x")</script></head><body><h1>Welcome</h1><p>Fish &lt;3 chips&nbsp;&#8212; tasty.</p>
@@ -59,15 +63,22 @@ describe('web_fetch tool', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const local = (config: Record<string, unknown> = {}) => createWebFetchTool({ allowPrivateNetwork: true, ...config });
+  const local = (config: Record<string, unknown> = {}) =>
+    createWebFetchTool({ allowPrivateNetwork: true, ...config });
 
   it('refuses loopback by default, before connecting', async () => {
     const before = hits;
     const tool = createWebFetchTool();
-    for (const url of [`${base}/page`, `http://localhost:${new URL(base).port}/page`, 'http://[::1]/', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of [
+      `${base}/page`,
+      `http://localhost:${new URL(base).port}/page`,
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
       await assert.rejects(
         tool.execute({ url }, context()),
-        (error: unknown) => error instanceof AppError && error.kind === 'forbidden' && /private, loopback/.test(error.message),
+        (error: unknown) =>
+          error instanceof AppError && error.kind === 'forbidden' && /private, loopback/.test(error.message),
         url,
       );
     }
@@ -76,8 +87,17 @@ describe('web_fetch tool', () => {
 
   it('refuses link-local, private and unspecified addresses by default', async () => {
     const tool = createWebFetchTool();
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://0.0.0.0/', 'http://192.168.0.1:8080/']) {
-      await assert.rejects(tool.execute({ url }, context()), (error: unknown) => (error as AppError).kind === 'forbidden', url);
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://0.0.0.0/',
+      'http://192.168.0.1:8080/',
+    ]) {
+      await assert.rejects(
+        tool.execute({ url }, context()),
+        (error: unknown) => (error as AppError).kind === 'forbidden',
+        url,
+      );
     }
   });
 
@@ -98,17 +118,26 @@ describe('web_fetch tool', () => {
     const text = await local({ maxBytes: 1_000 }).execute({ url: `${base}/big` }, context());
     assert.ok(text.includes(`${'z'.repeat(1_000)}\n\n[truncated: only the first 1000 bytes were read]`));
     assert.ok(!text.includes('z'.repeat(1_001)));
-    const smaller = await local({ maxBytes: 1_000 }).execute({ url: `${base}/big`, maxBytes: 100 }, context());
+    const smaller = await local({ maxBytes: 1_000 }).execute(
+      { url: `${base}/big`, maxBytes: 100 },
+      context(),
+    );
     assert.ok(smaller.includes(`${'z'.repeat(100)}\n\n[truncated`));
   });
 
   it('decompresses gzip and names binary content instead of printing it', async () => {
     assert.match(await local().execute({ url: `${base}/gzip` }, context()), /\n\n\{"packed":true\}$/);
-    assert.match(await local().execute({ url: `${base}/image` }, context()), /binary content, 5 bytes; not shown/);
+    assert.match(
+      await local().execute({ url: `${base}/image` }, context()),
+      /binary content, 5 bytes; not shown/,
+    );
   });
 
   it('follows redirects, at most five', async () => {
-    assert.match(await local().execute({ url: `${base}/redirect` }, context()), new RegExp(`^URL: ${base}/page\\nStatus: 200`));
+    assert.match(
+      await local().execute({ url: `${base}/redirect` }, context()),
+      new RegExp(`^URL: ${base}/page\\nStatus: 200`),
+    );
     await assert.rejects(local().execute({ url: `${base}/loop/0` }, context()), /too many redirects/);
   });
 
@@ -117,12 +146,16 @@ describe('web_fetch tool', () => {
     assert.match(await onlyThisHost.execute({ url: `${base}/page` }, context()), /Status: 200/);
     await assert.rejects(
       onlyThisHost.execute({ url: `${base}/to-metadata` }, context()),
-      (error: unknown) => error instanceof AppError && error.kind === 'forbidden' && /169\.254\.169\.254/.test(error.message),
+      (error: unknown) =>
+        error instanceof AppError && error.kind === 'forbidden' && /169\.254\.169\.254/.test(error.message),
     );
   });
 
   it('returns error statuses as text and stops at the time limit', async () => {
-    assert.match(await local().execute({ url: `${base}/missing` }, context()), /Status: 404 Not Found[\s\S]*no such page/);
+    assert.match(
+      await local().execute({ url: `${base}/missing` }, context()),
+      /Status: 404 Not Found[\s\S]*no such page/,
+    );
     await assert.rejects(
       local({ timeoutMs: 300 }).execute({ url: `${base}/hang` }, context()),
       (error: unknown) => error instanceof AppError && error.kind === 'timeout',

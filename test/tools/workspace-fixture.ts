@@ -25,8 +25,14 @@ export async function createWorkspaceFixture(): Promise<WorkspaceFixture> {
   await mkdir(join(workspace, 'notes'), { recursive: true });
   await mkdir(outside);
   await writeFile(join(workspace, 'README.md'), '# Demo\n\nHello world.\n');
-  await writeFile(join(workspace, 'src', 'main.ts'), "import { util } from './lib/util.ts';\nconsole.log(util());\n");
-  await writeFile(join(workspace, 'src', 'lib', 'util.ts'), "export function util(): string {\n  return 'util';\n}\n");
+  await writeFile(
+    join(workspace, 'src', 'main.ts'),
+    "import { util } from './lib/util.ts';\nconsole.log(util());\n",
+  );
+  await writeFile(
+    join(workspace, 'src', 'lib', 'util.ts'),
+    "export function util(): string {\n  return 'util';\n}\n",
+  );
   await writeFile(join(workspace, 'notes', 'todo.md'), '- write tests\n- ship\n');
   await writeFile(join(outside, 'secret.txt'), 'TOP SECRET\n');
   await symlink(outside, join(workspace, 'escape'));
@@ -35,7 +41,11 @@ export async function createWorkspaceFixture(): Promise<WorkspaceFixture> {
   return {
     workspace,
     outside,
-    context: (signal = new AbortController().signal) => ({ signal, agentId: 'test-agent', workspaceDir: workspace }),
+    context: (signal = new AbortController().signal) => ({
+      signal,
+      agentId: 'test-agent',
+      workspaceDir: workspace,
+    }),
     cleanup: () => rm(base, { recursive: true, force: true }),
   };
 }

@@ -21,14 +21,20 @@ describe('resolveInWorkspace', () => {
   it('resolves relative paths inside the workspace', async () => {
     const { workspace } = fixture;
     assert.equal(await resolveInWorkspace(workspace, 'README.md'), join(workspace, 'README.md'));
-    assert.equal(await resolveInWorkspace(workspace, './src/../src/main.ts'), join(workspace, 'src', 'main.ts'));
+    assert.equal(
+      await resolveInWorkspace(workspace, './src/../src/main.ts'),
+      join(workspace, 'src', 'main.ts'),
+    );
     assert.equal(await resolveInWorkspace(workspace, ''), workspace);
     assert.equal(await resolveInWorkspace(workspace, '.'), workspace);
   });
 
   it('resolves a nested path that does not exist yet', async () => {
     const { workspace } = fixture;
-    assert.equal(await resolveInWorkspace(workspace, 'new/deeper/file.txt'), join(workspace, 'new', 'deeper', 'file.txt'));
+    assert.equal(
+      await resolveInWorkspace(workspace, 'new/deeper/file.txt'),
+      join(workspace, 'new', 'deeper', 'file.txt'),
+    );
   });
 
   it('refuses ../ escapes', async () => {
@@ -39,7 +45,10 @@ describe('resolveInWorkspace', () => {
 
   it('refuses absolute paths outside and accepts absolute paths inside', async () => {
     await assert.rejects(resolveInWorkspace(fixture.workspace, '/etc/passwd'), isOutside);
-    await assert.rejects(resolveInWorkspace(fixture.workspace, join(fixture.outside, 'secret.txt')), isOutside);
+    await assert.rejects(
+      resolveInWorkspace(fixture.workspace, join(fixture.outside, 'secret.txt')),
+      isOutside,
+    );
     const inside = join(fixture.workspace, 'notes', 'todo.md');
     assert.equal(await resolveInWorkspace(fixture.workspace, inside), inside);
   });
@@ -63,8 +72,14 @@ describe('resolveInWorkspace', () => {
   it('follows links that stay inside the workspace', async () => {
     await symlink(join(fixture.workspace, 'src'), join(fixture.workspace, 'code'));
     await symlink('notes/todo.md', join(fixture.workspace, 'todo-link'));
-    assert.equal(await resolveInWorkspace(fixture.workspace, 'code/main.ts'), join(fixture.workspace, 'src', 'main.ts'));
-    assert.equal(await resolveInWorkspace(fixture.workspace, 'todo-link'), join(fixture.workspace, 'notes', 'todo.md'));
+    assert.equal(
+      await resolveInWorkspace(fixture.workspace, 'code/main.ts'),
+      join(fixture.workspace, 'src', 'main.ts'),
+    );
+    assert.equal(
+      await resolveInWorkspace(fixture.workspace, 'todo-link'),
+      join(fixture.workspace, 'notes', 'todo.md'),
+    );
   });
 
   it('works when the workspace itself is reached through a link', async () => {
@@ -97,7 +112,10 @@ describe('resolveInWorkspace', () => {
   it('gives workspace-relative paths with forward slashes', async () => {
     await mkdir(join(fixture.workspace, 'a', 'b'), { recursive: true });
     await writeFile(join(fixture.workspace, 'a', 'b', 'c.txt'), 'x');
-    assert.equal(workspaceRelative(fixture.workspace, join(fixture.workspace, 'a', 'b', 'c.txt')), 'a/b/c.txt');
+    assert.equal(
+      workspaceRelative(fixture.workspace, join(fixture.workspace, 'a', 'b', 'c.txt')),
+      'a/b/c.txt',
+    );
     assert.equal(workspaceRelative(fixture.workspace, fixture.workspace), '.');
   });
 });
