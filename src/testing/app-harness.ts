@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { stringify } from 'yaml';
 import { buildApp } from '../app.ts';
 import { ConfigStore } from '../config/config-store.ts';
@@ -31,6 +31,8 @@ export interface TestAppOptions {
   /** Called with the app before it is made ready, to add routes of the test's own. */
   before?: (app: FastifyInstance) => void;
   services?: ServiceOptions;
+  /** Fastify logger options (default: no logging). */
+  logger?: FastifyServerOptions['logger'];
   /** Also listen on 127.0.0.1 (a random port), for tests that use real HTTP clients. */
   listen?: boolean;
 }
@@ -46,7 +48,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
   const auth = new AuthService(store, TEST_JWT_SECRET);
   const services = await createServices(store, options.services);
-  const app = await buildApp({ store, auth, services, logger: false });
+  const app = await buildApp({ store, auth, services, logger: options.logger ?? false });
   options.before?.(app);
   await app.ready();
   const url = options.listen ? await app.listen({ host: '127.0.0.1', port: 0 }) : '';
