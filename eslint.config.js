@@ -2,7 +2,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'data', 'web/dist', 'coverage'] },
+  { ignores: ['node_modules', 'dist', 'data', 'web/dist', 'coverage', '.tmp', '*-tmp.ts'] },
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -52,15 +52,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   };
 
   const registry = createDefaultRegistry();
-  let engine: RuleEngine | undefined;
-  const aiDeps = {
-    models,
-    globals: () => globals(store.current),
-    workspace,
-    chainDefinition: (id: string) => engine?.definitionOf(id),
-  };
-  registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
-  engine = new RuleEngine({
+  const engine = new RuleEngine({
     registry,
     services: {
       scriptTimeoutMs: config.engine.script_timeout_ms,
@@ -68,6 +60,14 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       ...(options.logger ? { logger: options.logger } : {}),
     },
   });
+  // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
+  const aiDeps = {
+    models,
+    globals: () => globals(store.current),
+    workspace,
+    chainDefinition: (id: string) => engine.definitionOf(id),
+  };
+  registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
 
   const db: Db = await openDatabase(join(root, 'agent-service.db'));
   const sessions = new SessionStore(db);
@@ -75,17 +75,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   chains.onAgentDeleted((agentId) => sessions.clearAgent(agentId));
   await chains.init();
   const turns = new TurnRunner(chains, sessions);
-  const running = engine;
   return {
     registry,
-    engine: running,
+    engine,
     chains,
     models,
     sessions,
     turns,
     workspace,
     async close() {
-      await running.close();
+      await engine.close();
       await db.destroy();
     },
   };

@@ -1,7 +1,7 @@
 // The system prompt of an agent turn: the node's templated prompt, then the agent's workspace
 // files that shape it (each capped), in a fixed order.
 import { readFile } from 'node:fs/promises';
-import { Template, pathResolver } from '../template.ts';
+import { pathResolver, type Template } from '../template.ts';
 
 export const PROMPT_FILES = [
   'AGENTS.md',
