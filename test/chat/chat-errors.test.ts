@@ -150,3 +150,40 @@ describe('chat endpoint authentication', () => {
     assert.deepEqual(none.json(), { error: 'missing Authorization: Bearer <token or API key>' });
   });
 });
+
+describe('one turn at a time per session', () => {
+  let upstream: FakeUpstream;
+  let t: TestApp;
+  before(async () => {
+    upstream = await startFakeUpstream({ latencyMs: 150 });
+    t = await createTestApp({ config: { models: providerConfig(upstream) } });
+  });
+  after(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  it('two requests of one session run one after the other; the second sees the first', async () => {
+    const ask = (content: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload: { model: 'main', sessionId: 'serial', messages: [{ role: 'user', content }] } });
+    const before = upstream.requests.length;
+    const [first, second] = await Promise.all([ask('first'), ask('second')]);
+    assert.equal(first.statusCode, 200);
+    assert.equal(second.statusCode, 200);
+    const secondCall = upstream.requests[before + 1] as { messages: Array<{ role: string; content: string }> };
+    assert.deepEqual(
+      secondCall.messages.filter((m) => m.role !== 'system').map((m) => m.content),
+      ['first', 'Hello from the fake upstream.', 'second'],
+    );
+  });
+
+  it('different sessions run concurrently', async () => {
+    const started = Date.now();
+    await Promise.all(
+      ['a', 'b', 'c', 'd'].map((sessionId) =>
+        t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload: { model: 'main', sessionId, messages: [{ role: 'user', content: 'hi' }] } }),
+      ),
+    );
+    assert.ok(Date.now() - started < 4 * 150, 'four 150 ms turns overlapped');
+  });
+});
