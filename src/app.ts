@@ -1,11 +1,13 @@
 // buildApp: the fastify instance with every route, the auth policy and the error handler. It does
 // no I/O of its own: every service arrives through AppDeps, so tests build it with fakes.
+import { fileURLToPath } from 'node:url';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ConfigStore } from './config/config-store.ts';
 import { installAuth } from './http/auth-hook.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { registerStaticUi } from './http/static-ui.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
 import type { AuthService } from './resources/auth/auth.service.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';
@@ -38,6 +40,8 @@ export interface AppDeps {
   services: Services;
   logger?: FastifyServerOptions['logger'];
   version?: string;
+  /** Folder of the web UI files (default: web/ of this package). */
+  webDir?: string;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -75,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send('OK'),
   );
+  registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerAuthRoutes(app, deps.auth, store.current.security.loginRateLimit);

@@ -2,7 +2,7 @@
 // The only module that reads process.env and process.argv.
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/load.ts';
-import { startServer } from './server.ts';
+import { startServer, type RunningServer } from './server.ts';
 
 const USAGE = `Usage: agent-service <command> [options]
 
@@ -39,30 +39,17 @@ async function serve(args: string[]): Promise<void> {
     port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a number from 0 to 65535, got "${values.port}"`);
   }
-  const server = await startServer({
-    config: values.config,
-    host: values.host,
-    port,
-    data: values.data,
-    cwd: process.cwd(),
-    env: process.env,
-  });
-
+  // Signal handlers come first, so a signal during start-up is not the default abrupt exit.
+  let server: RunningServer | undefined;
   let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) {
-      process.stderr.write(`${signal} again: exiting now\n`);
-      process.exit(1);
-    }
-    stopping = true;
-    process.stderr.write(`${signal}: finishing in-flight requests, then exiting\n`);
-    const limit = server.store.current.server.shutdown_timeout_ms;
+  const shutdown = (running: RunningServer): void => {
+    const limit = running.store.current.server.shutdown_timeout_ms;
     const timer = setTimeout(() => {
       process.stderr.write(`in-flight requests did not finish within ${limit} ms; exiting\n`);
       process.exit(0);
     }, limit);
     timer.unref();
-    server.close().then(
+    running.close().then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`error while stopping: ${String(error)}\n`);
@@ -70,8 +57,27 @@ async function serve(args: string[]): Promise<void> {
       },
     );
   };
+  const stop = (signal: string): void => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`${signal}: finishing in-flight requests, then exiting\n`);
+    if (server) shutdown(server);
+  };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  server = await startServer({
+    config: values.config,
+    host: values.host,
+    port,
+    data: values.data,
+    cwd: process.cwd(),
+    env: process.env,
+  });
+  if (stopping) shutdown(server);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -8,7 +8,8 @@ import { parseRuleChain } from './dsl.ts';
 import type { RuleChainDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import { ChainRun } from './run.ts';
-import type { RunHost, RunScope } from './run.ts';
+import type { RunScope } from './run-context.ts';
+import type { RunHost } from './run.ts';
 import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
 
 export interface RuleEngineOptions {

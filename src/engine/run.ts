@@ -13,15 +13,9 @@
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { ChainNode, CompiledChain } from './chain.ts';
 import { copyMessage, withErrorMessage } from './message.ts';
-import type { NodeContext, NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
-
-/** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
-export interface RunScope {
-  signal: AbortSignal;
-  onEvent: ((event: RunEvent) => void) | undefined;
-  extras: RunExtras;
-  depth: number;
-}
+import { RunNodeContext } from './run-context.ts';
+import type { RunScope } from './run-context.ts';
+import type { NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
 
 /** What a run needs from its engine. */
 export interface RunHost {
@@ -323,39 +317,5 @@ export class ChainRun {
     this.settled = true;
     if (result) this.resolve(result);
     else this.reject(error);
-  }
-}
-
-/** The NodeContext of one node call: one small object per hop instead of several closures. */
-class RunNodeContext implements NodeContext {
-  readonly chainId: string;
-  readonly signal: AbortSignal;
-  readonly extras: RunExtras;
-  readonly depth: number;
-
-  constructor(
-    private readonly run: ChainRun,
-    readonly nodeId: string,
-  ) {
-    this.chainId = run.chain.id;
-    this.signal = run.scope.signal;
-    this.extras = run.scope.extras;
-    this.depth = run.scope.depth;
-  }
-
-  emit(event: RunEvent): void {
-    this.run.emit(event);
-  }
-
-  runChain(
-    chainId: string,
-    message: RuleMessage,
-    options?: { extras?: RunExtras; isolated?: boolean },
-  ): Promise<RunResult> {
-    return this.run.runChain(chainId, message, options?.extras, options?.isolated);
-  }
-
-  runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
-    return this.run.runNode(nodeId, message);
   }
 }

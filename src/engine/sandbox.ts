@@ -1,16 +1,14 @@
 // User JavaScript runs in QuickJS compiled to WebAssembly: a fresh context holds only the ECMAScript
 // built-ins, so there is no process, require, fs, network or timers to reach. Each sandbox has its
-// own runtime with a memory limit, a stack limit and a per-call deadline.
-import { getQuickJS } from 'quickjs-emscripten';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-
-let quickJsModule: Promise<QuickJSWASMModule> | undefined;
-
-/** The WebAssembly module, loaded once per process and shared by every sandbox. */
-export function loadQuickJs(): Promise<QuickJSWASMModule> {
-  quickJsModule ??= getQuickJS();
-  return quickJsModule;
-}
+// own runtime with a memory budget, a stack limit and a per-call deadline.
+//
+// Limits, as enforced: the deadline is checked by QuickJS's interrupt handler, which runs every
+// ~10,000 interpreter steps, so a loop of heavy built-in calls can overrun it. Memory is bounded by
+// the heap guard (see quickjs-loader.ts) during a call, and by a usage check after any call that
+// grew the heap, which rebuilds a runtime that holds more than its budget.
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
+import { loadQuickJs } from './quickjs-loader.ts';
+import type { QuickJs } from './quickjs-loader.ts';
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -45,11 +43,17 @@ export class ScriptSandbox {
   private disposed = false;
 
   private constructor(
-    private readonly module: QuickJSWASMModule,
+    private readonly quickJs: QuickJs,
     private readonly source: string,
     private readonly limits: SandboxLimits,
   ) {
-    this.state = this.build();
+    quickJs.heap.reserve(limits.memoryBytes);
+    try {
+      this.state = this.build();
+    } catch (error) {
+      quickJs.heap.reserve(-limits.memoryBytes);
+      throw error;
+    }
   }
 
   /** Compiles the source; a syntax error (or a failure while evaluating it) throws ScriptError. */
@@ -61,13 +65,14 @@ export class ScriptSandbox {
     if (this.disposed) throw new ScriptError('script sandbox is closed');
     const state = (this.state ??= this.build());
     const { context } = state;
+    const { heap } = this.quickJs;
+    const heapBefore = heap.size();
+    heap.budget(this.limits.memoryBytes);
     this.deadline = Date.now() + this.limits.timeoutMs;
-    let argument: QuickJSHandle | undefined;
     try {
-      argument = context.newString(input);
+      const argument = context.newString(input);
       const result = context.callFunction(state.entry, context.undefined, argument);
       argument.dispose();
-      argument = undefined;
       if (result.error) {
         const failure = this.describe(context, result.error);
         result.error.dispose();
@@ -85,16 +90,29 @@ export class ScriptSandbox {
       throw new ScriptError(`script failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
+      heap.release();
+      if (heap.size() > heapBefore) this.dropIfOverBudget();
     }
   }
 
   dispose(): void {
+    if (this.disposed) return;
     this.disposed = true;
+    this.quickJs.heap.reserve(-this.limits.memoryBytes);
     this.reset();
   }
 
   private build(): SandboxState {
-    const runtime = this.module.newRuntime();
+    const { module, heap } = this.quickJs;
+    heap.budget(this.limits.memoryBytes);
+    try {
+      return this.evaluate(module.newRuntime());
+    } finally {
+      heap.release();
+    }
+  }
+
+  private evaluate(runtime: QuickJSRuntime): SandboxState {
     runtime.setMemoryLimit(this.limits.memoryBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     runtime.setInterruptHandler(() => Date.now() > this.deadline);
@@ -110,6 +128,14 @@ export class ScriptSandbox {
       throw new ScriptError(failure.message);
     }
     return { runtime, context, entry: result.value };
+  }
+
+  /** A runtime keeping more than its budget between calls (globals, say) starts afresh next call. */
+  private dropIfOverBudget(): void {
+    const state = this.state;
+    if (!state) return;
+    const used = /memory used\s+\d+\s+(\d+)/.exec(state.runtime.dumpMemoryUsage())?.[1];
+    if (used !== undefined && Number(used) > this.limits.memoryBytes) this.reset();
   }
 
   private reset(): void {

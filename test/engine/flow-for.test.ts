@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { z } from 'zod';
 import { createDefaultRegistry } from '../../src/engine/registry.ts';
 import { newMessage } from '../../src/engine/message.ts';
 import { chain, createEngine, recorder, registerProbe } from './helpers.ts';
@@ -182,5 +183,34 @@ test('for with chain:<id> runs another chain per item', async () => {
   );
   const result = await engine.execute('c1', newMessage({}));
   assert.deepEqual(JSON.parse(result.results[0]?.data ?? ''), [4, 9, 16]);
+  await engine.close();
+});
+
+test('a nested run started with isolated keeps its events to itself', async () => {
+  const registry = createDefaultRegistry();
+  registry.register({
+    type: 'callIsolated',
+    label: 'calls a chain in isolation',
+    description: 'test node',
+    category: 'test',
+    relations: ['Success'],
+    configSchema: z.object({}),
+    create: () => ({
+      async process(message, context) {
+        const result = await context.runChain('target', message, { isolated: true });
+        return [{ relation: 'Success', message: result.results[0] ?? message }];
+      },
+    }),
+  });
+  const engine = createEngine({ registry });
+  await engine.load(chain('target', [transform('t', 'return {msg: "from target", metadata, msgType};')]));
+  await engine.load(chain('caller', [{ id: 'call', type: 'callIsolated' }]));
+  const { events, onEvent } = recorder();
+  const result = await engine.execute('caller', newMessage('x'), { onEvent });
+  assert.equal(result.results[0]?.data, 'from target');
+  assert.deepEqual(
+    events.map((event) => `${event.type}:${'chainId' in event ? event.chainId : ''}`),
+    ['node-start:caller', 'node-end:caller', 'run-end:caller'],
+  );
   await engine.close();
 });

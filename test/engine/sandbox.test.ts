@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newMessage } from '../../src/engine/message.ts';
+import { loadQuickJs } from '../../src/engine/quickjs-loader.ts';
 import { ScriptSandbox } from '../../src/engine/sandbox.ts';
 import { chain, createEngine, testServices } from './helpers.ts';
 
@@ -55,6 +56,46 @@ for (const [name, script, expected] of hostile) {
     await engine.close();
   });
 }
+
+test('repeated huge allocations are stopped quickly and do not grow the shared heap', async () => {
+  const { heap } = await loadQuickJs();
+  assert.equal(heap.enforced, true, 'the heap-growth hook found its import in this QuickJS build');
+  const sandbox = await ScriptSandbox.create(
+    '(input) => { if (input === "ok") return "fine"; const a = []; while (true) a.push(new Array(1e6).fill(1)); }',
+    { timeoutMs: 5000, memoryBytes: 16 << 20 },
+  );
+  const sizes: number[] = [];
+  const started = Date.now();
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    assert.throws(() => sandbox.call('x'), { name: 'ScriptError', message: 'script exceeded memory limit' });
+    sizes.push(heap.size());
+  }
+  assert.ok(Date.now() - started < 5000, `eight attempts took ${Date.now() - started} ms`);
+  assert.equal(sizes.at(-1), sizes[1], `the heap stopped growing: ${sizes.join(', ')}`);
+  assert.equal(sandbox.call('ok'), 'fine');
+  sandbox.dispose();
+});
+
+test('memory a script keeps between calls beyond its budget is dropped with the runtime', async () => {
+  const sandbox = await ScriptSandbox.create(
+    '(input) => { globalThis.kept = globalThis.kept || []; kept.push(new Array(2e5).fill(1)); return String(kept.length); }',
+    { timeoutMs: 5000, memoryBytes: 4 << 20 },
+  );
+  const outcomes = Array.from({ length: 200 }, () => {
+    try {
+      return sandbox.call('x');
+    } catch (error) {
+      return error instanceof Error ? error.message : 'unexpected';
+    }
+  });
+  const counts = outcomes.filter((outcome) => /^\d+$/.test(outcome)).map(Number);
+  // 2e5 slots are about 1.6 MB: the runtime never keeps much more than its 4 MB budget for long.
+  assert.ok(Math.max(...counts) < 40, `kept at most ${Math.max(...counts)} arrays`);
+  const firstLimit = outcomes.indexOf('script exceeded memory limit');
+  assert.ok(firstLimit > 0, 'a call hit the limit');
+  assert.equal(outcomes[firstLimit + 1], '1', 'the next call ran on a fresh runtime');
+  sandbox.dispose();
+});
 
 test('a script is compiled once per node: its globals persist between messages until a limit resets it', async () => {
   const engine = createEngine();

@@ -57,6 +57,24 @@ describe('agent-service serve', () => {
     assert.equal(await server.exited, 0);
   });
 
+  it('SIGTERM lets an in-flight request finish before exiting 0', async () => {
+    const server = run(['serve', '--port', '0'], dir);
+    const [, url] = await waitFor(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const chain = {
+      ruleChain: { id: 'slow', name: 'slow' },
+      metadata: { nodes: [{ id: 'wait', type: 'delay', configuration: { delayMs: 800 } }], connections: [] },
+    };
+    const created = await fetch(`${url}/api/v1/rules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chain) });
+    assert.equal(created.status, 201);
+    const inFlight = fetch(`${url}/api/v1/rules/slow/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    const response = await inFlight;
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { a: 1 });
+    assert.equal(await server.exited, 0);
+  });
+
   it('warns loudly when bound to a non-loopback address without auth', async () => {
     const server = run(['serve', '--host', '0.0.0.0', '--port', '0'], dir);
     await waitFor(server, /listening on/);

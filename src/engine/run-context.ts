@@ -1,0 +1,59 @@
+// The NodeContext a node sees during one call, over the run that makes the call.
+import type { CompiledChain } from './chain.ts';
+import type { NodeContext, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
+
+/** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
+export interface RunScope {
+  signal: AbortSignal;
+  onEvent: ((event: RunEvent) => void) | undefined;
+  extras: RunExtras;
+  depth: number;
+}
+
+/** The parts of a run that a node context reaches. */
+export interface ContextHost {
+  readonly chain: CompiledChain;
+  readonly scope: RunScope;
+  emit(event: RunEvent): void;
+  runChain(
+    chainId: string,
+    message: RuleMessage,
+    extras: RunExtras | undefined,
+    isolated?: boolean,
+  ): Promise<RunResult>;
+  runNode(nodeId: string, message: RuleMessage): Promise<RunResult>;
+}
+
+/** The NodeContext of one node call: one small object per hop instead of several closures. */
+export class RunNodeContext implements NodeContext {
+  readonly chainId: string;
+  readonly signal: AbortSignal;
+  readonly extras: RunExtras;
+  readonly depth: number;
+
+  constructor(
+    private readonly run: ContextHost,
+    readonly nodeId: string,
+  ) {
+    this.chainId = run.chain.id;
+    this.signal = run.scope.signal;
+    this.extras = run.scope.extras;
+    this.depth = run.scope.depth;
+  }
+
+  emit(event: RunEvent): void {
+    this.run.emit(event);
+  }
+
+  runChain(
+    chainId: string,
+    message: RuleMessage,
+    options?: { extras?: RunExtras; isolated?: boolean },
+  ): Promise<RunResult> {
+    return this.run.runChain(chainId, message, options?.extras, options?.isolated);
+  }
+
+  runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
+    return this.run.runNode(nodeId, message);
+  }
+}
