@@ -40,8 +40,7 @@ async function serve(args: string[]): Promise<void> {
     if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a number from 0 to 65535, got "${values.port}"`);
   }
   // Signal handlers come first, so a signal during start-up is not the default abrupt exit.
-  let server: RunningServer | undefined;
-  let stopping = false;
+  const state: { server?: RunningServer; stopping: boolean } = { stopping: false };
   const shutdown = (running: RunningServer): void => {
     const limit = running.store.current.server.shutdown_timeout_ms;
     const timer = setTimeout(() => {
@@ -58,18 +57,18 @@ async function serve(args: string[]): Promise<void> {
     );
   };
   const stop = (signal: string): void => {
-    if (stopping) {
+    if (state.stopping) {
       process.stderr.write(`${signal} again: exiting now\n`);
       process.exit(1);
     }
-    stopping = true;
+    state.stopping = true;
     process.stderr.write(`${signal}: finishing in-flight requests, then exiting\n`);
-    if (server) shutdown(server);
+    if (state.server) shutdown(state.server);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  server = await startServer({
+  state.server = await startServer({
     config: values.config,
     host: values.host,
     port,
@@ -77,7 +76,7 @@ async function serve(args: string[]): Promise<void> {
     cwd: process.cwd(),
     env: process.env,
   });
-  if (stopping) shutdown(server);
+  if (state.stopping) shutdown(state.server);
 }
 
 async function main(argv: string[]): Promise<void> {
