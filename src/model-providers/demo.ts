@@ -80,8 +80,11 @@ function summariseToolResult(messages: ChatMessage[], toolCallId: string, conten
   const lines = content.split('\n').filter((line) => line.trim() !== '');
   const preview = lines.slice(0, 10).join('\n');
   const more = lines.length > 10 ? `\n… and ${lines.length - 10} more lines.` : '';
-  const summary =
-    name === 'glob'
+  // The glob tool reports an empty result as a sentence, not as a file name.
+  const noFiles = name === 'glob' && content.startsWith('no files match');
+  const summary = noFiles
+    ? 'The workspace has no files yet. Ask me to write one, or add files to the agent\'s workspace folder.'
+    : name === 'glob'
       ? `The workspace has ${lines.length} matching file${lines.length === 1 ? '' : 's'}:\n${preview}${more}`
       : `The ${name} tool returned ${lines.length} line${lines.length === 1 ? '' : 's'} (${content.length} characters):\n${preview}${more}`;
   return `[demo model] ${summary}\n\nThis is the built-in demo model. ${CONFIGURE_HINT}`;

@@ -4,7 +4,7 @@
 //   rules/<id>.json                     global chains
 // Files may be dropped in or edited by hand; scan() and find() read what is on disk.
 import { readdir, readFile, rm, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { isValidId } from '../core/ids.ts';
 
@@ -68,13 +68,19 @@ export class ChainFileStore {
     try {
       text = await readFile(location.path, 'utf8');
     } catch (error) {
-      return { ...location, json: undefined, error: `cannot read ${location.path}: ${(error as Error).message}` };
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : 'the file cannot be read';
+      return { ...location, json: undefined, error: `cannot read ${this.display(location)}: ${reason}` };
     }
     try {
       return { ...location, json: JSON.parse(text) as unknown, error: undefined };
     } catch (error) {
-      return { ...location, json: undefined, error: `${location.path} is not valid JSON: ${(error as Error).message}` };
+      return { ...location, json: undefined, error: `${this.display(location)} is not valid JSON: ${(error as Error).message}` };
     }
+  }
+
+  /** The path relative to the data root: errors shown through the API do not reveal server folders. */
+  display(location: ChainLocation): string {
+    return relative(this.root, location.path);
   }
 
   async write(location: ChainLocation, definition: unknown): Promise<void> {

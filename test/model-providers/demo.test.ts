@@ -34,6 +34,17 @@ describe('demo provider', () => {
     assert.deepEqual(events.at(-1), { type: 'finish', reason: 'stop' });
   });
 
+  it('says the workspace is empty when glob found nothing, instead of counting the message as a file', async () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'list files' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'glob', arguments: '{"pattern":"**/*"}' }] },
+      { role: 'tool', toolCallId: 'c1', content: 'no files match **/*' },
+    ];
+    const text = textOf(await collect(demo.stream(request(messages))));
+    assert.match(text, /^\[demo model\] The workspace has no files yet\./);
+    assert.doesNotMatch(text, /1 matching file/);
+  });
+
   it('is deterministic', async () => {
     const first = await collect(demo.stream(request([{ role: 'user', content: 'same question' }])));
     const second = await collect(demo.stream(request([{ role: 'user', content: 'same question' }])));

@@ -136,7 +136,7 @@ describe('rule chains over REST', () => {
     await writeFile(join(rulesDir, 'dropped.json'), '{ not json');
     const broken = await post('/api/v1/rules/dropped/reload', {});
     assert.equal(broken.statusCode, 400);
-    assert.match(broken.json().error, /not valid JSON/);
+    assert.match(broken.json().error, /^rules\/dropped\.json is not valid JSON/, 'the error names the file relative to the data root');
     const status = (await t.app.inject({ method: 'GET', url: '/api/v1/rules/dropped' })).json().status;
     assert.equal(status.loaded, true, 'the old chain keeps serving');
     assert.match(status.error, /not valid JSON/);

@@ -81,7 +81,7 @@ export class ChainService {
         this.entries.set(`${location.id}@${location.path}`, {
           location,
           definition: undefined,
-          error: `duplicate chain id "${location.id}": already defined in ${first?.location.path}`,
+          error: `duplicate chain id "${location.id}": already defined in ${first ? this.files.display(first.location) : 'another file'}`,
         });
         continue;
       }
