@@ -2,12 +2,17 @@
 // The only module that reads process.env and process.argv.
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/load.ts';
+import { agentsCommand, chatCommand, loginCommand, type CliIo } from './cli/client-commands.ts';
 import { startServer, type RunningServer } from './server.ts';
 
 const USAGE = `Usage: agent-service <command> [options]
 
 Commands:
   serve     start the server (default)
+  chat      send a message to an agent and stream its answer:
+            chat [--agent ID] [--session ID] [--url URL] MESSAGE   (or the message on stdin)
+  agents    list the agents of a running server
+  login     log in and cache the token: login [--user NAME] [--password P]  (or the password on stdin)
   help      show this text
 
 Options of serve:
@@ -16,7 +21,9 @@ Options of serve:
   --port N        listen port (default 9527)
   --data DIR      data root (default ./data next to the config file)
 
-Environment: AGENT_SERVICE_HOST, AGENT_SERVICE_PORT, AGENT_SERVICE_DATA_DIR (flags win over them).`;
+Environment: AGENT_SERVICE_HOST, AGENT_SERVICE_PORT, AGENT_SERVICE_DATA_DIR (flags win over them).
+Client commands find the server from --url, SERVICE_URL or the config file, and their credential from
+SERVICE_API_KEY, then the first enabled api account key in the config file, then the cached login.`;
 
 function fail(message: string): never {
   process.stderr.write(`agent-service: ${message}\n`);
@@ -86,6 +93,20 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'serve') return serve(rest);
+  const io: CliIo = {
+    env: process.env,
+    cwd: process.cwd(),
+    out: (text) => void process.stdout.write(text),
+    readStdin: async () => {
+      if (process.stdin.isTTY) return '';
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+  if (command === 'chat') return chatCommand(rest, io);
+  if (command === 'agents') return agentsCommand(rest, io);
+  if (command === 'login') return loginCommand(rest, io);
   if (command.startsWith('--')) return serve(argv);
   fail(`unknown command "${command}"\n\n${USAGE}`);
 }
