@@ -17,13 +17,13 @@ const COMMON = {
   config: { type: 'string' },
 } as const;
 
-async function context(values: { url?: string | undefined; config?: string | undefined }, io: CliIo) {
+async function context(values: { url?: string | undefined; config?: string | undefined }, io: CliIo, forChat = false) {
   let config: Config | undefined;
   const found = await discoverConfigPath(values.config, io.cwd);
   if (found.exists) config = (await loadConfigFile(found.path, io.env).catch(() => undefined))?.config;
   const host = config?.server.host === '0.0.0.0' || !config ? '127.0.0.1' : config.server.host;
   const url = (values.url ?? io.env['SERVICE_URL'] ?? `http://${host}:${config?.server.port ?? 9527}`).replace(/\/+$/, '');
-  const credential = await findCredential({ env: io.env, config, url, tokenPath: tokenCachePath(io.env['HOME']) });
+  const credential = await findCredential({ env: io.env, config, url, tokenPath: tokenCachePath(io.env['HOME']), forChat });
   return { url, credential };
 }
 
@@ -71,7 +71,7 @@ export async function chatCommand(args: string[], io: CliIo): Promise<void> {
     allowPositionals: true,
     options: { ...COMMON, agent: { type: 'string', default: 'main' }, session: { type: 'string' } },
   });
-  const { url, credential } = await context(values, io);
+  const { url, credential } = await context(values, io, true);
   const content = positionals.length > 0 ? positionals.join(' ') : (await io.readStdin()).trim();
   if (!content) throw new Error('give a message: agent-service chat [--agent ID] [--session ID] MESSAGE');
   const response = await call(url, '/api/v1/chat/completions', credential, {

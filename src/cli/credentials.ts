@@ -38,13 +38,17 @@ export async function writeCachedToken(path: string, token: CachedToken): Promis
   await writeFileAtomic(path, JSON.stringify(token), { mode: 0o600 });
 }
 
+/**
+ * The credential for a call. Account keys only open the chat endpoint, so management commands
+ * (`forChat: false`) skip them and go on to the cached login.
+ */
 export async function findCredential(options: {
   env: Record<string, string | undefined>;
   config: Config | undefined;
   url: string;
   tokenPath: string;
+  forChat?: boolean;
 }): Promise<string | undefined> {
-  return (
-    options.env['SERVICE_API_KEY'] || firstAccountKey(options.config) || (await readCachedToken(options.tokenPath, options.url))
-  );
+  const accountKey = options.forChat === false ? undefined : firstAccountKey(options.config);
+  return options.env['SERVICE_API_KEY'] || accountKey || (await readCachedToken(options.tokenPath, options.url));
 }

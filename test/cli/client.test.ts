@@ -36,6 +36,7 @@ describe('command-line client credentials', () => {
     assert.equal(await findCredential({ env: {}, config, url, tokenPath }), 'sk-app');
     assert.equal(await findCredential({ env: {}, config: undefined, url, tokenPath }), 'jwt-cached');
     assert.equal(await findCredential({ env: {}, config: undefined, url: 'http://127.0.0.1:1', tokenPath }), undefined, 'a token of another server is not used');
+    assert.equal(await findCredential({ env: {}, config, url, tokenPath, forChat: false }), 'jwt-cached', 'management calls skip chat-only account keys');
     assert.equal((await stat(tokenPath)).mode & 0o777, 0o600);
     await rm(home, { recursive: true, force: true });
   });
@@ -57,8 +58,14 @@ describe('command-line client against a running server', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('chat uses the api account key from the config file when nothing else is given', async () => {
+    const result = await cli(['chat', '--url', server.url, 'hello'], { HOME: dir });
+    assert.equal(result.code, 0, result.err);
+    assert.match(result.out, /^\[demo model\]/);
+  });
+
   it('chat streams the answer using SERVICE_API_KEY', async () => {
-    const result = await cli(['chat', '--url', server.url, 'hello'], { SERVICE_API_KEY: 'sk-cli-account-key', HOME: dir });
+    const result = await cli(['chat', '--url', server.url, 'hello'], { SERVICE_API_KEY: 'sk-cli-account-key', HOME: tmpdir() });
     assert.equal(result.code, 0, result.err);
     assert.match(result.out, /^\[demo model\]/);
   });
