@@ -13,6 +13,10 @@ const RESTART_KEYS = [
   ['server', 'body_limit'],
   ['data', 'root_dir'],
   ['data', 'logs_dir'],
+  ['server', 'log_level'],
+  ['security', 'loginRateLimit'],
+  ['engine', 'script_timeout_ms'],
+  ['engine', 'script_memory_mb'],
 ] as const;
 
 export function providerView(config: Config, id: string) {
