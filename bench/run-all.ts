@@ -1,0 +1,16 @@
+// Runs every benchmark in bench/ one after another; each prints one JSON line of figures.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const only = process.argv.slice(2);
+const files = readdirSync(import.meta.dirname)
+  .filter((name) => name.endsWith('.ts') && name !== 'run-all.ts' && !name.startsWith('_'))
+  .filter((name) => only.length === 0 || only.some((o) => name.includes(o)))
+  .sort();
+let failed = false;
+for (const file of files) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], { stdio: 'inherit' });
+  if (result.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
