@@ -7,6 +7,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { ConfigStore } from './config/config-store.ts';
 import { installAuth } from './http/auth-hook.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { OneLineLogController } from './http/logger.ts';
 import { registerStaticUi } from './http/static-ui.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
 import type { AuthService } from './resources/auth/auth.service.ts';
@@ -53,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Time allowed to receive a whole request; streamed responses are not limited by it.
     requestTimeout: 30_000,
     return503OnClosing: true,
+    logController: new OneLineLogController(),
   });
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);

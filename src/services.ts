@@ -45,10 +45,17 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   store.onChange((next) => models.replace(next.models));
 
   const files = new ChainFileStore(root);
-  const workspace = async (agentId: string): Promise<string> => {
-    const path = join(files.agentDir(agentId), 'workspace');
-    await mkdir(path, { recursive: true });
-    return realpath(path);
+  // Created and resolved once per agent; every turn needs it, and it does not move.
+  const workspaces = new Map<string, Promise<string>>();
+  const workspace = (agentId: string): Promise<string> => {
+    let found = workspaces.get(agentId);
+    if (!found) {
+      const path = join(files.agentDir(agentId), 'workspace');
+      found = mkdir(path, { recursive: true }).then(() => realpath(path));
+      found.catch(() => workspaces.delete(agentId));
+      workspaces.set(agentId, found);
+    }
+    return found;
   };
 
   const registry = createDefaultRegistry();
@@ -72,7 +79,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const db: Db = await openDatabase(join(root, 'agent-service.db'));
   const sessions = new SessionStore(db);
   const chains = new ChainService(engine, files, () => agentTemplate());
-  chains.onAgentDeleted((agentId) => sessions.clearAgent(agentId));
+  chains.onAgentDeleted(async (agentId) => {
+    workspaces.delete(agentId);
+    await sessions.clearAgent(agentId);
+  });
   await chains.init();
   const turns = new TurnRunner(chains, sessions);
   return {

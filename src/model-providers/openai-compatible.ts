@@ -96,6 +96,7 @@ async function* streamCompletion(
     stream_options: { include_usage: true },
   };
   let yielded = false;
+  let finished = false;
   try {
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -110,6 +111,7 @@ async function* streamCompletion(
         // The SDK ends the stream quietly when aborted; that is not a finished answer.
         if (signal.aborted) throw stopped();
         yield* decoder.end();
+        finished = true;
         return;
       } catch (error) {
         if (signal.aborted) throw stopped();
@@ -126,7 +128,8 @@ async function* streamCompletion(
     }
   } finally {
     clearTimeout(timer);
-    // Stops the HTTP request when the consumer leaves early (client gone, break, error).
-    deadline.abort();
+    // Stops the HTTP request when the consumer leaves early (client gone, break, error). A finished
+    // call has nothing to stop, and aborting would cost an exception object per call.
+    if (!finished) deadline.abort();
   }
 }

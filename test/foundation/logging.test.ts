@@ -27,8 +27,8 @@ describe('request logging', () => {
     } finally {
       await t.close();
     }
-    assert.match(output, /"msg":"incoming request"/);
-    assert.match(output, /"url":"\/api\/v1\/config"/);
+    assert.match(output, /"method":"GET","url":"\/api\/v1\/config","status":200,"ms":[\d.]+,"msg":"request"/);
+    assert.doesNotMatch(output, /incoming request/, 'one line per request');
     for (const secret of ['changeme', 'sk-admin-secret-key', 'another-secret-pw', 'wrong-old', 'sk-provider-secret', 'Bearer ']) {
       assert.ok(!output.includes(secret), `log contains ${secret}`);
     }

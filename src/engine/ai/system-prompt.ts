@@ -1,6 +1,6 @@
 // The system prompt of an agent turn: the node's templated prompt, then the agent's workspace
 // files that shape it (each capped), in a fixed order.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { pathResolver, type Template } from '../template.ts';
 
 export const PROMPT_FILES = [
@@ -56,7 +56,10 @@ export async function renderSystemPrompt(template: Template, context: PromptCont
     return includes.get(expression) ?? byPath(expression);
   });
   const sections = [prompt];
+  // One listing instead of a failed lookup per missing file: most workspaces have few of them.
+  const present = new Set(await readdir(context.workspaceDir).catch(() => []));
   for (const name of PROMPT_FILES) {
+    if (!present.has(name)) continue;
     // Resolved like any workspace path, so a link to a file outside the workspace is not read.
     const path = await context.resolvePath(name).catch(() => undefined);
     const text = path ? await readCapped(path, PROMPT_FILE_CAP) : undefined;
