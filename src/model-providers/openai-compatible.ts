@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { nodeHttpFetch } from './node-http-fetch.ts';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
 import { ChunkDecoder } from './chunk-decoder.ts';
@@ -39,7 +40,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     maxRetries: 0,
     timeout: timeoutMs,
     logLevel: 'off',
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? nodeHttpFetch,
   });
   const settings: StreamSettings = {
     id: options.id,
