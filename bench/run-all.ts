@@ -10,7 +10,9 @@ const files = readdirSync(import.meta.dirname)
   .sort();
 let failed = false;
 for (const file of files) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

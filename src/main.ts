@@ -44,7 +44,8 @@ async function serve(args: string[]): Promise<void> {
   let port: number | undefined;
   if (values.port !== undefined) {
     port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a number from 0 to 65535, got "${values.port}"`);
+    if (!/^\d+$/.test(values.port) || port > 65535)
+      fail(`--port must be a number from 0 to 65535, got "${values.port}"`);
   }
   // Signal handlers come first, so a signal during start-up is not the default abrupt exit.
   const state: { server?: RunningServer; stopping: boolean } = { stopping: false };
@@ -113,7 +114,8 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message);
-  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) fail(error.message);
+  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    fail(error.message);
   const code = (error as { code?: string }).code;
   if (code === 'EADDRINUSE') fail(`the address is already in use: ${(error as Error).message}`);
   if (code === 'EACCES') fail(`permission denied: ${(error as Error).message}`);

@@ -110,7 +110,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
   const admin = config.security.users['admin'];
   if (admin !== undefined && parseUserEntry('admin', admin).password === DEFAULT_ADMIN_PASSWORD) {
-    say('WARNING: user "admin" still has the built-in default password. Change it: PUT /api/v1/auth/password.');
+    say(
+      'WARNING: user "admin" still has the built-in default password. Change it: PUT /api/v1/auth/password.',
+    );
   }
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });

@@ -24,11 +24,13 @@ function params(body: ChatRequest): ModelParams {
 /** The last message is the turn's input; earlier ones are the history of a stateless request. */
 function splitMessages(body: ChatRequest): { input: string; history: ChatMessage[] } {
   const last = body.messages.at(-1);
-  if (!last || last.role !== 'user') throw new AppError('invalid', 'messages: the last message must have role "user"');
+  if (!last || last.role !== 'user')
+    throw new AppError('invalid', 'messages: the last message must have role "user"');
   const history: ChatMessage[] = [];
   for (const message of body.messages.slice(0, -1)) {
     const text = messageText(message);
-    if (message.role === 'system' || message.role === 'developer') history.push({ role: 'system', content: text });
+    if (message.role === 'system' || message.role === 'developer')
+      history.push({ role: 'system', content: text });
     else if (message.role === 'user') history.push({ role: 'user', content: text });
     else if (message.role === 'assistant' && text !== '') history.push({ role: 'assistant', content: text });
   }
@@ -65,7 +67,8 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       if (!body.stream) {
         const controller = new AbortController();
         reply.raw.on('close', () => {
-          if (!reply.raw.writableFinished) controller.abort(new AppError('unavailable', 'client disconnected'));
+          if (!reply.raw.writableFinished)
+            controller.abort(new AppError('unavailable', 'client disconnected'));
         });
         const output = await turns.run({ ...turn, signal: controller.signal });
         return {
@@ -73,7 +76,9 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
           object: 'chat.completion',
           created: ids.created,
           model: ids.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: output.text }, finish_reason: 'stop' }],
+          choices: [
+            { index: 0, message: { role: 'assistant', content: output.text }, finish_reason: 'stop' },
+          ],
           usage: usageBody(output.usage),
         };
       }

@@ -21,7 +21,11 @@ export function usageBody(usage: Usage | undefined) {
   };
 }
 
-export function chunk(ids: CompletionIds, delta: Record<string, unknown>, finishReason: string | null = null) {
+export function chunk(
+  ids: CompletionIds,
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+) {
   return {
     id: ids.id,
     object: 'chat.completion.chunk',
@@ -32,7 +36,14 @@ export function chunk(ids: CompletionIds, delta: Record<string, unknown>, finish
 }
 
 export function usageChunk(ids: CompletionIds, usage: Usage | undefined) {
-  return { id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: ids.model, choices: [], usage: usageBody(usage) };
+  return {
+    id: ids.id,
+    object: 'chat.completion.chunk',
+    created: ids.created,
+    model: ids.model,
+    choices: [],
+    usage: usageBody(usage),
+  };
 }
 
 /** The chunk for a run event, or undefined when the event is not shown in this protocol. */

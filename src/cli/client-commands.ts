@@ -17,17 +17,36 @@ const COMMON = {
   config: { type: 'string' },
 } as const;
 
-async function context(values: { url?: string | undefined; config?: string | undefined }, io: CliIo, forChat = false) {
+async function context(
+  values: { url?: string | undefined; config?: string | undefined },
+  io: CliIo,
+  forChat = false,
+) {
   let config: Config | undefined;
   const found = await discoverConfigPath(values.config, io.cwd);
   if (found.exists) config = (await loadConfigFile(found.path, io.env).catch(() => undefined))?.config;
   const host = config?.server.host === '0.0.0.0' || !config ? '127.0.0.1' : config.server.host;
-  const url = (values.url ?? io.env['SERVICE_URL'] ?? `http://${host}:${config?.server.port ?? 9527}`).replace(/\/+$/, '');
-  const credential = await findCredential({ env: io.env, config, url, tokenPath: tokenCachePath(io.env['HOME']), forChat });
+  const url = (
+    values.url ??
+    io.env['SERVICE_URL'] ??
+    `http://${host}:${config?.server.port ?? 9527}`
+  ).replace(/\/+$/, '');
+  const credential = await findCredential({
+    env: io.env,
+    config,
+    url,
+    tokenPath: tokenCachePath(io.env['HOME']),
+    forChat,
+  });
   return { url, credential };
 }
 
-async function call(url: string, path: string, credential: string | undefined, init: RequestInit = {}): Promise<Response> {
+async function call(
+  url: string,
+  path: string,
+  credential: string | undefined,
+  init: RequestInit = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (credential) headers.set('authorization', `Bearer ${credential}`);
   if (init.body) headers.set('content-type', 'application/json');
@@ -40,7 +59,10 @@ async function call(url: string, path: string, credential: string | undefined, i
 }
 
 export async function loginCommand(args: string[], io: CliIo): Promise<void> {
-  const { values } = parseArgs({ args, options: { ...COMMON, user: { type: 'string', default: 'admin' }, password: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { ...COMMON, user: { type: 'string', default: 'admin' }, password: { type: 'string' } },
+  });
   const { url } = await context(values, io);
   const password = values.password ?? io.env['SERVICE_PASSWORD'] ?? (await io.readStdin()).trim();
   const response = await call(url, '/api/v1/auth/login', undefined, {
@@ -94,7 +116,10 @@ export async function chatCommand(args: string[], io: CliIo): Promise<void> {
       const frame = buffer.slice(0, end).replace(/^data: /, '');
       buffer = buffer.slice(end + 2);
       if (frame === '[DONE]') continue;
-      const chunk = JSON.parse(frame) as { error?: string; choices?: Array<{ delta?: { content?: string } }> };
+      const chunk = JSON.parse(frame) as {
+        error?: string;
+        choices?: Array<{ delta?: { content?: string } }>;
+      };
       if (chunk.error) throw new Error(chunk.error);
       io.out(chunk.choices?.[0]?.delta?.content ?? '');
     }

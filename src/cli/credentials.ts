@@ -23,10 +23,15 @@ export function firstAccountKey(config: Config | undefined): string | undefined 
   return Object.values(api.accounts).find((account) => account.enabled && account.api_key)?.api_key;
 }
 
-export async function readCachedToken(path: string, url: string, now = Date.now()): Promise<string | undefined> {
+export async function readCachedToken(
+  path: string,
+  url: string,
+  now = Date.now(),
+): Promise<string | undefined> {
   try {
     const cached = JSON.parse(await readFile(path, 'utf8')) as Partial<CachedToken>;
-    if (cached.url !== url || typeof cached.token !== 'string' || Date.parse(cached.expireAt ?? '') <= now) return undefined;
+    if (cached.url !== url || typeof cached.token !== 'string' || Date.parse(cached.expireAt ?? '') <= now)
+      return undefined;
     return cached.token;
   } catch {
     return undefined;
@@ -50,5 +55,7 @@ export async function findCredential(options: {
   forChat?: boolean;
 }): Promise<string | undefined> {
   const accountKey = options.forChat === false ? undefined : firstAccountKey(options.config);
-  return options.env['SERVICE_API_KEY'] || accountKey || (await readCachedToken(options.tokenPath, options.url));
+  return (
+    options.env['SERVICE_API_KEY'] || accountKey || (await readCachedToken(options.tokenPath, options.url))
+  );
 }

@@ -75,7 +75,10 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).default(DEFAULT_HOST),
       port: z.int().min(0).max(65535).default(DEFAULT_PORT),
       /** Largest accepted JSON body, in bytes. */
-      body_limit: z.int().positive().default(1024 * 1024),
+      body_limit: z
+        .int()
+        .positive()
+        .default(1024 * 1024),
       /** Time limit of one request (and one synchronous rule-chain run), in ms. */
       request_timeout_ms: z.int().positive().default(60_000),
       /** Time given to in-flight requests on shutdown, in ms. */

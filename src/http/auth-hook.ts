@@ -35,7 +35,9 @@ export function installAuth(app: FastifyInstance, auth: AuthService, requireAuth
         request.principal = principal;
         return;
       }
-      throw unauthenticated(credential ? 'a valid login token (JWT) is required' : 'missing Authorization: Bearer <token>');
+      throw unauthenticated(
+        credential ? 'a valid login token (JWT) is required' : 'missing Authorization: Bearer <token>',
+      );
     }
     if (principal?.kind === 'user' || (policy === 'chat' && principal?.kind === 'account')) {
       request.principal = principal;
@@ -43,7 +45,8 @@ export function installAuth(app: FastifyInstance, auth: AuthService, requireAuth
     }
     if (!requireAuth()) return;
     if (!credential) throw unauthenticated('missing Authorization: Bearer <token or API key>');
-    if (principal?.kind === 'account') throw unauthenticated('this API key is only valid for the chat endpoint');
+    if (principal?.kind === 'account')
+      throw unauthenticated('this API key is only valid for the chat endpoint');
     throw unauthenticated('invalid or expired credentials');
   });
 }

@@ -3,9 +3,16 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isAppError } from '../core/errors.ts';
 
-const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+const PART_NAMES: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
-function validationMessage(error: FastifyError & { validation: Array<{ instancePath: string; message?: string }> }): string {
+function validationMessage(
+  error: FastifyError & { validation: Array<{ instancePath: string; message?: string }> },
+): string {
   const part = PART_NAMES[error.validationContext ?? 'body'] ?? 'body';
   const first = error.validation[0];
   const field = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';

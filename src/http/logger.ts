@@ -19,7 +19,11 @@ export const REDACT_PATHS = [
 export class OneLineLogController extends LogController {
   override incomingRequest(): void {}
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
     if (this.isLogDisabled(request)) return;
     const line = {
       method: request.method,
@@ -32,7 +36,10 @@ export class OneLineLogController extends LogController {
   }
 }
 
-export function loggerOptions(level: string, destination?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  level: string,
+  destination?: NodeJS.WritableStream,
+): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
   return {
     level,

@@ -4,7 +4,12 @@ export const MAX_PAGE_SIZE = 100;
 
 export const paginationQuery = z.object({
   page: z.coerce.number().int().min(1, 'must be at least 1').default(1),
-  size: z.coerce.number().int().min(1, 'must be at least 1').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+  size: z.coerce
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
+    .default(20),
 });
 
 export type Pagination = z.infer<typeof paginationQuery>;

@@ -83,7 +83,7 @@ function summariseToolResult(messages: ChatMessage[], toolCallId: string, conten
   // The glob tool reports an empty result as a sentence, not as a file name.
   const noFiles = name === 'glob' && content.startsWith('no files match');
   const summary = noFiles
-    ? 'The workspace has no files yet. Ask me to write one, or add files to the agent\'s workspace folder.'
+    ? "The workspace has no files yet. Ask me to write one, or add files to the agent's workspace folder."
     : name === 'glob'
       ? `The workspace has ${lines.length} matching file${lines.length === 1 ? '' : 's'}:\n${preview}${more}`
       : `The ${name} tool returned ${lines.length} line${lines.length === 1 ? '' : 's'} (${content.length} characters):\n${preview}${more}`;

@@ -27,7 +27,8 @@ function bodyOf(body: RequestInit['body']): string | Uint8Array | undefined {
 export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
   new Promise<Response>((resolve, reject) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const agent = url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
+    const agent =
+      url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
     if (!agent) {
       reject(new TypeError(`unsupported protocol ${url.protocol}`));
       return;
@@ -48,7 +49,8 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
         }
         const status = response.statusCode ?? 502;
         // Responses without a body (204, 304) must not be given a stream.
-        const body = status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+        const body =
+          status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
         resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
       },
     );

@@ -41,7 +41,9 @@ export class ChainFileStore {
 
   locate(id: string, kind: 'agent' | 'rule', agentId: string | undefined): ChainLocation {
     if (kind === 'agent') return { id, agentId: id, kind, path: join(this.agentDir(id), 'agent.json') };
-    const path = agentId ? join(this.agentDir(agentId), 'rules', `${id}.json`) : join(this.root, 'rules', `${id}.json`);
+    const path = agentId
+      ? join(this.agentDir(agentId), 'rules', `${id}.json`)
+      : join(this.root, 'rules', `${id}.json`);
     return { id, agentId, kind, path };
   }
 
@@ -68,13 +70,20 @@ export class ChainFileStore {
     try {
       text = await readFile(location.path, 'utf8');
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : 'the file cannot be read';
+      const reason =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'the file does not exist'
+          : 'the file cannot be read';
       return { ...location, json: undefined, error: `cannot read ${this.display(location)}: ${reason}` };
     }
     try {
       return { ...location, json: JSON.parse(text) as unknown, error: undefined };
     } catch (error) {
-      return { ...location, json: undefined, error: `${this.display(location)} is not valid JSON: ${(error as Error).message}` };
+      return {
+        ...location,
+        json: undefined,
+        error: `${this.display(location)} is not valid JSON: ${(error as Error).message}`,
+      };
     }
   }
 

@@ -32,7 +32,9 @@ export type Db = Kysely<DatabaseSchema>;
 export async function openDatabase(path: string): Promise<Db> {
   const database = new Database(path);
   const db = new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({ database: database as unknown as ConstructorParameters<typeof SqliteDialect>[0]['database'] }),
+    dialect: new SqliteDialect({
+      database: database as unknown as ConstructorParameters<typeof SqliteDialect>[0]['database'],
+    }),
   });
   if (path !== ':memory:') await sql`pragma journal_mode = wal`.execute(db);
   await sql`pragma synchronous = normal`.execute(db);

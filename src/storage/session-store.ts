@@ -42,7 +42,14 @@ export class SessionStore {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('sessions')
-        .values({ key, agent_id: info.agentId, channel: info.channel, scope: info.scope, created_at: now, updated_at: now })
+        .values({
+          key,
+          agent_id: info.agentId,
+          channel: info.channel,
+          scope: info.scope,
+          created_at: now,
+          updated_at: now,
+        })
         .onConflict((conflict) => conflict.column('key').doUpdateSet({ updated_at: now }))
         .execute();
       await trx
@@ -88,13 +95,20 @@ export class SessionStore {
     }
     const firstKept = rows[cut]?.id;
     if (cut > 0 && firstKept !== undefined) {
-      await this.db.deleteFrom('session_messages').where('session_key', '=', key).where('id', '<', firstKept).execute();
+      await this.db
+        .deleteFrom('session_messages')
+        .where('session_key', '=', key)
+        .where('id', '<', firstKept)
+        .execute();
     }
   }
 
   async clear(key: string): Promise<boolean> {
     const deleted = await this.db.deleteFrom('sessions').where('key', '=', key).executeTakeFirst();
-    const messages = await this.db.deleteFrom('session_messages').where('session_key', '=', key).executeTakeFirst();
+    const messages = await this.db
+      .deleteFrom('session_messages')
+      .where('session_key', '=', key)
+      .executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0 || Number(messages.numDeletedRows) > 0;
   }
 

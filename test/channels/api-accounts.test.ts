@@ -8,7 +8,9 @@ describe('api channel accounts', () => {
   afterEach(() => t?.close());
 
   it('creating an account without a key generates one, shown once; views show hasSecret only', async () => {
-    t = await createTestApp({ config: { security: { requireAuth: true, users: { admin: 'changeme:sk-admin-0000' } } } });
+    t = await createTestApp({
+      config: { security: { requireAuth: true, users: { admin: 'changeme:sk-admin-0000' } } },
+    });
     const headers = { authorization: 'Bearer sk-admin-0000' };
     const created = await t.app.inject({
       method: 'POST',
@@ -21,7 +23,18 @@ describe('api channel accounts', () => {
     assert.match(body.apiKey, /^sk-/);
     assert.deepEqual(
       { ...body, apiKey: undefined },
-      { id: 'crm', name: 'CRM', description: '', enabled: true, dmPolicy: 'allow', groupPolicy: 'disabled', allowFrom: [], appId: '', hasSecret: true, apiKey: undefined },
+      {
+        id: 'crm',
+        name: 'CRM',
+        description: '',
+        enabled: true,
+        dmPolicy: 'allow',
+        groupPolicy: 'disabled',
+        allowFrom: [],
+        appId: '',
+        hasSecret: true,
+        apiKey: undefined,
+      },
     );
     const read = await t.app.inject({ method: 'GET', url: '/api/v1/channels/api/accounts/crm', headers });
     assert.equal(read.json().hasSecret, true);
@@ -31,7 +44,16 @@ describe('api channel accounts', () => {
     assert.deepEqual(Object.keys(platform.accounts), ['crm']);
     const all = (await t.app.inject({ method: 'GET', url: '/api/v1/channels', headers })).json();
     assert.ok(all.platforms.api.accounts.crm);
-    assert.deepEqual(Object.keys(all.platforms).sort(), ['api', 'dingtalk', 'discord', 'feishu', 'feishu_webhook', 'slack', 'telegram', 'wecom']);
+    assert.deepEqual(Object.keys(all.platforms).sort(), [
+      'api',
+      'dingtalk',
+      'discord',
+      'feishu',
+      'feishu_webhook',
+      'slack',
+      'telegram',
+      'wecom',
+    ]);
     const chat = await t.app.inject({
       method: 'POST',
       url: '/api/v1/chat/completions',
@@ -43,9 +65,16 @@ describe('api channel accounts', () => {
   });
 
   it('a disabled account key is refused; enabling it again restores access', async () => {
-    t = await createTestApp({ config: { security: { requireAuth: true, users: { admin: 'changeme:sk-admin-0000' } } } });
+    t = await createTestApp({
+      config: { security: { requireAuth: true, users: { admin: 'changeme:sk-admin-0000' } } },
+    });
     const headers = { authorization: 'Bearer sk-admin-0000' };
-    await t.app.inject({ method: 'POST', url: '/api/v1/channels/api/accounts', headers, payload: { id: 'bot', api_key: 'sk-bot-key-0123456789' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/channels/api/accounts',
+      headers,
+      payload: { id: 'bot', api_key: 'sk-bot-key-0123456789' },
+    });
     const chat = () =>
       t.app.inject({
         method: 'POST',
@@ -54,10 +83,20 @@ describe('api channel accounts', () => {
         payload: { model: 'main', messages: [{ role: 'user', content: 'hi' }] },
       });
     assert.equal((await chat()).statusCode, 200);
-    const disabled = await t.app.inject({ method: 'PUT', url: '/api/v1/channels/api/accounts/bot', headers, payload: { enabled: false } });
+    const disabled = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/channels/api/accounts/bot',
+      headers,
+      payload: { enabled: false },
+    });
     assert.equal(disabled.json().enabled, false);
     assert.equal((await chat()).statusCode, 401);
-    await t.app.inject({ method: 'PUT', url: '/api/v1/channels/api/accounts/bot', headers, payload: { enabled: true } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/channels/api/accounts/bot',
+      headers,
+      payload: { enabled: true },
+    });
     assert.equal((await chat()).statusCode, 200);
     const file = await readFile(t.configPath, 'utf8');
     assert.match(file, /api_key: sk-bot-key-0123456789/);
@@ -91,6 +130,8 @@ describe('api channel accounts', () => {
       url: '/api/v1/channels/api/accounts',
       payload: { id: 'shop', binding: { agentId: 'main', match: { default: false } } },
     });
-    assert.deepEqual(t.store.current.bindings, [{ agent_id: 'main', match: { default: false, channel: 'api', account_id: 'shop' } }]);
+    assert.deepEqual(t.store.current.bindings, [
+      { agent_id: 'main', match: { default: false, channel: 'api', account_id: 'shop' } },
+    ]);
   });
 });

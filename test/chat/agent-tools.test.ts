@@ -22,7 +22,11 @@ function agent(id: string, tools: unknown[], extra: Record<string, unknown> = {}
     ruleChain: { id, name: id },
     metadata: {
       nodes: [
-        { id: 'agent', type: 'ai/agent', configuration: { systemPrompt: 'You are ${ruleChain.id}. Motto: ${vars.motto}.', tools, ...extra } },
+        {
+          id: 'agent',
+          type: 'ai/agent',
+          configuration: { systemPrompt: 'You are ${ruleChain.id}. Motto: ${vars.motto}.', tools, ...extra },
+        },
         { id: 'end', type: 'end' },
       ],
       connections: [{ fromId: 'agent', toId: 'end', type: 'Success' }],
@@ -38,7 +42,12 @@ describe('agent tools', () => {
     upstream = await startFakeUpstream();
     t = await createTestApp({
       listen: true,
-      config: { models: { default_provider: 'fake', providers: { fake: { base_url: upstream.url, model: 'fake-model' } } } },
+      config: {
+        models: {
+          default_provider: 'fake',
+          providers: { fake: { base_url: upstream.url, model: 'fake-model' } },
+        },
+      },
     });
   });
   after(async () => {
@@ -67,21 +76,52 @@ describe('agent tools', () => {
       method: 'POST',
       url: '/api/v1/rules',
       payload: {
-        ruleChain: { id: 'weather', name: 'weather', additionalInfo: { description: 'Gets the weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
-        metadata: { nodes: [{ id: 't', type: 'jsTransform', configuration: { jsScript: 'return {msg: {city: msg.city, sky: "sunny"}, metadata: metadata, msgType: msgType};' } }], connections: [] },
+        ruleChain: {
+          id: 'weather',
+          name: 'weather',
+          additionalInfo: {
+            description: 'Gets the weather',
+            inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+        metadata: {
+          nodes: [
+            {
+              id: 't',
+              type: 'jsTransform',
+              configuration: {
+                jsScript:
+                  'return {msg: {city: msg.city, sky: "sunny"}, metadata: metadata, msgType: msgType};',
+              },
+            },
+          ],
+          connections: [],
+        },
       },
     });
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('forecaster', [{ type: 'rulechain', targetId: 'weather' }]) });
-    upstream.script({ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] }, { text: 'It is sunny.' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('forecaster', [{ type: 'rulechain', targetId: 'weather' }]),
+    });
+    upstream.script(
+      { toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
+      { text: 'It is sunny.' },
+    );
     const before = upstream.requests.length;
     const result = await run('forecaster', 'weather in Oslo?');
     assert.equal(result.text, 'It is sunny.');
-    assert.deepEqual(result.tools.map((e) => [e.type, e.toolCallName, e.toolType]), [
-      ['TOOL_CALL_START', 'weather', 'rulechain'],
-      ['TOOL_CALL_RESULT', 'weather', 'rulechain'],
-    ]);
+    assert.deepEqual(
+      result.tools.map((e) => [e.type, e.toolCallName, e.toolType]),
+      [
+        ['TOOL_CALL_START', 'weather', 'rulechain'],
+        ['TOOL_CALL_RESULT', 'weather', 'rulechain'],
+      ],
+    );
     assert.deepEqual(JSON.parse(result.tools[1]?.content ?? ''), { city: 'Oslo', sky: 'sunny' });
-    const offered = upstream.requests[before] as { tools: Array<{ function: { name: string; description: string; parameters: unknown } }> };
+    const offered = upstream.requests[before] as {
+      tools: Array<{ function: { name: string; description: string; parameters: unknown } }>;
+    };
     assert.deepEqual(offered.tools[0]?.function, {
       name: 'weather',
       description: 'Gets the weather',
@@ -91,35 +131,70 @@ describe('agent tools', () => {
 
   it('an agent tool runs the sub-agent without shared history and reports toolType subagent', async () => {
     await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('helper', []) });
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('boss', [{ type: 'agent', targetId: 'helper', name: 'ask_helper' }]) });
-    upstream.script({ toolCalls: [{ name: 'ask_helper', arguments: { input: 'summarise X' } }] }, { text: 'helper says hi' }, { text: 'Done: helper says hi' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('boss', [{ type: 'agent', targetId: 'helper', name: 'ask_helper' }]),
+    });
+    upstream.script(
+      { toolCalls: [{ name: 'ask_helper', arguments: { input: 'summarise X' } }] },
+      { text: 'helper says hi' },
+      { text: 'Done: helper says hi' },
+    );
     const before = upstream.requests.length;
     const result = await run('boss', 'delegate please');
-    assert.equal(result.text, 'Done: helper says hi', 'the sub-agent text is not streamed as the caller\'s');
-    assert.deepEqual(result.tools.map((e) => [e.type, e.toolType]), [
-      ['TOOL_CALL_START', 'subagent'],
-      ['TOOL_CALL_RESULT', 'subagent'],
-    ]);
+    assert.equal(result.text, 'Done: helper says hi', "the sub-agent text is not streamed as the caller's");
+    assert.deepEqual(
+      result.tools.map((e) => [e.type, e.toolType]),
+      [
+        ['TOOL_CALL_START', 'subagent'],
+        ['TOOL_CALL_RESULT', 'subagent'],
+      ],
+    );
     assert.equal(result.tools[1]?.content, 'helper says hi');
-    const helperCall = upstream.requests[before + 1] as { messages: Array<{ role: string; content: string }> };
-    assert.deepEqual(helperCall.messages.filter((m) => m.role !== 'system').map((m) => m.content), ['summarise X']);
+    const helperCall = upstream.requests[before + 1] as {
+      messages: Array<{ role: string; content: string }>;
+    };
+    assert.deepEqual(
+      helperCall.messages.filter((m) => m.role !== 'system').map((m) => m.content),
+      ['summarise X'],
+    );
   });
 
   it('an mcp tool calls the tools of an MCP server over stdio', async () => {
     const server = [process.execPath, '--import', 'tsx', MCP_SERVER];
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('mcp-user', [{ type: 'mcp', config: { server } }]) });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('mcp-user', [{ type: 'mcp', config: { server } }]),
+    });
     upstream.script({ toolCalls: [{ name: 'add', arguments: { a: 2, b: 40 } }] }, { text: 'The sum is 42.' });
     const result = await run('mcp-user', 'add 2 and 40');
     assert.equal(result.text, 'The sum is 42.');
-    assert.deepEqual(result.tools.map((e) => [e.type, e.toolCallName, e.toolType, e.content ?? e.arguments]), [
-      ['TOOL_CALL_START', 'add', 'mcp', '{"a":2,"b":40}'],
-      ['TOOL_CALL_RESULT', 'add', 'mcp', '42'],
-    ]);
+    assert.deepEqual(
+      result.tools.map((e) => [e.type, e.toolCallName, e.toolType, e.content ?? e.arguments]),
+      [
+        ['TOOL_CALL_START', 'add', 'mcp', '{"a":2,"b":40}'],
+        ['TOOL_CALL_RESULT', 'add', 'mcp', '42'],
+      ],
+    );
   });
 
   it('file tools refuse paths outside the workspace; bash is off unless enabled', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('careful', [{ type: 'builtin', name: 'read' }]) });
-    upstream.script({ toolCalls: [{ name: 'read', arguments: { path: '../../../config.yaml' } }, { name: 'bash', arguments: { command: 'ls' } }] }, { text: 'ok' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('careful', [{ type: 'builtin', name: 'read' }]),
+    });
+    upstream.script(
+      {
+        toolCalls: [
+          { name: 'read', arguments: { path: '../../../config.yaml' } },
+          { name: 'bash', arguments: { command: 'ls' } },
+        ],
+      },
+      { text: 'ok' },
+    );
     const result = await run('careful', 'read the config');
     const results = result.tools.filter((e) => e.type === 'TOOL_CALL_RESULT');
     assert.match(results[0]?.content ?? '', /path outside workspace/);
@@ -127,7 +202,11 @@ describe('agent tools', () => {
   });
 
   it('the same call repeated is stopped with a note; maxStep ends the loop', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('looper', [{ type: 'builtin', name: 'glob' }], { maxStep: 5 }) });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('looper', [{ type: 'builtin', name: 'glob' }], { maxStep: 5 }),
+    });
     const call = { toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] };
     upstream.script(call, call, call, call, call);
     const result = await run('looper', 'loop');
@@ -147,7 +226,8 @@ describe('agent tools', () => {
     upstream.script({ text: 'hello' });
     const before = upstream.requests.length;
     await run('persona', 'hi');
-    const system = (upstream.requests[before] as { messages: Array<{ role: string; content: string }> }).messages[0];
+    const system = (upstream.requests[before] as { messages: Array<{ role: string; content: string }> })
+      .messages[0];
     assert.equal(system?.role, 'system');
     assert.match(system?.content ?? '', /^You are persona\. Motto: be brief\./);
     assert.match(system?.content ?? '', /## SOUL\.md\n\nYou love tea\./);
@@ -161,7 +241,12 @@ describe('agent tools', () => {
     await t.app.inject({
       method: 'POST',
       url: '/api/v1/chat/completions',
-      payload: { model: 'main', temperature: 0.2, max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] },
+      payload: {
+        model: 'main',
+        temperature: 0.2,
+        max_tokens: 77,
+        messages: [{ role: 'user', content: 'hi' }],
+      },
     });
     const sent = upstream.requests[before] as Record<string, unknown>;
     assert.equal(sent['temperature'], 0.2);
@@ -181,8 +266,14 @@ describe('tools, forms and the agent template', () => {
     const read = tools.find((tool: { name: string }) => tool.name === 'read');
     assert.equal(read.type, 'builtin');
     assert.equal(read.parameters.type, 'object');
-    assert.ok(tools.some((tool: { name: string; type: string }) => tool.name === 'main' && tool.type === 'subagent'));
-    for (const name of ['write', 'edit', 'grep', 'glob', 'bash', 'web_fetch']) assert.ok(tools.some((tool: { name: string }) => tool.name === name), name);
+    assert.ok(
+      tools.some((tool: { name: string; type: string }) => tool.name === 'main' && tool.type === 'subagent'),
+    );
+    for (const name of ['write', 'edit', 'grep', 'glob', 'bash', 'web_fetch'])
+      assert.ok(
+        tools.some((tool: { name: string }) => tool.name === name),
+        name,
+      );
   });
 
   it('GET /tools/forms describes each built-in tool configuration', async () => {

@@ -29,15 +29,22 @@ describe('chat completions with real clients', () => {
       const last = messages.at(-1);
       if (last?.role === 'tool') return { content: `The notes say: ${String(last.content)}` };
       const text = String(last?.content ?? '');
-      if (/read my notes/.test(text)) return { toolCalls: [{ name: 'read', arguments: '{"path":"notes.txt"}', id: 'call_read_1' }] };
-      if (/what did I say/.test(text)) return { content: `You said: ${String(messages.find((m) => m.role === 'user')?.content)}` };
+      if (/read my notes/.test(text))
+        return { toolCalls: [{ name: 'read', arguments: '{"path":"notes.txt"}', id: 'call_read_1' }] };
+      if (/what did I say/.test(text))
+        return { content: `You said: ${String(messages.find((m) => m.role === 'user')?.content)}` };
       return { content: 'Hello from aimock' };
     });
     await mock.start();
     t = await createTestApp({
       listen: true,
       config: {
-        models: { default_provider: 'mock', providers: { mock: { base_url: `${mock.url}/v1`, api_key: 'mock-upstream-key', model: 'gpt-mock' } } },
+        models: {
+          default_provider: 'mock',
+          providers: {
+            mock: { base_url: `${mock.url}/v1`, api_key: 'mock-upstream-key', model: 'gpt-mock' },
+          },
+        },
       },
     });
     await writeFile(`${await t.services.workspace('main')}/notes.txt`, 'buy milk');
@@ -49,7 +56,10 @@ describe('chat completions with real clients', () => {
   });
 
   it('openai SDK: a non-streamed completion has the documented shape', async () => {
-    const completion = await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'hi' }] });
+    const completion = await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(completion.object, 'chat.completion');
     assert.equal(completion.model, 'main');
     assert.ok(Number.isInteger(completion.created));
@@ -81,14 +91,21 @@ describe('chat completions with real clients', () => {
   });
 
   it("openai SDK: the stream helper's finalChatCompletion() works", async () => {
-    const runner = client.chat.completions.stream({ model: 'main', messages: [{ role: 'user', content: 'hi' }] });
+    const runner = client.chat.completions.stream({
+      model: 'main',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const final = await runner.finalChatCompletion();
     assert.equal(final.choices[0]?.message.content, 'Hello from aimock');
     assert.equal(final.choices[0]?.finish_reason, 'stop');
   });
 
   it('runs tools on the server; the default stream carries no tool_calls', async () => {
-    const stream = await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'read my notes' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'read my notes' }],
+      stream: true,
+    });
     let text = '';
     for await (const part of stream) {
       assert.equal(part.choices[0]?.delta.tool_calls, undefined);
@@ -101,7 +118,11 @@ describe('chat completions with real clients', () => {
     const response = await fetch(`${t.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-stream-protocol': 'agui' },
-      body: JSON.stringify({ model: 'main', stream: true, messages: [{ role: 'user', content: 'read my notes' }] }),
+      body: JSON.stringify({
+        model: 'main',
+        stream: true,
+        messages: [{ role: 'user', content: 'read my notes' }],
+      }),
     });
     const frames = (await response.text()).split('\n\n').filter(Boolean);
     assert.equal(frames.at(-1), 'data: [DONE]');
@@ -110,14 +131,30 @@ describe('chat completions with real clients', () => {
       .map((frame) => JSON.parse(frame.slice('data: '.length)))
       .flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
     assert.deepEqual(calls, [
-      { type: 'TOOL_CALL_START', toolCallId: 'call_read_1', toolCallName: 'read', arguments: '{"path":"notes.txt"}', toolType: 'builtin' },
-      { type: 'TOOL_CALL_RESULT', toolCallId: 'call_read_1', toolCallName: 'read', content: calls[1]?.content, toolType: 'builtin' },
+      {
+        type: 'TOOL_CALL_START',
+        toolCallId: 'call_read_1',
+        toolCallName: 'read',
+        arguments: '{"path":"notes.txt"}',
+        toolType: 'builtin',
+      },
+      {
+        type: 'TOOL_CALL_RESULT',
+        toolCallId: 'call_read_1',
+        toolCallName: 'read',
+        content: calls[1]?.content,
+        toolType: 'builtin',
+      },
     ]);
     assert.match(calls[1]?.content, /buy milk/);
   });
 
   it('Vercel AI SDK: generateText and streamText', async () => {
-    const provider = createOpenAICompatible({ name: 'agent-service', baseURL: `${t.url}/api/v1`, apiKey: 'sk-anything' });
+    const provider = createOpenAICompatible({
+      name: 'agent-service',
+      baseURL: `${t.url}/api/v1`,
+      apiKey: 'sk-anything',
+    });
     const generated = await generateText({ model: provider('main'), prompt: 'hi' });
     assert.equal(generated.text, 'Hello from aimock');
     const streamed = streamText({ model: provider('main'), prompt: 'read my notes' });
@@ -127,7 +164,12 @@ describe('chat completions with real clients', () => {
   });
 
   it('LangChain ChatOpenAI: invoke and stream', async () => {
-    const model = new ChatOpenAI({ model: 'main', apiKey: 'sk-anything', configuration: { baseURL: `${t.url}/api/v1` }, maxRetries: 0 });
+    const model = new ChatOpenAI({
+      model: 'main',
+      apiKey: 'sk-anything',
+      configuration: { baseURL: `${t.url}/api/v1` },
+      maxRetries: 0,
+    });
     const answer = await model.invoke('hi');
     assert.equal(answer.content, 'Hello from aimock');
     let text = '';
@@ -137,8 +179,16 @@ describe('chat completions with real clients', () => {
 
   it('sessionId continues a conversation; without it the request is stateless', async () => {
     const sessionId = `s-${Date.now()}`;
-    await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'my name is Ada' }], sessionId } as never);
-    const second = await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'what did I say?' }], sessionId } as never);
+    await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'my name is Ada' }],
+      sessionId,
+    } as never);
+    const second = await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'what did I say?' }],
+      sessionId,
+    } as never);
     assert.equal(second.choices[0]?.message.content, 'You said: my name is Ada');
     const upstream = seen.at(-1) ?? [];
     assert.deepEqual(
@@ -149,18 +199,40 @@ describe('chat completions with real clients', () => {
         ['user', 'what did I say?'],
       ],
     );
-    const stateless = await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'what did I say?' }] });
+    const stateless = await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'what did I say?' }],
+    });
     assert.equal(stateless.choices[0]?.message.content, 'You said: what did I say?');
   });
 
   it('sessions/clear removes the history it names, and an unknown session is success false', async () => {
     const sessionId = `clear-${Date.now()}`;
-    await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'my name is Bob' }], sessionId } as never);
-    const cleared = await t.app.inject({ method: 'POST', url: '/api/v1/sessions/clear', payload: { agentId: 'main', sessionKey: sessionId, channel: 'api', scope: 'per_peer' } });
-    assert.deepEqual(cleared.json(), { success: true, message: `session "agent:main:channel:api:scope:per_peer:${sessionId}" cleared` });
-    const after = await client.chat.completions.create({ model: 'main', messages: [{ role: 'user', content: 'what did I say?' }], sessionId } as never);
+    await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'my name is Bob' }],
+      sessionId,
+    } as never);
+    const cleared = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/clear',
+      payload: { agentId: 'main', sessionKey: sessionId, channel: 'api', scope: 'per_peer' },
+    });
+    assert.deepEqual(cleared.json(), {
+      success: true,
+      message: `session "agent:main:channel:api:scope:per_peer:${sessionId}" cleared`,
+    });
+    const after = await client.chat.completions.create({
+      model: 'main',
+      messages: [{ role: 'user', content: 'what did I say?' }],
+      sessionId,
+    } as never);
     assert.equal(after.choices[0]?.message.content, 'You said: what did I say?');
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/sessions/clear', payload: { agentId: 'main', sessionKey: 'never-used' } });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/clear',
+      payload: { agentId: 'main', sessionKey: 'never-used' },
+    });
     assert.equal(unknown.statusCode, 200);
     assert.equal(unknown.json().success, false);
     assert.match(unknown.json().message, /not found/);

@@ -9,10 +9,19 @@ import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-ups
 const UPSTREAM_KEY = 'sk-upstream-secret-0123456789';
 
 function providerConfig(upstream: FakeUpstream) {
-  return { default_provider: 'fake', providers: { fake: { base_url: upstream.url, api_key: UPSTREAM_KEY, model: 'fake-model', timeout_ms: 1500 } } };
+  return {
+    default_provider: 'fake',
+    providers: {
+      fake: { base_url: upstream.url, api_key: UPSTREAM_KEY, model: 'fake-model', timeout_ms: 1500 },
+    },
+  };
 }
 
-async function streamFrames(url: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; frames: string[] }> {
+async function streamFrames(
+  url: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<{ status: number; frames: string[] }> {
   const response = await fetch(`${url}/api/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -28,7 +37,11 @@ describe('chat endpoint errors', () => {
   let t: TestApp;
   before(async () => {
     upstream = await startFakeUpstream();
-    t = await createTestApp({ listen: true, config: { models: providerConfig(upstream) }, services: { models: { retryBaseMs: 1 } } });
+    t = await createTestApp({
+      listen: true,
+      config: { models: providerConfig(upstream) },
+      services: { models: { retryBaseMs: 1 } },
+    });
   });
   after(async () => {
     await t.close();
@@ -36,7 +49,8 @@ describe('chat endpoint errors', () => {
   });
   afterEach(() => upstream.setMode('ok'));
 
-  const chat = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload });
+  const chat = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload });
 
   it('an unknown agent is a 404', async () => {
     const response = await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
@@ -64,7 +78,10 @@ describe('chat endpoint errors', () => {
       ruleChain: { id: 'off', name: 'off', disabled: true },
       metadata: { nodes: [{ id: 'a', type: 'ai/agent', configuration: {} }], connections: [] },
     };
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: broken })).statusCode, 201);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: broken })).statusCode,
+      201,
+    );
     const response = await chat({ model: 'off', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(response.statusCode, 409);
     assert.deepEqual(response.json(), { error: 'agent "off" is not loaded' });
@@ -77,7 +94,11 @@ describe('chat endpoint errors', () => {
       assert.ok(plain.statusCode === 502 || plain.statusCode === 504, `status ${plain.statusCode}`);
       assert.match(plain.json().error, /model provider "fake"/);
       assert.doesNotMatch(plain.body, new RegExp(UPSTREAM_KEY));
-      const streamed = await streamFrames(t.url, { model: 'main', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      const streamed = await streamFrames(t.url, {
+        model: 'main',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       assert.equal(streamed.status, 200);
       const last = JSON.parse((streamed.frames.at(-1) ?? '').slice('data: '.length));
       assert.match(last.error, /model provider "fake"/);
@@ -90,7 +111,11 @@ describe('chat endpoint errors', () => {
 
   it('upstream disconnect mid-stream: the client gets the text so far and one error frame', async () => {
     upstream.setMode('disconnect');
-    const streamed = await streamFrames(t.url, { model: 'main', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const streamed = await streamFrames(t.url, {
+      model: 'main',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const last = JSON.parse((streamed.frames.at(-1) ?? '').slice('data: '.length));
     assert.match(last.error, /model provider "fake"/);
     assert.ok(streamed.frames.some((frame) => frame.includes('"content"')));
@@ -100,8 +125,13 @@ describe('chat endpoint errors', () => {
     upstream.setMode('hang');
     const seen = upstream.clientAborts;
     const controller = new AbortController();
-    const pending = streamFrames(t.url, { model: 'main', stream: true, messages: [{ role: 'user', content: 'hi' }] }, controller.signal).catch(() => undefined);
-    while (upstream.requestCount === 0 || upstream.lastHeaders === undefined) await new Promise((r) => setTimeout(r, 10));
+    const pending = streamFrames(
+      t.url,
+      { model: 'main', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      controller.signal,
+    ).catch(() => undefined);
+    while (upstream.requestCount === 0 || upstream.lastHeaders === undefined)
+      await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
     controller.abort();
@@ -121,7 +151,14 @@ describe('chat endpoint authentication', () => {
       config: {
         models: providerConfig(upstream),
         security: { requireAuth: true, users: { admin: 'changeme:sk-admin-key-000' } },
-        channels: { api: { accounts: { app1: { api_key: 'sk-app1-key-0000000', enabled: true }, old: { api_key: 'sk-old-key-00000000', enabled: false } } } },
+        channels: {
+          api: {
+            accounts: {
+              app1: { api_key: 'sk-app1-key-0000000', enabled: true },
+              old: { api_key: 'sk-old-key-00000000', enabled: false },
+            },
+          },
+        },
       },
     });
   });
@@ -137,15 +174,25 @@ describe('chat endpoint authentication', () => {
     });
 
   it('an enabled api account key and a user key are accepted', async () => {
-    assert.equal((await ask('sk-app1-key-0000000')).choices[0]?.message.content, 'Hello from the fake upstream.');
+    assert.equal(
+      (await ask('sk-app1-key-0000000')).choices[0]?.message.content,
+      'Hello from the fake upstream.',
+    );
     assert.equal((await ask('sk-admin-key-000')).choices[0]?.finish_reason, 'stop');
   });
 
   it('a missing, wrong or disabled key is a 401', async () => {
     for (const key of ['sk-wrong', 'sk-old-key-00000000']) {
-      await assert.rejects(ask(key), (error: unknown) => error instanceof OpenAI.APIError && error.status === 401);
+      await assert.rejects(
+        ask(key),
+        (error: unknown) => error instanceof OpenAI.APIError && error.status === 401,
+      );
     }
-    const none = await t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload: { model: 'main', messages: [{ role: 'user', content: 'x' }] } });
+    const none = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/completions',
+      payload: { model: 'main', messages: [{ role: 'user', content: 'x' }] },
+    });
     assert.equal(none.statusCode, 401);
     assert.deepEqual(none.json(), { error: 'missing Authorization: Bearer <token or API key>' });
   });
@@ -165,12 +212,18 @@ describe('one turn at a time per session', () => {
 
   it('two requests of one session run one after the other; the second sees the first', async () => {
     const ask = (content: string) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload: { model: 'main', sessionId: 'serial', messages: [{ role: 'user', content }] } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/chat/completions',
+        payload: { model: 'main', sessionId: 'serial', messages: [{ role: 'user', content }] },
+      });
     const before = upstream.requests.length;
     const [first, second] = await Promise.all([ask('first'), ask('second')]);
     assert.equal(first.statusCode, 200);
     assert.equal(second.statusCode, 200);
-    const secondCall = upstream.requests[before + 1] as { messages: Array<{ role: string; content: string }> };
+    const secondCall = upstream.requests[before + 1] as {
+      messages: Array<{ role: string; content: string }>;
+    };
     assert.deepEqual(
       secondCall.messages.filter((m) => m.role !== 'system').map((m) => m.content),
       ['first', 'Hello from the fake upstream.', 'second'],
@@ -181,7 +234,11 @@ describe('one turn at a time per session', () => {
     const started = Date.now();
     await Promise.all(
       ['a', 'b', 'c', 'd'].map((sessionId) =>
-        t.app.inject({ method: 'POST', url: '/api/v1/chat/completions', payload: { model: 'main', sessionId, messages: [{ role: 'user', content: 'hi' }] } }),
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/chat/completions',
+          payload: { model: 'main', sessionId, messages: [{ role: 'user', content: 'hi' }] },
+        }),
       ),
     );
     assert.ok(Date.now() - started < 4 * 150, 'four 150 ms turns overlapped');

@@ -65,11 +65,17 @@ describe('authentication', () => {
   });
 
   it('GET api-key returns the current key, POST replaces it and the old key stops working', async () => {
-    t = await createTestApp({ config: { security: { requireAuth: true, users: { admin: 'changeme:sk-old-key' } } } });
+    t = await createTestApp({
+      config: { security: { requireAuth: true, users: { admin: 'changeme:sk-old-key' } } },
+    });
     const jwt = await token(t.app);
     const current = await t.app.inject({ method: 'GET', url: '/api/v1/auth/api-key', headers: bearer(jwt) });
     assert.deepEqual(current.json(), { apiKey: 'sk-old-key' });
-    const replaced = await t.app.inject({ method: 'POST', url: '/api/v1/auth/api-key', headers: bearer(jwt) });
+    const replaced = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/api-key',
+      headers: bearer(jwt),
+    });
     const next = replaced.json().apiKey as string;
     assert.match(next, /^sk-/);
     assert.notEqual(next, 'sk-old-key');
@@ -83,8 +89,12 @@ describe('authentication', () => {
   it('GET api-key generates a key when the user has none', async () => {
     t = await createTestApp();
     const jwt = await token(t.app);
-    const first = (await t.app.inject({ method: 'GET', url: '/api/v1/auth/api-key', headers: bearer(jwt) })).json();
-    const second = (await t.app.inject({ method: 'GET', url: '/api/v1/auth/api-key', headers: bearer(jwt) })).json();
+    const first = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/auth/api-key', headers: bearer(jwt) })
+    ).json();
+    const second = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/auth/api-key', headers: bearer(jwt) })
+    ).json();
     assert.match(first.apiKey, /^sk-[A-Za-z0-9_-]{20,}$/);
     assert.equal(second.apiKey, first.apiKey);
   });
@@ -114,7 +124,10 @@ describe('authentication', () => {
     assert.equal(stale.statusCode, 401);
     assert.equal((await login(t.app, 'admin', 'changeme')).statusCode, 401);
     const fresh = await token(t.app, 'admin', 'a-new-password');
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(fresh) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(fresh) })).statusCode,
+      200,
+    );
   });
 
   it('a too-short new password is a 400 naming the field', async () => {
@@ -145,7 +158,11 @@ describe('authentication', () => {
     });
     const asUser = await t.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer('sk-admin') });
     assert.equal(asUser.statusCode, 200);
-    const asAccount = await t.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer('sk-account-app1') });
+    const asAccount = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/config',
+      headers: bearer('sk-account-app1'),
+    });
     assert.equal(asAccount.statusCode, 401);
     assert.deepEqual(asAccount.json(), { error: 'this API key is only valid for the chat endpoint' });
   });
@@ -157,12 +174,20 @@ describe('authentication', () => {
     for (const route of routes) {
       const url = route.url.replace(/:[A-Za-z]+/g, 'x').replace('*', 'x');
       const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-      const response = await t.app.inject({ method: route.method as 'GET', url, ...(hasBody ? { payload: {} } : {}) });
+      const response = await t.app.inject({
+        method: route.method as 'GET',
+        url,
+        ...(hasBody ? { payload: {} } : {}),
+      });
       // The only public routes: health, login, and the static web UI (its API calls carry the token).
       if (['/health', '/api/v1/auth/login', '/', '/ui', '/ui/', '/ui/x'].includes(url)) {
         assert.notEqual(response.statusCode, 401, `${route.method} ${route.url}`);
       } else {
-        assert.equal(response.statusCode, 401, `${route.method} ${route.url} answered ${response.statusCode}`);
+        assert.equal(
+          response.statusCode,
+          401,
+          `${route.method} ${route.url} answered ${response.statusCode}`,
+        );
         assert.ok(response.json().error);
       }
     }

@@ -15,7 +15,10 @@ interface Started {
 }
 
 function run(args: string[], cwd: string, env: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...env },
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -64,9 +67,17 @@ describe('agent-service serve', () => {
       ruleChain: { id: 'slow', name: 'slow' },
       metadata: { nodes: [{ id: 'wait', type: 'delay', configuration: { delayMs: 800 } }], connections: [] },
     };
-    const created = await fetch(`${url}/api/v1/rules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chain) });
+    const created = await fetch(`${url}/api/v1/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chain),
+    });
     assert.equal(created.status, 201);
-    const inFlight = fetch(`${url}/api/v1/rules/slow/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const inFlight = fetch(`${url}/api/v1/rules/slow/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     server.child.kill('SIGTERM');
     const response = await inFlight;
@@ -109,7 +120,12 @@ describe('agent-service serve', () => {
     const path = join(dir, 'config.yaml');
     await writeFile(path, '# keep me\nserver:\n  port: 9999\n');
     for (let round = 0; round < 6; round++) {
-      const writer = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'config-writer.ts'), path]);
+      const writer = spawn(process.execPath, [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '..', 'fixtures', 'config-writer.ts'),
+        path,
+      ]);
       await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
       writer.kill('SIGKILL');

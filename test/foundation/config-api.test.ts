@@ -66,10 +66,18 @@ describe('configuration API', () => {
   it('PUT /config with an invalid value is a 400 and leaves the file untouched', async () => {
     t = await createTestApp({ configText: CONFIG_TEXT, env });
     const before = await readFile(t.configPath, 'utf8');
-    const response = await t.app.inject({ method: 'PUT', url: '/api/v1/config', payload: { server: { port: 'high' } } });
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: { server: { port: 'high' } },
+    });
     assert.equal(response.statusCode, 400);
     assert.match(response.json().error, /server\.port .*expected number/);
-    const unknown = await t.app.inject({ method: 'PUT', url: '/api/v1/config', payload: { server: { colour: 'red' } } });
+    const unknown = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: { server: { colour: 'red' } },
+    });
     assert.equal(unknown.statusCode, 400);
     assert.match(unknown.json().error, /server\.colour .*unknown key/);
     const section = await t.app.inject({ method: 'PUT', url: '/api/v1/config', payload: { nonsense: {} } });
@@ -88,9 +96,17 @@ describe('configuration API', () => {
     let file = await readFile(t.configPath, 'utf8');
     assert.match(file, /ops: scrypt\$/);
     assert.doesNotMatch(file, /ops-password-1/);
-    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'ops', password: 'ops-password-1' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'ops', password: 'ops-password-1' },
+    });
     assert.equal(login.statusCode, 200);
-    await t.app.inject({ method: 'PUT', url: '/api/v1/config', payload: { security: { users: { ops: null } } } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: { security: { users: { ops: null } } },
+    });
     file = await readFile(t.configPath, 'utf8');
     assert.doesNotMatch(file, /ops:/);
   });
@@ -122,12 +138,23 @@ describe('configuration API', () => {
     const created = await t.app.inject({
       method: 'POST',
       url,
-      payload: { id: 'local', name: 'Local', base_url: 'http://127.0.0.1:1234/v1', api_key: 'sk-local', model: 'm1', models: [{ name: 'm1', alias: 'fast' }] },
+      payload: {
+        id: 'local',
+        name: 'Local',
+        base_url: 'http://127.0.0.1:1234/v1',
+        api_key: 'sk-local',
+        model: 'm1',
+        models: [{ name: 'm1', alias: 'fast' }],
+      },
     });
     assert.equal(created.statusCode, 201);
     assert.equal(created.json().hasApiKey, true);
     assert.equal(created.json().api_key, undefined);
-    const duplicate = await t.app.inject({ method: 'POST', url, payload: { id: 'local', base_url: 'http://127.0.0.1:1/v1' } });
+    const duplicate = await t.app.inject({
+      method: 'POST',
+      url,
+      payload: { id: 'local', base_url: 'http://127.0.0.1:1/v1' },
+    });
     assert.equal(duplicate.statusCode, 409);
     assert.deepEqual(duplicate.json(), { error: 'model provider "local" already exists' });
     const badUrl = await t.app.inject({ method: 'POST', url, payload: { id: 'x', base_url: 'ftp://nope' } });
@@ -135,7 +162,11 @@ describe('configuration API', () => {
     assert.match(badUrl.json().error, /^body\.base_url: /);
     const updated = await t.app.inject({ method: 'PUT', url: `${url}/local`, payload: { model: 'm2' } });
     assert.equal(updated.json().model, 'm2');
-    const key = await t.app.inject({ method: 'PUT', url: `${url}/local/api-key`, payload: { apiKey: 'sk-rotated' } });
+    const key = await t.app.inject({
+      method: 'PUT',
+      url: `${url}/local/api-key`,
+      payload: { apiKey: 'sk-rotated' },
+    });
     assert.equal(key.statusCode, 200);
     assert.equal(t.store.current.models.providers['local']?.api_key, 'sk-rotated');
     const unknown = await t.app.inject({ method: 'PUT', url: `${url}/ghost`, payload: { model: 'x' } });
@@ -162,7 +193,11 @@ describe('configuration API', () => {
     assert.equal(response.json().default, 'fast');
     assert.equal(t.store.current.models.default_provider, 'fast');
     assert.equal(t.store.current.models.providers['fast']?.api_key, 'sk-fast');
-    const missing = await t.app.inject({ method: 'PUT', url: '/api/v1/config/models', payload: { default: 'nobody' } });
+    const missing = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config/models',
+      payload: { default: 'nobody' },
+    });
     assert.equal(missing.statusCode, 404);
   });
 

@@ -29,10 +29,16 @@ describe('config file discovery', () => {
   });
 
   it('prefers --config, then ./config.yaml, ./config.yml, ./configs/config.yaml, ~/.agent-service/config.yaml', async () => {
-    assert.deepEqual(await discoverConfigPath(undefined, dir, home), { path: join(dir, 'config.yaml'), exists: false });
+    assert.deepEqual(await discoverConfigPath(undefined, dir, home), {
+      path: join(dir, 'config.yaml'),
+      exists: false,
+    });
     await mkdir(join(home, '.agent-service'));
     await writeFile(join(home, '.agent-service', 'config.yaml'), '');
-    assert.equal((await discoverConfigPath(undefined, dir, home)).path, join(home, '.agent-service', 'config.yaml'));
+    assert.equal(
+      (await discoverConfigPath(undefined, dir, home)).path,
+      join(home, '.agent-service', 'config.yaml'),
+    );
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'config.yaml'), '');
     assert.equal((await discoverConfigPath(undefined, dir, home)).path, join(dir, 'configs', 'config.yaml'));
@@ -40,7 +46,10 @@ describe('config file discovery', () => {
     assert.equal((await discoverConfigPath(undefined, dir, home)).path, join(dir, 'config.yml'));
     await writeFile(join(dir, 'config.yaml'), '');
     assert.equal((await discoverConfigPath(undefined, dir, home)).path, join(dir, 'config.yaml'));
-    assert.deepEqual(await discoverConfigPath('other.yaml', dir, home), { path: join(dir, 'other.yaml'), exists: false });
+    assert.deepEqual(await discoverConfigPath('other.yaml', dir, home), {
+      path: join(dir, 'other.yaml'),
+      exists: false,
+    });
   });
 
   it('the default config text is valid and commented', async () => {
@@ -94,7 +103,11 @@ describe('config parsing and validation', () => {
   });
 
   it('resolves relative data paths against the config file folder', () => {
-    const { config } = parseConfigText('data:\n  root_dir: ./store\n  logs_dir: /var/log/x\n', '/etc/app/config.yaml', {});
+    const { config } = parseConfigText(
+      'data:\n  root_dir: ./store\n  logs_dir: /var/log/x\n',
+      '/etc/app/config.yaml',
+      {},
+    );
     assert.equal(config.data.root_dir, '/etc/app/store');
     assert.equal(config.data.logs_dir, '/var/log/x');
   });

@@ -45,7 +45,11 @@ describe('HTTP behaviour common to every route', () => {
   });
 
   it('a missing required field is a 400 naming it', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin' },
+    });
     assert.equal(response.statusCode, 400);
     assert.match(response.json().error, /password/);
   });
@@ -89,7 +93,12 @@ describe('HTTP behaviour common to every route', () => {
     assert.equal(response.statusCode, 200);
     const document = response.json();
     assert.equal(document.openapi, '3.1.0');
-    for (const path of ['/health', '/api/v1/auth/login', '/api/v1/config', '/api/v1/config/models/providers/{name}']) {
+    for (const path of [
+      '/health',
+      '/api/v1/auth/login',
+      '/api/v1/config',
+      '/api/v1/config/models/providers/{name}',
+    ]) {
       assert.ok(document.paths[path], `missing ${path}`);
     }
     const login = document.paths['/api/v1/auth/login'].post;

@@ -37,7 +37,11 @@ describe('demo provider', () => {
   it('says the workspace is empty when glob found nothing, instead of counting the message as a file', async () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: 'list files' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'glob', arguments: '{"pattern":"**/*"}' }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'c1', name: 'glob', arguments: '{"pattern":"**/*"}' }],
+      },
       { role: 'tool', toolCallId: 'c1', content: 'no files match **/*' },
     ];
     const text = textOf(await collect(demo.stream(request(messages))));

@@ -6,12 +6,28 @@ import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 
 function chain(id: string, extra: Record<string, unknown> = {}) {
   return {
-    ruleChain: { id, name: `Chain ${id}`, additionalInfo: { category: 'demo', layoutX: 10, editorOnly: { x: 1 } } },
+    ruleChain: {
+      id,
+      name: `Chain ${id}`,
+      additionalInfo: { category: 'demo', layoutX: 10, editorOnly: { x: 1 } },
+    },
     metadata: {
       firstNodeIndex: 0,
       nodes: [
-        { id: 'filter', type: 'jsFilter', configuration: { jsScript: 'return msg.temperature > 20;' }, additionalInfo: { position: { x: 1, y: 2 } } },
-        { id: 'transform', type: 'jsTransform', configuration: { jsScript: 'msg.hot = true; metadata.seen = "yes"; return {msg: msg, metadata: metadata, msgType: msgType};' } },
+        {
+          id: 'filter',
+          type: 'jsFilter',
+          configuration: { jsScript: 'return msg.temperature > 20;' },
+          additionalInfo: { position: { x: 1, y: 2 } },
+        },
+        {
+          id: 'transform',
+          type: 'jsTransform',
+          configuration: {
+            jsScript:
+              'msg.hot = true; metadata.seen = "yes"; return {msg: msg, metadata: metadata, msgType: msgType};',
+          },
+        },
         { id: 'done', type: 'end' },
       ],
       connections: [
@@ -27,7 +43,8 @@ describe('rule chains over REST', () => {
   let t: TestApp;
   afterEach(() => t?.close());
 
-  const post = (url: string, payload: unknown) => t.app.inject({ method: 'POST', url, payload: payload as object });
+  const post = (url: string, payload: unknown) =>
+    t.app.inject({ method: 'POST', url, payload: payload as object });
 
   it('creates, reads back unchanged (unknown keys kept), lists and executes a chain', async () => {
     t = await createTestApp();
@@ -51,7 +68,16 @@ describe('rule chains over REST', () => {
     t = await createTestApp();
     await post('/api/v1/rules', {
       ruleChain: { id: 'fails', name: 'fails' },
-      metadata: { nodes: [{ id: 'boom', type: 'jsTransform', configuration: { jsScript: 'throw new Error("bad input: " + msg.x);' } }], connections: [] },
+      metadata: {
+        nodes: [
+          {
+            id: 'boom',
+            type: 'jsTransform',
+            configuration: { jsScript: 'throw new Error("bad input: " + msg.x);' },
+          },
+        ],
+        connections: [],
+      },
     });
     const failed = await post('/api/v1/rules/fails/execute', { x: 7 });
     assert.equal(failed.statusCode, 400);
@@ -62,7 +88,10 @@ describe('rule chains over REST', () => {
     t = await createTestApp({ config: { server: { request_timeout_ms: 200 } } });
     await post('/api/v1/rules', {
       ruleChain: { id: 'slow', name: 'slow' },
-      metadata: { nodes: [{ id: 'wait', type: 'delay', configuration: { periodInSeconds: 5 } }], connections: [] },
+      metadata: {
+        nodes: [{ id: 'wait', type: 'delay', configuration: { periodInSeconds: 5 } }],
+        connections: [],
+      },
     });
     const response = await post('/api/v1/rules/slow/execute', {});
     assert.equal(response.statusCode, 504);
@@ -77,7 +106,11 @@ describe('rule chains over REST', () => {
     assert.equal(r1.statusCode, 400);
     assert.match(r1.json().error, /rule chain "bad1".*node "transform".*unknown node type "noSuchNode"/);
     const badScript = chain('bad2');
-    badScript.metadata.nodes[0] = { id: 'filter', type: 'jsFilter', configuration: { jsScript: 'return (;' } } as never;
+    badScript.metadata.nodes[0] = {
+      id: 'filter',
+      type: 'jsFilter',
+      configuration: { jsScript: 'return (;' },
+    } as never;
     const r2 = await post('/api/v1/rules', badScript);
     assert.equal(r2.statusCode, 400);
     assert.match(r2.json().error, /rule chain "bad2".*node "filter"/);
@@ -115,10 +148,19 @@ describe('rule chains over REST', () => {
     t = await createTestApp();
     await post('/api/v1/rules', chain('c'));
     const updated = chain('c');
-    updated.metadata.nodes[1] = { id: 'transform', type: 'jsTransform', configuration: { jsScript: 'msg.version = 2; return {msg: msg, metadata: metadata, msgType: msgType};' } };
+    updated.metadata.nodes[1] = {
+      id: 'transform',
+      type: 'jsTransform',
+      configuration: {
+        jsScript: 'msg.version = 2; return {msg: msg, metadata: metadata, msgType: msgType};',
+      },
+    };
     const put = await t.app.inject({ method: 'PUT', url: '/api/v1/rules/c', payload: updated });
     assert.equal(put.statusCode, 200);
-    assert.deepEqual((await post('/api/v1/rules/c/execute', { temperature: 30 })).json(), { temperature: 30, version: 2 });
+    assert.deepEqual((await post('/api/v1/rules/c/execute', { temperature: 30 })).json(), {
+      temperature: 30,
+      version: 2,
+    });
     const removed = await t.app.inject({ method: 'DELETE', url: '/api/v1/rules/c' });
     assert.equal(removed.statusCode, 200);
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/rules/c' })).statusCode, 404);
@@ -136,7 +178,11 @@ describe('rule chains over REST', () => {
     await writeFile(join(rulesDir, 'dropped.json'), '{ not json');
     const broken = await post('/api/v1/rules/dropped/reload', {});
     assert.equal(broken.statusCode, 400);
-    assert.match(broken.json().error, /^rules\/dropped\.json is not valid JSON/, 'the error names the file relative to the data root');
+    assert.match(
+      broken.json().error,
+      /^rules\/dropped\.json is not valid JSON/,
+      'the error names the file relative to the data root',
+    );
     const status = (await t.app.inject({ method: 'GET', url: '/api/v1/rules/dropped' })).json().status;
     assert.equal(status.loaded, true, 'the old chain keeps serving');
     assert.match(status.error, /not valid JSON/);
@@ -147,7 +193,13 @@ describe('rule chains over REST', () => {
     const first = await createTestApp();
     const rulesDir = join(first.dir, 'data', 'rules');
     await mkdir(rulesDir, { recursive: true });
-    await writeFile(join(rulesDir, 'broken.json'), JSON.stringify({ ruleChain: { id: 'broken', name: 'b' }, metadata: { nodes: [{ id: 'n', type: 'nope' }] } }));
+    await writeFile(
+      join(rulesDir, 'broken.json'),
+      JSON.stringify({
+        ruleChain: { id: 'broken', name: 'b' },
+        metadata: { nodes: [{ id: 'n', type: 'nope' }] },
+      }),
+    );
     const { createServices } = await import('../../src/services.ts');
     const services = await createServices(first.store);
     const views = services.chains.list({ kind: 'any' }, { loaded: false });
@@ -168,11 +220,17 @@ describe('rule chains over REST', () => {
     assert.equal(own.json().status.agentId, 'helper');
     await post('/api/v1/rules', chain('global-one'));
     const list = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/helper/rules' })).json();
-    assert.deepEqual(list.data.map((c: { ruleChain: { id: string } }) => c.ruleChain.id), ['helper-tool']);
+    assert.deepEqual(
+      list.data.map((c: { ruleChain: { id: string } }) => c.ruleChain.id),
+      ['helper-tool'],
+    );
     const viaMain = await t.app.inject({ method: 'GET', url: '/api/v1/agents/main/rules/helper-tool' });
     assert.equal(viaMain.statusCode, 404);
     const filtered = (await t.app.inject({ method: 'GET', url: '/api/v1/rules?agentId=helper' })).json();
-    assert.deepEqual(filtered.data.map((c: { ruleChain: { id: string } }) => c.ruleChain.id).sort(), ['helper', 'helper-tool']);
+    assert.deepEqual(filtered.data.map((c: { ruleChain: { id: string } }) => c.ruleChain.id).sort(), [
+      'helper',
+      'helper-tool',
+    ]);
     const unknownAgent = await t.app.inject({ method: 'GET', url: '/api/v1/agents/ghost/rules' });
     assert.equal(unknownAgent.statusCode, 404);
     assert.deepEqual(unknownAgent.json(), { error: 'agent "ghost" not found' });
@@ -182,7 +240,21 @@ describe('rule chains over REST', () => {
     t = await createTestApp();
     const components = (await t.app.inject({ method: 'GET', url: '/api/v1/components' })).json();
     const types = components.map((c: { type: string }) => c.type);
-    for (const type of ['jsFilter', 'jsTransform', 'jsSwitch', 'exprFilter', 'switch', 'fork', 'join', 'flow', 'end', 'log', 'delay', 'restApiCall', 'for']) {
+    for (const type of [
+      'jsFilter',
+      'jsTransform',
+      'jsSwitch',
+      'exprFilter',
+      'switch',
+      'fork',
+      'join',
+      'flow',
+      'end',
+      'log',
+      'delay',
+      'restApiCall',
+      'for',
+    ]) {
       assert.ok(types.includes(type), `missing ${type}`);
     }
     const filter = components.find((c: { type: string }) => c.type === 'jsFilter');
@@ -212,10 +284,14 @@ describe('agents over REST', () => {
 
   it('pagination: page and size apply, size is capped at 100 and bad values are a 400', async () => {
     t = await createTestApp();
-    for (const id of ['a1', 'a2', 'a3']) await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: chain(id) });
+    for (const id of ['a1', 'a2', 'a3'])
+      await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: chain(id) });
     const page = (await t.app.inject({ method: 'GET', url: '/api/v1/agents?page=2&size=2' })).json();
     assert.equal(page.total, 4);
-    assert.deepEqual(page.data.map((a: { ruleChain: { id: string } }) => a.ruleChain.id), ['a3', 'main']);
+    assert.deepEqual(
+      page.data.map((a: { ruleChain: { id: string } }) => a.ruleChain.id),
+      ['a3', 'main'],
+    );
     for (const query of ['size=101', 'size=0', 'page=0', 'page=x']) {
       const bad = await t.app.inject({ method: 'GET', url: `/api/v1/agents?${query}` });
       assert.equal(bad.statusCode, 400, query);
@@ -237,7 +313,11 @@ describe('agents over REST', () => {
     t = await createTestApp();
     await t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: chain('plain') });
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/agents/plain' })).statusCode, 404);
-    const mismatch = await t.app.inject({ method: 'PUT', url: '/api/v1/agents/main', payload: chain('other') });
+    const mismatch = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/agents/main',
+      payload: chain('other'),
+    });
     assert.equal(mismatch.statusCode, 400);
   });
 });

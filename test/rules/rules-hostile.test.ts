@@ -6,7 +6,13 @@ import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 function scriptChain(id: string, jsScript: string) {
   return {
     ruleChain: { id, name: id },
-    metadata: { nodes: [{ id: 'script', type: 'jsTransform', configuration: { jsScript } }, { id: 'end', type: 'end' }], connections: [{ fromId: 'script', toId: 'end', type: 'Success' }] },
+    metadata: {
+      nodes: [
+        { id: 'script', type: 'jsTransform', configuration: { jsScript } },
+        { id: 'end', type: 'end' },
+      ],
+      connections: [{ fromId: 'script', toId: 'end', type: 'Success' }],
+    },
   };
 }
 
@@ -23,25 +29,49 @@ describe('hostile scripts over REST', () => {
     ['process', 'process.exit(1); return {msg: msg};', /'process' is not defined/],
     ['require', 'require("fs"); return {msg: msg};', /'require' is not defined/],
     ['fetch', 'fetch("http://127.0.0.1:1/"); return {msg: msg};', /'fetch' is not defined/],
-    ['escape', 'return {msg: globalThis.constructor.constructor("return process")()};', /'process' is not defined/],
+    [
+      'escape',
+      'return {msg: globalThis.constructor.constructor("return process")()};',
+      /'process' is not defined/,
+    ],
   ];
 
   for (const [id, script, expected] of cases) {
     it(`${id}: a 400 Failure naming the reason, and the server keeps serving`, async () => {
-      const created = await t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: scriptChain(id, script) });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/rules',
+        payload: scriptChain(id, script),
+      });
       assert.equal(created.statusCode, 201, created.body);
-      const response = await t.app.inject({ method: 'POST', url: `/api/v1/rules/${id}/execute`, payload: { x: 1 } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/rules/${id}/execute`,
+        payload: { x: 1 },
+      });
       assert.equal(response.statusCode, 400);
       assert.match(response.json().error, expected);
-      const again = await t.app.inject({ method: 'POST', url: `/api/v1/rules/${id}/execute`, payload: { x: 1 } });
+      const again = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/rules/${id}/execute`,
+        payload: { x: 1 },
+      });
       assert.equal(again.statusCode, 400, 'the same node fails the same way on the next message');
       assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).body, 'OK');
     });
   }
 
   it('a healthy chain still answers after every hostile one', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: scriptChain('fine', 'msg.ok = true; return {msg: msg, metadata: metadata, msgType: msgType};') });
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/rules/fine/execute', payload: { x: 1 } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/rules',
+      payload: scriptChain('fine', 'msg.ok = true; return {msg: msg, metadata: metadata, msgType: msgType};'),
+    });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/rules/fine/execute',
+      payload: { x: 1 },
+    });
     assert.deepEqual(response.json(), { x: 1, ok: true });
   });
 });
@@ -54,9 +84,12 @@ describe('reload under load', () => {
   after(() => t.close());
 
   it('PUT and reload while 300 executes are in flight lose no request', async () => {
-    const version = (n: number) => scriptChain('hot', `msg.version = ${n}; return {msg: msg, metadata: metadata, msgType: msgType};`);
+    const version = (n: number) =>
+      scriptChain('hot', `msg.version = ${n}; return {msg: msg, metadata: metadata, msgType: msgType};`);
     await t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: version(0) });
-    const executes = Array.from({ length: 300 }, () => t.app.inject({ method: 'POST', url: '/api/v1/rules/hot/execute', payload: { n: 1 } }));
+    const executes = Array.from({ length: 300 }, () =>
+      t.app.inject({ method: 'POST', url: '/api/v1/rules/hot/execute', payload: { n: 1 } }),
+    );
     const reloads = [];
     for (let n = 1; n <= 10; n++) {
       reloads.push(t.app.inject({ method: 'PUT', url: '/api/v1/rules/hot', payload: version(n) }));

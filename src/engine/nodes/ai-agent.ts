@@ -25,25 +25,19 @@ export const modelParamsSchema = z
   .default({});
 
 const configSchema = z.object({
-  url: z
-    .string()
-    .default('')
-    .meta({
-      label: 'Provider URL',
-      description: 'Empty: the default provider. Usually ${global.models.providers.<id>.base_url}.',
-    }),
+  url: z.string().default('').meta({
+    label: 'Provider URL',
+    description: 'Empty: the default provider. Usually ${global.models.providers.<id>.base_url}.',
+  }),
   key: z
     .string()
     .default('')
     .meta({ label: 'API key', description: 'Usually ${global.models.providers.<id>.api_key}.' }),
   model: z.string().default('').meta({ label: 'Model', description: "Empty: the provider's default model." }),
-  systemPrompt: z
-    .string()
-    .default('')
-    .meta({
-      label: 'System prompt',
-      description: 'Templated: ${ruleChain.id}, ${now()}, ${include(path)}, ${global.*}, ${vars.*}.',
-    }),
+  systemPrompt: z.string().default('').meta({
+    label: 'System prompt',
+    description: 'Templated: ${ruleChain.id}, ${now()}, ${include(path)}, ${global.*}, ${vars.*}.',
+  }),
   maxStep: z
     .int()
     .min(1)

@@ -12,13 +12,10 @@ const configSchema = z.object({
   url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
   key: z.string().default('').meta({ label: 'API key' }),
   model: z.string().default('').meta({ label: 'Model' }),
-  systemPrompt: z
-    .string()
-    .default('')
-    .meta({
-      label: 'System prompt',
-      description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
-    }),
+  systemPrompt: z.string().default('').meta({
+    label: 'System prompt',
+    description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
+  }),
   messages: z
     .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
     .max(100)

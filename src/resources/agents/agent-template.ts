@@ -13,7 +13,10 @@ export function agentTemplate(id = 'main', name = 'Main agent'): Record<string, 
     ruleChain: {
       id,
       name,
-      additionalInfo: { category: 'agents', description: 'A general assistant with file tools in its workspace.' },
+      additionalInfo: {
+        category: 'agents',
+        description: 'A general assistant with file tools in its workspace.',
+      },
     },
     metadata: {
       firstNodeIndex: 0,

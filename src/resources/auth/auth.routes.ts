@@ -13,11 +13,16 @@ const passwordBody = z.object({
 const apiKeyResponse = z.object({ apiKey: z.string() });
 
 function username(principal: { kind: string; username?: string } | undefined): string {
-  if (principal?.kind !== 'user' || !principal.username) throw new AppError('unauthenticated', 'a login token is required');
+  if (principal?.kind !== 'user' || !principal.username)
+    throw new AppError('unauthenticated', 'a login token is required');
   return principal.username;
 }
 
-export function registerAuthRoutes(app: FastifyInstance, auth: AuthService, loginLimitPerMinute: number): void {
+export function registerAuthRoutes(
+  app: FastifyInstance,
+  auth: AuthService,
+  loginLimitPerMinute: number,
+): void {
   const limiter = new RateLimiter(loginLimitPerMinute, 60_000);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
@@ -57,10 +62,18 @@ export function registerAuthRoutes(app: FastifyInstance, auth: AuthService, logi
     '/api/v1/auth/password',
     {
       config: { auth: 'jwt' },
-      schema: { tags: ['auth'], body: passwordBody, response: { 200: z.object({ success: z.boolean(), message: z.string() }) } },
+      schema: {
+        tags: ['auth'],
+        body: passwordBody,
+        response: { 200: z.object({ success: z.boolean(), message: z.string() }) },
+      },
     },
     async (request) => {
-      await auth.changePassword(username(request.principal), request.body.oldPassword, request.body.newPassword);
+      await auth.changePassword(
+        username(request.principal),
+        request.body.oldPassword,
+        request.body.newPassword,
+      );
       return { success: true, message: 'password changed; log in again' };
     },
   );

@@ -45,13 +45,17 @@ export class AuthService {
     const keys: KeyEntry[] = [];
     for (const [username, value] of Object.entries(config.security.users)) {
       const entry = parseUserEntry(username, value);
-      if (entry.apiKey) keys.push({ digest: digest(entry.apiKey), principal: { kind: 'user', username, via: 'api-key' } });
+      if (entry.apiKey)
+        keys.push({ digest: digest(entry.apiKey), principal: { kind: 'user', username, via: 'api-key' } });
     }
     const api = config.channels.api;
     if (api?.enabled !== false) {
       for (const [accountId, account] of Object.entries(api?.accounts ?? {})) {
         if (account.enabled && account.api_key) {
-          keys.push({ digest: digest(account.api_key), principal: { kind: 'account', platform: 'api', accountId } });
+          keys.push({
+            digest: digest(account.api_key),
+            principal: { kind: 'account', platform: 'api', accountId },
+          });
         }
       }
     }
@@ -118,7 +122,10 @@ export class AuthService {
     await this.store.update((editor, current) => {
       const value = current.security.users[username];
       if (value === undefined) throw unauthenticated('user no longer exists');
-      const entry = parseUserEntry(username, this.rawUserValue(editor.get(['security', 'users', username]), value));
+      const entry = parseUserEntry(
+        username,
+        this.rawUserValue(editor.get(['security', 'users', username]), value),
+      );
       editor.set(['security', 'users', username], formatUserEntry({ password: entry.password, apiKey }));
     });
     return apiKey;
@@ -134,7 +141,10 @@ export class AuthService {
     await this.store.update((editor, current) => {
       const value = current.security.users[username];
       if (value === undefined) throw unauthenticated('user no longer exists');
-      const raw = parseUserEntry(username, this.rawUserValue(editor.get(['security', 'users', username]), value));
+      const raw = parseUserEntry(
+        username,
+        this.rawUserValue(editor.get(['security', 'users', username]), value),
+      );
       editor.set(['security', 'users', username], formatUserEntry({ password: hashed, apiKey: raw.apiKey }));
     });
   }

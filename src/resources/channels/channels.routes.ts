@@ -31,21 +31,31 @@ export function registerChannelRoutes(app: FastifyInstance, channels: ChannelsSe
   api.get('/api/v1/channels/:platform', { schema: { tags, params: platformParams } }, async (request) =>
     channels.platform(request.params.platform),
   );
-  api.get('/api/v1/channels/:platform/accounts/:accountId', { schema: { tags, params: accountParams } }, async (request) =>
-    channels.account(request.params.platform, request.params.accountId),
+  api.get(
+    '/api/v1/channels/:platform/accounts/:accountId',
+    { schema: { tags, params: accountParams } },
+    async (request) => channels.account(request.params.platform, request.params.accountId),
   );
-  api.post('/api/v1/channels/:platform/accounts', { schema: { tags, params: platformParams, body: createBody } }, async (request, reply) => {
-    const created = await channels.create(request.params.platform, request.body);
-    reply.code(201);
-    return created;
-  });
+  api.post(
+    '/api/v1/channels/:platform/accounts',
+    { schema: { tags, params: platformParams, body: createBody } },
+    async (request, reply) => {
+      const created = await channels.create(request.params.platform, request.body);
+      reply.code(201);
+      return created;
+    },
+  );
   api.put(
     '/api/v1/channels/:platform/accounts/:accountId',
     { schema: { tags, params: accountParams, body: z.strictObject(accountFields) } },
     async (request) => channels.update(request.params.platform, request.params.accountId, request.body),
   );
-  api.delete('/api/v1/channels/:platform/accounts/:accountId', { schema: { tags, params: accountParams } }, async (request) => {
-    await channels.remove(request.params.platform, request.params.accountId);
-    return { success: true, message: `account "${request.params.accountId}" deleted` };
-  });
+  api.delete(
+    '/api/v1/channels/:platform/accounts/:accountId',
+    { schema: { tags, params: accountParams } },
+    async (request) => {
+      await channels.remove(request.params.platform, request.params.accountId);
+      return { success: true, message: `account "${request.params.accountId}" deleted` };
+    },
+  );
 }

@@ -51,7 +51,10 @@ function platformView(config: Config, platform: Platform) {
   return {
     enabled: section?.enabled ?? false,
     accounts: Object.fromEntries(
-      Object.entries(section?.accounts ?? {}).map(([id, account]) => [id, accountView(platform, id, account)]),
+      Object.entries(section?.accounts ?? {}).map(([id, account]) => [
+        id,
+        accountView(platform, id, account),
+      ]),
     ),
   };
 }
@@ -65,7 +68,9 @@ export class ChannelsService {
 
   all() {
     const config = this.store.current;
-    return { platforms: Object.fromEntries(PLATFORMS.map((platform) => [platform, platformView(config, platform)])) };
+    return {
+      platforms: Object.fromEntries(PLATFORMS.map((platform) => [platform, platformView(config, platform)])),
+    };
   }
 
   platform(name: string) {
@@ -98,7 +103,10 @@ export class ChannelsService {
       editor.set(['channels', platform, 'accounts', id], stored);
       if (binding) {
         const bindings = [...current.bindings];
-        bindings.push({ agent_id: binding.agentId, match: { channel: platform, account_id: id, ...toFileMatch(binding.match) } });
+        bindings.push({
+          agent_id: binding.agentId,
+          match: { channel: platform, account_id: id, ...toFileMatch(binding.match) },
+        });
         editor.set(['bindings'], bindings);
       }
     });
@@ -108,10 +116,17 @@ export class ChannelsService {
   async update(name: string, id: string, patch: AccountPatch) {
     const platform = platformOf(name);
     await this.store.update((editor, current) => {
-      if (!current.channels[platform]?.accounts[id]) throw notFound(`account "${id}" not found on platform "${platform}"`);
+      if (!current.channels[platform]?.accounts[id])
+        throw notFound(`account "${id}" not found on platform "${platform}"`);
       const { api_key, app_secret, ...fields } = patch;
       const secret = platform === 'api' ? (api_key ?? app_secret) : app_secret;
-      editor.merge(['channels', platform, 'accounts', id], defined({ ...fields, ...(secret ? { [platform === 'api' ? 'api_key' : 'app_secret']: secret } : {}) }));
+      editor.merge(
+        ['channels', platform, 'accounts', id],
+        defined({
+          ...fields,
+          ...(secret ? { [platform === 'api' ? 'api_key' : 'app_secret']: secret } : {}),
+        }),
+      );
     });
     return this.account(platform, id);
   }
@@ -119,9 +134,12 @@ export class ChannelsService {
   async remove(name: string, id: string): Promise<void> {
     const platform = platformOf(name);
     await this.store.update((editor, current) => {
-      if (!current.channels[platform]?.accounts[id]) throw notFound(`account "${id}" not found on platform "${platform}"`);
+      if (!current.channels[platform]?.accounts[id])
+        throw notFound(`account "${id}" not found on platform "${platform}"`);
       editor.delete(['channels', platform, 'accounts', id]);
-      const bindings = current.bindings.filter((b) => !(b.match.channel === platform && b.match.account_id === id));
+      const bindings = current.bindings.filter(
+        (b) => !(b.match.channel === platform && b.match.account_id === id),
+      );
       if (bindings.length !== current.bindings.length) editor.set(['bindings'], bindings);
     });
   }

@@ -33,7 +33,11 @@ const configPatch = z.strictObject({
   bindings: z.array(z.unknown()).optional(),
 });
 
-export function registerConfigRoutes(app: FastifyInstance, config: ConfigService, models: ModelsService): void {
+export function registerConfigRoutes(
+  app: FastifyInstance,
+  config: ConfigService,
+  models: ModelsService,
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['config'];
 
@@ -59,19 +63,27 @@ export function registerConfigRoutes(app: FastifyInstance, config: ConfigService
     async (request) => models.updateDefault(request.body),
   );
   api.get('/api/v1/config/models/providers', { schema: { tags } }, async () => models.list());
-  api.post('/api/v1/config/models/providers', { schema: { tags, body: providerBody } }, async (request, reply) => {
-    reply.code(201);
-    return models.create(request.body);
-  });
+  api.post(
+    '/api/v1/config/models/providers',
+    { schema: { tags, body: providerBody } },
+    async (request, reply) => {
+      reply.code(201);
+      return models.create(request.body);
+    },
+  );
   api.put(
     '/api/v1/config/models/providers/:name',
     { schema: { tags, params: nameParams, body: providerPatch } },
     async (request) => models.update(request.params.name, request.body),
   );
-  api.delete('/api/v1/config/models/providers/:name', { schema: { tags, params: nameParams } }, async (request) => {
-    await models.remove(request.params.name);
-    return { success: true, message: `model provider "${request.params.name}" deleted` };
-  });
+  api.delete(
+    '/api/v1/config/models/providers/:name',
+    { schema: { tags, params: nameParams } },
+    async (request) => {
+      await models.remove(request.params.name);
+      return { success: true, message: `model provider "${request.params.name}" deleted` };
+    },
+  );
   api.put(
     '/api/v1/config/models/providers/:name/api-key',
     { schema: { tags, params: nameParams, body: z.strictObject({ apiKey: z.string().min(1).max(4096) }) } },

@@ -72,7 +72,8 @@ function stripViewFields(patch: Patch): Patch {
   if (isObject(channels)) {
     for (const platform of Object.values(channels)) {
       const accounts = isObject(platform) ? platform['accounts'] : undefined;
-      if (isObject(accounts)) for (const account of Object.values(accounts)) if (isObject(account)) delete account['hasSecret'];
+      if (isObject(accounts))
+        for (const account of Object.values(accounts)) if (isObject(account)) delete account['hasSecret'];
     }
   }
   return patch;
@@ -97,7 +98,10 @@ export class ConfigService {
       if (value === null || value === false) passwords.set(name, null);
       else if (typeof value === 'string' && value.length > 0 && !value.includes(':'))
         passwords.set(name, isPasswordHash(value) ? value : await hashPassword(value));
-      else throw invalid(`security.users.${name}: must be a password (without ":"), true to keep, or null to remove`);
+      else
+        throw invalid(
+          `security.users.${name}: must be a password (without ":"), true to keep, or null to remove`,
+        );
     }
     const before = this.store.current;
     const after = await this.store.update((editor, current) => {
@@ -113,7 +117,11 @@ export class ConfigService {
       }
       const remaining = { ...current.security.users };
       for (const [name, password] of passwords) if (password === null) delete remaining[name];
-      if (passwords.size > 0 && Object.keys(remaining).length === 0 && ![...passwords.values()].some(Boolean)) {
+      if (
+        passwords.size > 0 &&
+        Object.keys(remaining).length === 0 &&
+        ![...passwords.values()].some(Boolean)
+      ) {
         throw conflict('security.users: the last user cannot be removed');
       }
     });

@@ -51,13 +51,22 @@ export class ModelsService {
    * PUT /config/models: `default` chooses the default provider (created when it does not exist and a
    * base_url is given); model, api_key and base_url then apply to that provider.
    */
-  async updateDefault(body: { model?: string | undefined; api_key?: string | undefined; base_url?: string | undefined; default?: string | undefined }) {
+  async updateDefault(body: {
+    model?: string | undefined;
+    api_key?: string | undefined;
+    base_url?: string | undefined;
+    default?: string | undefined;
+  }) {
     await this.store.update((editor, current) => {
       const id = body.default || current.models.default_provider;
       if (!id) throw notFound('no default provider is configured; name one in "default" with a base_url');
       const exists = Boolean(current.models.providers[id]);
-      if (!exists && !body.base_url) throw notFound(`model provider "${id}" not found; send base_url to create it`);
-      editor.merge(['models', 'providers', id], definedEntries({ model: body.model, api_key: body.api_key, base_url: body.base_url }));
+      if (!exists && !body.base_url)
+        throw notFound(`model provider "${id}" not found; send base_url to create it`);
+      editor.merge(
+        ['models', 'providers', id],
+        definedEntries({ model: body.model, api_key: body.api_key, base_url: body.base_url }),
+      );
       editor.set(['models', 'default_provider'], id);
     });
     return this.summary();

@@ -23,7 +23,11 @@ const listQuery = paginationQuery.extend({
 });
 
 /** Aborts when the client goes away or the time limit passes (the latter as a 504). */
-export function runSignal(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
+export function runSignal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  timeoutMs: number,
+): { signal: AbortSignal; done(): void } {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new AppError('timeout', `the run did not finish within ${timeoutMs} ms`)),
@@ -110,7 +114,13 @@ export function registerRuleRoutes(
 ): void {
   const tags = ['rules'];
   registerChainCrud(app, chains, '/api/v1/rules', () => ({ kind: 'any' }), tags);
-  registerChainCrud(app, chains, '/api/v1/agents/:agentId/rules', (p) => ({ kind: 'rule', agentId: p['agentId'] ?? '' }), tags);
+  registerChainCrud(
+    app,
+    chains,
+    '/api/v1/agents/:agentId/rules',
+    (p) => ({ kind: 'rule', agentId: p['agentId'] ?? '' }),
+    tags,
+  );
 
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.post(
@@ -129,7 +139,8 @@ export function registerRuleRoutes(
       const run = runSignal(request, reply, requestTimeoutMs());
       try {
         const result = await chains.execute(request.params.id, data, request.query, { signal: run.signal });
-        if (result.outcome === 'failure') throw new AppError('invalid', result.error ?? 'the rule chain failed');
+        if (result.outcome === 'failure')
+          throw new AppError('invalid', result.error ?? 'the rule chain failed');
         return sendResult(reply, result.results);
       } finally {
         run.done();

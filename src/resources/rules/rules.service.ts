@@ -98,7 +98,8 @@ export class ChainService {
     };
     if (!entry.error) {
       try {
-        if (idOf(file.json) !== location.id) throw invalid(`ruleChain.id must be "${location.id}" to match the file name`);
+        if (idOf(file.json) !== location.id)
+          throw invalid(`ruleChain.id must be "${location.id}" to match the file name`);
         await this.engine.load(await this.engine.validate(file.json));
       } catch (error) {
         entry.error = error instanceof Error ? error.message : String(error);
@@ -144,7 +145,9 @@ export class ChainService {
       .filter((entry) => this.inScope(entry, scope))
       .filter((entry) => filter.agentId === undefined || entry.location.agentId === filter.agentId)
       .filter((entry) => filter.category === undefined || categoryOf(entry.definition) === filter.category)
-      .filter((entry) => filter.loaded === undefined || this.engine.isLoaded(entry.location.id) === filter.loaded)
+      .filter(
+        (entry) => filter.loaded === undefined || this.engine.isLoaded(entry.location.id) === filter.loaded,
+      )
       .sort((a, b) => a.location.id.localeCompare(b.location.id))
       .map((entry) => this.view(entry));
   }
@@ -274,7 +277,12 @@ export class ChainService {
   }
 
   /** Runs a loaded chain once. Unknown: 404; known but not loaded: 409. */
-  async execute(id: string, data: string | object, metadata: Record<string, string>, options: RunOptions): Promise<RunResult> {
+  async execute(
+    id: string,
+    data: string | object,
+    metadata: Record<string, string>,
+    options: RunOptions,
+  ): Promise<RunResult> {
     const entry = this.find(id, { kind: 'any' });
     if (!this.engine.isLoaded(id)) {
       throw conflict(`rule chain "${id}" is not loaded${entry.error ? `: ${entry.error}` : ''}`);

@@ -21,7 +21,11 @@ export function registerToolRoutes(app: FastifyInstance, chains: ChainService): 
       return { name, type: 'builtin', description: tool.description, parameters: tool.parameters };
     });
     for (const view of chains.list({ kind: 'any' }, { loaded: true })) {
-      const chain = view.ruleChain as { id: string; name?: string; additionalInfo?: { description?: unknown; inputSchema?: unknown; category?: unknown } };
+      const chain = view.ruleChain as {
+        id: string;
+        name?: string;
+        additionalInfo?: { description?: unknown; inputSchema?: unknown; category?: unknown };
+      };
       const info = chain.additionalInfo ?? {};
       const description = typeof info.description === 'string' ? info.description : (chain.name ?? chain.id);
       if (info.category === 'agents') {
@@ -33,8 +37,17 @@ export function registerToolRoutes(app: FastifyInstance, chains: ChainService): 
           parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] },
         });
       } else {
-        const schema = info.inputSchema && typeof info.inputSchema === 'object' ? (info.inputSchema as Record<string, unknown>) : { type: 'object', properties: {} };
-        tools.push({ name: chain.id, type: 'rulechain', targetId: chain.id, description, parameters: schema });
+        const schema =
+          info.inputSchema && typeof info.inputSchema === 'object'
+            ? (info.inputSchema as Record<string, unknown>)
+            : { type: 'object', properties: {} };
+        tools.push({
+          name: chain.id,
+          type: 'rulechain',
+          targetId: chain.id,
+          description,
+          parameters: schema,
+        });
       }
     }
     return tools;
