@@ -1,7 +1,7 @@
 // Tool calls of every type through the agent node, seen with the AG-UI header; the system prompt
 // composition; the tool loop's limits.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
@@ -233,6 +233,18 @@ describe('agent tools', () => {
     assert.match(system?.content ?? '', /## SOUL\.md\n\nYou love tea\./);
     assert.match(system?.content ?? '', /## MEMORY\.md\n\nThe user is called Ada\./);
     assert.ok((system?.content ?? '').indexOf('SOUL.md') < (system?.content ?? '').indexOf('MEMORY.md'));
+  });
+
+  it('a workspace prompt file that links outside the workspace is not read', async () => {
+    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: agent('linked', []) });
+    const workspace = await t.services.workspace('linked');
+    await symlink(t.configPath, join(workspace, 'USER.md'));
+    upstream.script({ text: 'hello' });
+    const before = upstream.requests.length;
+    await run('linked', 'hi');
+    const system = (upstream.requests[before] as { messages: Array<{ role: string; content: string }> })
+      .messages[0];
+    assert.doesNotMatch(system?.content ?? '', /USER\.md|models:|base_url/);
   });
 
   it('temperature and max_tokens from the request are passed through', async () => {
