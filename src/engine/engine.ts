@@ -8,6 +8,7 @@ import { parseRuleChain } from './dsl.ts';
 import type { RuleChainDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import { ChainRun } from './run.ts';
+import { ScriptPool, workerHeapMbFor } from './script-pool.ts';
 import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
 import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
@@ -40,10 +41,20 @@ export class RuleEngine {
   private closed = false;
   private readonly neverAborted = new AbortController().signal;
   private readonly host: RunHost;
+  /** The script pool this engine made, and so closes; undefined when the caller supplied one. */
+  private readonly ownPool: ScriptPool | undefined;
 
   constructor(options: RuleEngineOptions) {
     this.registry = options.registry;
-    this.services = options.services;
+    const { scriptPool, scriptWorkers, scriptMemoryBytes } = options.services;
+    const pool =
+      scriptPool ??
+      new ScriptPool({
+        workerHeapMb: workerHeapMbFor(scriptMemoryBytes),
+        ...(scriptWorkers === undefined ? {} : { workers: scriptWorkers }),
+      });
+    this.ownPool = scriptPool ? undefined : pool;
+    this.services = { ...options.services, scriptPool: pool };
     this.maxDepth = options.maxDepth ?? 16;
     const joinTimeoutMs = options.joinTimeoutMs ?? 5000;
     this.host = {
@@ -114,13 +125,17 @@ export class RuleEngine {
     return this.chains.get(id)?.compiled.definition;
   }
 
-  /** Destroys every chain now, including ones with runs under way; the engine refuses work after. */
+  /**
+   * Destroys every chain now, including ones with runs under way, and ends the script workers; the
+   * engine refuses work after.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const loaded = [...this.chains.values()];
     this.chains.clear();
     this.disabled.clear();
     await Promise.all(loaded.map((chain) => destroyChain(chain.compiled)));
+    await this.ownPool?.close();
   }
 
   execute(chainId: string, message: RuleMessage, options: RunOptions = {}): Promise<RunResult> {

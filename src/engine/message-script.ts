@@ -1,7 +1,7 @@
 // RuleGo-style script functions `(msg, metadata, msgType, dataType)` over a sandbox. A message
 // crosses into the VM as one string: a JSON header line, a newline, then the raw data. The header
 // never holds a raw newline, and the data is parsed only inside the VM, so the host does no JSON work.
-import { ScriptSandbox } from './sandbox.ts';
+import type { ScriptPool } from './script-pool.ts';
 import type { NodeServices, RuleMessage } from './types.ts';
 
 /** How the VM turns the user function's return value into the string handed back to the host. */
@@ -46,17 +46,22 @@ export function encodeMessage(message: RuleMessage): string {
   return `${JSON.stringify([message.metadata, message.type, message.dataType])}\n${message.data}`;
 }
 
-/** One user function body, compiled once per node; `run` calls it for a message. */
+/** One user function body, compiled once per node (on every script worker); `run` calls it for a message. */
 export class MessageScript {
-  private constructor(private readonly sandbox: ScriptSandbox) {}
+  private constructor(
+    private readonly pool: ScriptPool,
+    private readonly scriptId: number,
+  ) {}
 
   /** Compiles `body` as the body of `function (msg, metadata, msgType, dataType)`. Throws ScriptError. */
   static async create(body: string, finisher: string, services: NodeServices): Promise<MessageScript> {
-    const sandbox = await ScriptSandbox.create(functionSource(body, finisher), {
+    const pool = services.scriptPool;
+    if (!pool) throw new Error('scripts need services.scriptPool, which the rule engine provides');
+    const scriptId = await pool.compile(functionSource(body, finisher), {
       timeoutMs: services.scriptTimeoutMs,
       memoryBytes: services.scriptMemoryBytes,
     });
-    return new MessageScript(sandbox);
+    return new MessageScript(pool, scriptId);
   }
 
   /** An expression over msg, metadata, msgType and dataType, compiled as `return (expression);`. */
@@ -64,11 +69,12 @@ export class MessageScript {
     return MessageScript.create(`return (${expression}\n);`, finisher, services);
   }
 
-  run(message: RuleMessage): string {
-    return this.sandbox.call(encodeMessage(message));
+  /** The finisher's string for `message`; rejects with ScriptError, or the reason when `signal` aborts. */
+  run(message: RuleMessage, signal?: AbortSignal): Promise<string> {
+    return this.pool.call(this.scriptId, encodeMessage(message), signal);
   }
 
   dispose(): void {
-    this.sandbox.dispose();
+    this.pool.release(this.scriptId);
   }
 }

@@ -1,10 +1,11 @@
-// Loads the QuickJS WebAssembly module once per process, with a guard on how far its heap may grow.
+// Loads the QuickJS WebAssembly module once per thread (each script worker has its own instance and
+// heap; see script-worker.ts), with a guard on how far that heap may grow.
 //
 // Why the guard: in the Emscripten build QuickJS cannot measure its own blocks (malloc_usable_size
 // is compiled out), so `runtime.setMemoryLimit` only refuses a single allocation larger than the
 // limit; many smaller ones pass (quickjs-emscripten issues #255 and #271). So the heap itself is
 // bounded: it may hold the budgets of the live sandboxes (never more than MAX_HEAP_BYTES), and since
-// script calls run one at a time on this thread, one call may grow it by at most its own budget.
+// script calls run one at a time on a thread, one call may grow it by at most its own budget.
 // When growth is refused, malloc fails and QuickJS throws "out of memory".
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

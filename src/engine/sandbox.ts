@@ -3,9 +3,10 @@
 // own runtime with a memory budget, a stack limit and a per-call deadline.
 //
 // Limits, as enforced: the deadline is checked by QuickJS's interrupt handler, which runs every
-// ~10,000 interpreter steps, so a loop of heavy built-in calls can overrun it. Memory is bounded by
-// the heap guard (see quickjs-loader.ts) during a call, and by a usage check after any call that
-// grew the heap, which rebuilds a runtime that holds more than its budget.
+// ~10,000 interpreter steps, so a loop of heavy built-in calls can overrun it by far; that is why
+// the engine runs sandboxes in worker threads under a watchdog (script-pool.ts), which is the hard
+// limit. Memory is bounded by the heap guard (see quickjs-loader.ts) during a call, and by a usage
+// check after any call that grew the heap, which rebuilds a runtime that holds more than its budget.
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { loadQuickJs } from './quickjs-loader.ts';
 import type { QuickJs } from './quickjs-loader.ts';
@@ -13,6 +14,8 @@ import type { QuickJs } from './quickjs-loader.ts';
 export interface SandboxLimits {
   timeoutMs: number;
   memoryBytes: number;
+  /** Limit on evaluating the source (which can run code: see script-pool.ts); default `timeoutMs`. */
+  compileTimeoutMs?: number;
 }
 
 /** A script failed: syntax, a thrown error, or a limit. The message is safe to show to users. */
@@ -45,7 +48,7 @@ export class ScriptSandbox {
   private constructor(
     private readonly quickJs: QuickJs,
     private readonly source: string,
-    private readonly limits: SandboxLimits,
+    readonly limits: SandboxLimits,
   ) {
     quickJs.heap.reserve(limits.memoryBytes);
     try {
@@ -58,7 +61,12 @@ export class ScriptSandbox {
 
   /** Compiles the source; a syntax error (or a failure while evaluating it) throws ScriptError. */
   static async create(source: string, limits: SandboxLimits): Promise<ScriptSandbox> {
-    return new ScriptSandbox(await loadQuickJs(), source, limits);
+    return ScriptSandbox.build(await loadQuickJs(), source, limits);
+  }
+
+  /** As `create`, with the module already loaded: compiles synchronously, so requests stay in order. */
+  static build(quickJs: QuickJs, source: string, limits: SandboxLimits): ScriptSandbox {
+    return new ScriptSandbox(quickJs, source, limits);
   }
 
   call(input: string): string {
@@ -74,7 +82,7 @@ export class ScriptSandbox {
       const result = context.callFunction(state.entry, context.undefined, argument);
       argument.dispose();
       if (result.error) {
-        const failure = this.describe(context, result.error);
+        const failure = this.describe(context, result.error, this.limits.timeoutMs);
         result.error.dispose();
         if (failure.broken) this.reset();
         throw new ScriptError(failure.message);
@@ -117,11 +125,12 @@ export class ScriptSandbox {
     runtime.setMaxStackSize(MAX_STACK_BYTES);
     runtime.setInterruptHandler(() => Date.now() > this.deadline);
     const context = runtime.newContext();
-    this.deadline = Date.now() + this.limits.timeoutMs;
+    const limitMs = this.limits.compileTimeoutMs ?? this.limits.timeoutMs;
+    this.deadline = Date.now() + limitMs;
     const result = context.evalCode(this.source, 'script.js');
     this.deadline = Number.POSITIVE_INFINITY;
     if (result.error) {
-      const failure = this.describe(context, result.error);
+      const failure = this.describe(context, result.error, limitMs);
       result.error.dispose();
       context.dispose();
       runtime.dispose();
@@ -148,7 +157,11 @@ export class ScriptSandbox {
   }
 
   /** Turns a QuickJS exception into text; limits leave the runtime marked for rebuilding. */
-  private describe(context: QuickJSContext, error: QuickJSHandle): { message: string; broken: boolean } {
+  private describe(
+    context: QuickJSContext,
+    error: QuickJSHandle,
+    limitMs: number,
+  ): { message: string; broken: boolean } {
     let dumped: unknown;
     try {
       dumped = context.dump(error);
@@ -158,7 +171,7 @@ export class ScriptSandbox {
     const name = readString(dumped, 'name');
     const message = readString(dumped, 'message') ?? (typeof dumped === 'string' ? dumped : undefined);
     if (name === 'InternalError' && message === 'interrupted') {
-      return { message: `script timed out after ${this.limits.timeoutMs} ms`, broken: true };
+      return { message: `script timed out after ${limitMs} ms`, broken: true };
     }
     if (dumped === undefined || dumped === null || message === 'out of memory') {
       return { message: 'script exceeded memory limit', broken: true };

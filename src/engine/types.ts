@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
 import type { Usage } from '../model-providers/types.ts';
+import type { ScriptPool } from './script-pool.ts';
 
 export type DataType = 'JSON' | 'TEXT' | 'BINARY';
 
@@ -112,6 +113,10 @@ export interface NodeServices {
   scriptTimeoutMs: number;
   /** Memory limit of one script sandbox, in bytes. */
   scriptMemoryBytes: number;
+  /** Worker threads that run user scripts; default min(2, available parallelism). */
+  scriptWorkers?: number;
+  /** Where user scripts run; the engine makes one from the settings above (and closes it) if absent. */
+  scriptPool?: ScriptPool;
   [service: string]: unknown;
 }
 

@@ -151,7 +151,8 @@ test('nested fork/join pairs like parentheses', async () => {
       [
         { id: 'outer', type: 'fork' },
         { id: 'inner', type: 'fork' },
-        wait('x', 30),
+        // Long enough for y and z to reach the inner join first even on a slow worker thread.
+        wait('x', 300),
         transform('y', 'return {msg: "y", metadata, msgType};'),
         transform('z', 'return {msg: "z", metadata, msgType};'),
         { id: 'innerJoin', type: 'join' },

@@ -19,9 +19,9 @@ export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   async create(config, { services }) {
     const script = await MessageScript.expression(config.expr, finishers.boolean, services);
     return {
-      process: (message) => {
-        const relation = script.run(message) === '1' ? 'True' : 'False';
-        return Promise.resolve([{ relation, message }]);
+      async process(message, context) {
+        const relation = (await script.run(message, context.signal)) === '1' ? 'True' : 'False';
+        return [{ relation, message }];
       },
       destroy: () => script.dispose(),
     };

@@ -42,7 +42,7 @@ export const forNode: NodeDefinition<Config> = {
       async process(message, context) {
         const range: unknown = numbers
           ? numberRange(Number(numbers[1]), Number(numbers[2]))
-          : JSON.parse(script?.run(message) ?? 'null');
+          : JSON.parse((await script?.run(message, context.signal)) ?? 'null');
         const collected: unknown[] = [];
         let last: RuleMessage | undefined;
         for (const [key, item, index] of entries(range)) {

@@ -20,9 +20,9 @@ export const jsSwitchNode: NodeDefinition<z.infer<typeof configSchema>> = {
   async create(config, { services }) {
     const script = await MessageScript.create(config.jsScript, finishers.relations, services);
     return {
-      process: (message) => {
-        const relations = JSON.parse(script.run(message)) as string[];
-        return Promise.resolve(relations.map((relation) => ({ relation, message })));
+      async process(message, context) {
+        const relations = JSON.parse(await script.run(message, context.signal)) as string[];
+        return relations.map((relation) => ({ relation, message }));
       },
       destroy: () => script.dispose(),
     };

@@ -23,8 +23,10 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   async create(config, { services }) {
     const script = await MessageScript.create(config.jsScript, finishers.message, services);
     return {
-      process: (message) =>
-        Promise.resolve([{ relation: 'Success', message: decode(script.run(message), message) }]),
+      async process(message, context) {
+        const output = await script.run(message, context.signal);
+        return [{ relation: 'Success', message: decode(output, message) }];
+      },
       destroy: () => script.dispose(),
     };
   },

@@ -21,13 +21,18 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = config.jsScript
       ? await MessageScript.create(config.jsScript, finishers.text, services)
       : undefined;
-    const format = (message: RuleMessage): string =>
-      script ? script.run(message) : `${message.type} ${message.data} ${JSON.stringify(message.metadata)}`;
+    const format = (message: RuleMessage, signal: AbortSignal): Promise<string> | string =>
+      script
+        ? script.run(message, signal)
+        : `${message.type} ${message.data} ${JSON.stringify(message.metadata)}`;
     return {
-      process(message) {
+      async process(message, context) {
         // Without a logger there is nowhere to write, so the script is not run at all.
-        if (logger) logger.info({ chainId, nodeId, messageId: message.id }, format(message));
-        return Promise.resolve([{ relation: 'Success', message }]);
+        if (logger) {
+          const text = await format(message, context.signal);
+          logger.info({ chainId, nodeId, messageId: message.id }, text);
+        }
+        return [{ relation: 'Success', message }];
       },
       destroy: () => script?.dispose(),
     };

@@ -35,10 +35,10 @@ export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
     ].join('\n');
     const script = await MessageScript.create(body, finishers.json, services);
     return {
-      process: (message) => {
-        const index = Number(script.run(message));
+      async process(message, context) {
+        const index = Number(await script.run(message, context.signal));
         const relation = config.cases[index]?.then ?? 'Default';
-        return Promise.resolve([{ relation, message }]);
+        return [{ relation, message }];
       },
       destroy: () => script.dispose(),
     };
