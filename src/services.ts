@@ -64,6 +64,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     services: {
       scriptTimeoutMs: config.engine.script_timeout_ms,
       scriptMemoryBytes: config.engine.script_memory_mb * 1024 * 1024,
+      ...(config.engine.script_workers > 0 ? { scriptWorkers: config.engine.script_workers } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     },
   });

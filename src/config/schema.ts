@@ -135,6 +135,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       script_timeout_ms: z.int().positive().max(60_000).default(2000),
       script_memory_mb: z.int().positive().max(1024).default(32),
+      /** Worker threads that run user scripts; 0 means min(2, available cores). */
+      script_workers: z.int().min(0).max(64).default(0),
     })
     .prefault({}),
   agents: z

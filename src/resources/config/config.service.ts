@@ -17,6 +17,7 @@ const RESTART_KEYS = [
   ['security', 'loginRateLimit'],
   ['engine', 'script_timeout_ms'],
   ['engine', 'script_memory_mb'],
+  ['engine', 'script_workers'],
 ] as const;
 
 export function providerView(config: Config, id: string) {
