@@ -148,7 +148,8 @@ export class ScriptPool {
     const entry =
       this.options.entry ??
       workerEntry(new URL(`./script-worker${extensionOf(import.meta.url)}`, import.meta.url));
-    const limits = { maxOldGenerationSizeMb: this.options.workerHeapMb ?? 256 };
+    // Script workers move small strings; a small young generation keeps each worker's memory low.
+    const limits = { maxOldGenerationSizeMb: this.options.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 4 };
     const graceMs = this.options.graceMs ?? 250;
     this.threads = Array.from({ length: count }, () => new ScriptThread(this.host, entry, graceMs, limits));
     return this.threads;

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
@@ -30,18 +30,24 @@ const MAX_RETRY_AFTER_MS = 20_000;
 /** A ModelProvider for any OpenAI-compatible chat completions endpoint, streaming. */
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.
-    apiKey: options.apiKey || 'unused',
-    organization: null,
-    project: null,
-    ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-    maxRetries: 0,
-    timeout: timeoutMs,
-    logLevel: 'off',
-    fetch: options.fetch ?? nodeHttpFetch,
-  });
+  // The SDK is loaded with the first call: a server on the demo model never needs it.
+  let client: Promise<OpenAI> | undefined;
+  const getClient = (): Promise<OpenAI> =>
+    (client ??= import('openai').then(
+      ({ default: OpenAISdk }) =>
+        new OpenAISdk({
+          baseURL: options.baseUrl,
+          // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.
+          apiKey: options.apiKey || 'unused',
+          organization: null,
+          project: null,
+          ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+          maxRetries: 0,
+          timeout: timeoutMs,
+          logLevel: 'off',
+          fetch: options.fetch ?? nodeHttpFetch,
+        }),
+    ));
   const settings: StreamSettings = {
     id: options.id,
     apiKey: options.apiKey,
@@ -50,7 +56,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     timeoutMs,
     maxRetries: options.maxRetries ?? 3,
     retryBaseMs: options.retryBaseMs ?? 200,
-    client,
+    client: getClient,
   };
   return {
     id: options.id,
@@ -67,7 +73,7 @@ interface StreamSettings {
   timeoutMs: number;
   maxRetries: number;
   retryBaseMs: number;
-  client: OpenAI;
+  client: () => Promise<OpenAI>;
 }
 
 async function* streamCompletion(
@@ -102,7 +108,8 @@ async function* streamCompletion(
     for (let attempt = 0; ; attempt += 1) {
       try {
         const decoder = new ChunkDecoder(fail);
-        const stream = await settings.client.chat.completions.create(body, { signal });
+        const client = await settings.client();
+        const stream = await client.chat.completions.create(body, { signal });
         for await (const chunk of stream) {
           for (const event of decoder.push(chunk)) {
             yielded = true;

@@ -1,8 +1,7 @@
 import { basename } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+// The SDK is loaded on first connection: it weighs about 25 MB, and most agents use no MCP server.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 
@@ -22,6 +21,8 @@ export interface McpConnectionOptions {
 }
 
 const STDERR_TAIL_CHARS = 4096;
+/** JSON-RPC error code of an MCP request that timed out (ErrorCode.RequestTimeout in the SDK). */
+const MCP_REQUEST_TIMEOUT = -32001;
 
 /**
  * One MCP server, reached over stdio or streamable HTTP, whose tools become Tool objects. The
@@ -94,7 +95,7 @@ export class McpConnection {
       return result.isError === true ? `error: ${text}` : text;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
+      if ((error as { code?: unknown }).code === MCP_REQUEST_TIMEOUT) {
         throw new AppError('timeout', `MCP tool "${name}" timed out after ${this.timeoutMs} ms`);
       }
       throw new AppError(
@@ -125,6 +126,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: 'agent-service', version: '0.1.0' });
     client.onclose = () => {
       // Forget a dead connection so the next call opens a new one.
@@ -133,20 +135,23 @@ export class McpConnection {
         this.client = undefined;
       }
     };
-    await client.connect(this.transport(), { timeout: this.connectTimeoutMs });
+    await client.connect(await this.transport(), { timeout: this.connectTimeoutMs });
     this.openClient = client;
     return client;
   }
 
-  private transport(): StdioClientTransport | StreamableHTTPClientTransport {
+  private async transport(): Promise<Transport> {
     const { server } = this.options;
     if (typeof server === 'string' && /^https?:\/\//iu.test(server)) {
+      const { StreamableHTTPClientTransport } =
+        await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       return new StreamableHTTPClientTransport(new URL(server), {
         ...(this.options.headers ? { requestInit: { headers: this.options.headers } } : {}),
       });
     }
     const [command, ...args] = typeof server === 'string' ? splitCommandLine(server) : server;
     if (command === undefined || command === '') throw new AppError('invalid', 'MCP server command is empty');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command,
       args,
