@@ -1,5 +1,5 @@
 // Run events to Chat Completions chunks: the one mapping of the stream's wire format.
-import { randomToken } from '../core/ids.ts';
+import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '../engine/types.ts';
 import type { Usage } from '../model-providers/types.ts';
 
@@ -10,7 +10,7 @@ export interface CompletionIds {
 }
 
 export function completionIds(model: string, now = Date.now()): CompletionIds {
-  return { id: `chatcmpl-${randomToken(18)}`, created: Math.floor(now / 1000), model };
+  return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(now / 1000), model };
 }
 
 export function usageBody(usage: Usage | undefined) {

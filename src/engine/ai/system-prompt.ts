@@ -27,6 +27,42 @@ export interface PromptContext {
   workspaceDir: string;
   vars: Record<string, string>;
   globals: () => Record<string, unknown>;
+  listing: FolderListing;
+  /** Resolves a workspace-relative path safely (refusing escapes), for ${include(path)}. */
+  resolvePath: (path: string) => Promise<string>;
+}
+
+/**
+ * The names in a workspace folder, listed once and kept for a second: one listing replaces a failed
+ * lookup per missing prompt file, a busy agent's turns share it, and a file added by hand counts
+ * from the next second on.
+ */
+export class FolderListing {
+  private at = 0;
+  private names: Promise<Set<string>> | undefined;
+  private folder = '';
+
+  constructor(private readonly ttlMs = 1000) {}
+
+  get(folder: string): Promise<Set<string>> {
+    const now = Date.now();
+    if (this.names && this.folder === folder && now - this.at < this.ttlMs) return this.names;
+    this.folder = folder;
+    this.at = now;
+    this.names = readdir(folder).then(
+      (entries) => new Set(entries),
+      () => new Set<string>(),
+    );
+    return this.names;
+  }
+}
+
+export interface PromptContext {
+  chainId: string;
+  workspaceDir: string;
+  vars: Record<string, string>;
+  globals: () => Record<string, unknown>;
+  listing: FolderListing;
   /** Resolves a workspace-relative path safely (refusing escapes), for ${include(path)}. */
   resolvePath: (path: string) => Promise<string>;
 }
@@ -56,8 +92,7 @@ export async function renderSystemPrompt(template: Template, context: PromptCont
     return includes.get(expression) ?? byPath(expression);
   });
   const sections = [prompt];
-  // One listing instead of a failed lookup per missing file: most workspaces have few of them.
-  const present = new Set(await readdir(context.workspaceDir).catch(() => []));
+  const present = await context.listing.get(context.workspaceDir);
   for (const name of PROMPT_FILES) {
     if (!present.has(name)) continue;
     // Resolved like any workspace path, so a link to a file outside the workspace is not read.

@@ -9,7 +9,7 @@ import { runAgentLoop } from '../ai/agent-loop.ts';
 import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
 import { agentIdOf, conversationOf } from '../ai/conversation.ts';
 import { resolveModel } from '../ai/model-target.ts';
-import { renderSystemPrompt } from '../ai/system-prompt.ts';
+import { FolderListing, renderSystemPrompt } from '../ai/system-prompt.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
@@ -99,6 +99,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
     create(config, { chainId, vars }) {
       const prompt = Template.compile(config.systemPrompt);
       const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
+      const listing = new FolderListing();
       return {
         async process(message, node) {
           const conversation = conversationOf(node.extras);
@@ -111,6 +112,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
               workspaceDir,
               vars,
               globals: deps.globals,
+              listing,
               resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
             });
             const input: ChatMessage = { role: 'user', content: message.data };
