@@ -57,16 +57,6 @@ export class FolderListing {
   }
 }
 
-export interface PromptContext {
-  chainId: string;
-  workspaceDir: string;
-  vars: Record<string, string>;
-  globals: () => Record<string, unknown>;
-  listing: FolderListing;
-  /** Resolves a workspace-relative path safely (refusing escapes), for ${include(path)}. */
-  resolvePath: (path: string) => Promise<string>;
-}
-
 const INCLUDE = /^include\((.+)\)$/;
 
 export async function renderSystemPrompt(template: Template, context: PromptContext): Promise<string> {
