@@ -65,6 +65,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, bodyLimit);
+  // An empty body with a JSON content type (DELETE and POST calls from many clients) is no body,
+  // not malformed JSON; everything else goes to fastify's own parser with its prototype checks.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -60,7 +60,8 @@ export function describeZodError(error: z.ZodError, prefix = ''): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid value';
   const path = formatIssuePath([...(prefix === '' ? [] : [prefix]), ...issue.path]);
-  return path === '' ? issue.message : `${path}: ${issue.message}`;
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return path === '' ? message : `${path}: ${message}`;
 }
 
 /** Parses a rule chain, throwing AppError('invalid') that names the chain (when known) and the field. */

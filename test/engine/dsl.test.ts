@@ -69,7 +69,7 @@ test('a chain id longer than 64 characters is rejected', () => {
 test('non-object input and non-string vars are rejected with their paths', () => {
   assert.throws(
     () => parseRuleChain('nope'),
-    /^AppError: invalid rule chain: Invalid input: expected object, received string$/,
+    /^AppError: invalid rule chain: expected object, received string$/,
   );
   assert.throws(
     () =>

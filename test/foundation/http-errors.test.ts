@@ -105,3 +105,39 @@ describe('HTTP behaviour common to every route', () => {
     assert.deepEqual(login.requestBody.content['application/json'].schema.required, ['username', 'password']);
   });
 });
+
+describe('bodies', () => {
+  it('an empty body with a JSON content type is no body, not malformed JSON', async () => {
+    const t = await createTestApp();
+    try {
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/rules',
+        payload: { ruleChain: { id: 'gone', name: 'g' }, metadata: { nodes: [{ id: 'e', type: 'end' }] } },
+      });
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: '/api/v1/rules/gone',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(removed.statusCode, 200, removed.body);
+      const missing = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload: '',
+      });
+      assert.equal(missing.statusCode, 400);
+      assert.match(missing.json().error, /^body: /);
+      const poisoned = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"username":"a","password":"b","__proto__":{"admin":true}}',
+      });
+      assert.equal(poisoned.statusCode, 400, 'prototype poisoning is still refused');
+    } finally {
+      await t.close();
+    }
+  });
+});
