@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 
   await app.register(swagger, {
