@@ -115,6 +115,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   }
 
+  if (Object.keys(config.models.providers).length === 0) {
+    say(
+      'No model provider is configured: agents answer with the built-in demo model. Add a provider under ' +
+        'models.providers in the config file, or with POST /api/v1/config/models/providers.',
+    );
+  }
+  for (const problem of services.models.problems()) say(`WARNING: ${problem}`);
+
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   say(`Agent Service listening on ${address} (config: ${found.path}, data: ${config.data.root_dir})`);
   return {

@@ -52,6 +52,7 @@ describe('agent-service serve', () => {
     assert.equal(await health.text(), 'OK');
     assert.match(server.output(), /Wrote a default configuration to .*my\.yaml/);
     assert.match(server.output(), /WARNING: user "admin" still has the built-in default password/);
+    assert.match(server.output(), /agents answer with the built-in demo model/);
     assert.doesNotMatch(server.output(), /requireAuth: false\. Anyone/);
     const written = await readFile(join(dir, 'my.yaml'), 'utf8');
     assert.match(written, /^# Agent Service configuration/);
