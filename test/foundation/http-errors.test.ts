@@ -101,6 +101,13 @@ describe('HTTP behaviour common to every route', () => {
     ]) {
       assert.ok(document.paths[path], `missing ${path}`);
     }
+    // Every registered route but the hidden ones (the document itself, the static web UI) is described.
+    const hidden = new Set(['/api/v1/openapi.json', '/', '/ui', '/ui/', '/ui/*']);
+    for (const route of t.app.registeredRoutes) {
+      if (hidden.has(route.url)) continue;
+      const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
+      assert.ok(document.paths[path]?.[route.method.toLowerCase()], `${route.method} ${route.url} is not documented`);
+    }
     const login = document.paths['/api/v1/auth/login'].post;
     assert.deepEqual(login.requestBody.content['application/json'].schema.required, ['username', 'password']);
   });
