@@ -106,7 +106,10 @@ describe('HTTP behaviour common to every route', () => {
     for (const route of t.app.registeredRoutes) {
       if (hidden.has(route.url)) continue;
       const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
-      assert.ok(document.paths[path]?.[route.method.toLowerCase()], `${route.method} ${route.url} is not documented`);
+      assert.ok(
+        document.paths[path]?.[route.method.toLowerCase()],
+        `${route.method} ${route.url} is not documented`,
+      );
     }
     const login = document.paths['/api/v1/auth/login'].post;
     assert.deepEqual(login.requestBody.content['application/json'].schema.required, ['username', 'password']);
