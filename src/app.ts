@@ -17,6 +17,7 @@ import { ModelsService } from './resources/config/models.service.ts';
 import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerChatRoutes } from './chat/chat.routes.ts';
+import { registerBindingRoutes } from './resources/channels/bindings.routes.ts';
 import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
 import { ChannelsService } from './resources/channels/channels.service.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerToolRoutes(app, chains);
   registerSessionRoutes(app, sessions);
   registerChannelRoutes(app, new ChannelsService(store));
+  registerBindingRoutes(app, store, chains);
   registerChatRoutes(app, turns);
 
   return app;
