@@ -22,6 +22,7 @@ import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
 import { ChannelsService } from './resources/channels/channels.service.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
+import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 
 export interface RegisteredRoute {
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRuleRoutes(app, chains, registry, () => store.current.server.request_timeout_ms);
   registerToolRoutes(app, chains);
   registerSessionRoutes(app, sessions);
+  registerWorkspaceRoutes(app, chains, deps.services.workspace);
   registerChannelRoutes(app, new ChannelsService(store));
   registerBindingRoutes(app, store, chains);
   registerChatRoutes(app, turns);
