@@ -1,6 +1,8 @@
 // What the service adds to a model call: POST /v1/chat/completions on the fake upstream directly,
 // then POST /api/v1/chat/completions on `agent-service serve` for an agent (one ai/agent node, no
 // tools) on that upstream, same load; then both again with one client for the added median latency.
+// Last, the same agent on a service with no provider (the in-process demo model): the service's own
+// cost of a turn, without the model call.
 // Prints one JSON line: {"bench":"chat-overhead", ...}.
 import {
   BENCH_AGENT,
@@ -57,6 +59,17 @@ try {
     const serviceSingle = await singleClientLatency(through.url, through.body, SINGLE_S);
     const otherSingle = watch.stop();
 
+    progress('chat-overhead: the same agent on the built-in demo model (no upstream call)');
+    const demoService = await startService({});
+    let demoLoad: Awaited<ReturnType<typeof warmAndLoad>>;
+    try {
+      await postJson(`${demoService.url}/api/v1/agents`, BENCH_AGENT);
+      const demoUrl = `${demoService.url}/api/v1/chat/completions`;
+      demoLoad = await warmAndLoad(demoUrl, through.body, { ...load, pid: demoService.pid });
+    } finally {
+      await demoService.stop();
+    }
+
     const errorLogLines = service.errorLogLines();
     if (errorLogLines.length > 0) progress(`service logged errors, first: ${errorLogLines[0]}`);
     console.log(
@@ -68,6 +81,9 @@ try {
         directRps: directLoad.rps,
         serviceRps: serviceLoad.rps,
         serviceVsDirect: round(serviceLoad.rps / directLoad.rps, 2),
+        // Turns per second with the in-process demo model: everything but the upstream call.
+        serviceDemoModelRps: demoLoad.rps,
+        serviceDemoModelP99Ms: demoLoad.p99Ms,
         serviceP50Ms: serviceLoad.p50Ms,
         serviceP99Ms: serviceLoad.p99Ms,
         singleClientDirectP50Ms: directSingle.p50Ms,
@@ -76,8 +92,14 @@ try {
         singleClientDirectP99Ms: directSingle.p99Ms,
         singleClientServiceP99Ms: serviceSingle.p99Ms,
         // Socket errors and timeouts, then non-2xx answers (the single-client runs count both as failures).
-        errors: directLoad.errors + directLoad.timeouts + serviceLoad.errors + serviceLoad.timeouts,
-        non2xx: directLoad.non2xx + serviceLoad.non2xx,
+        errors:
+          directLoad.errors +
+          directLoad.timeouts +
+          serviceLoad.errors +
+          serviceLoad.timeouts +
+          demoLoad.errors +
+          demoLoad.timeouts,
+        non2xx: directLoad.non2xx + serviceLoad.non2xx + demoLoad.non2xx,
         singleClientFailures: directSingle.failures + serviceSingle.failures,
         serviceErrorLogLines: errorLogLines.length,
         peakRssMb: serviceLoad.peakRssMb,
