@@ -15,6 +15,8 @@ import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
 import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
+import { CronStore } from './scheduler/cron-store.ts';
+import { CronScheduler } from './scheduler/scheduler.ts';
 
 export interface Services {
   registry: NodeRegistry;
@@ -23,6 +25,7 @@ export interface Services {
   models: ModelRegistry;
   sessions: SessionStore;
   turns: TurnRunner;
+  scheduler: CronScheduler;
   workspace(agentId: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -86,6 +89,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   });
   await chains.init();
   const turns = new TurnRunner(chains, sessions);
+  const scheduler = new CronScheduler(new CronStore(db), chains, turns, {
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  await scheduler.start();
   return {
     registry,
     engine,
@@ -93,8 +100,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     models,
     sessions,
     turns,
+    scheduler,
     workspace,
     async close() {
+      await scheduler.stop();
       await engine.close();
       await db.destroy();
     },

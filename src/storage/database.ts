@@ -22,9 +22,39 @@ export interface SessionMessagesTable {
   created_at: number;
 }
 
+export interface CronTasksTable {
+  id: string;
+  name: string;
+  schedule: string;
+  message: string;
+  target: string;
+  /** 0 or 1. */
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+  last_run_at: number | null;
+  last_run_ended_at: number | null;
+  last_run_status: string | null;
+  last_run_error: string | null;
+  last_run_reply: string | null;
+  last_run_ms: number | null;
+}
+
+export interface CronRunsTable {
+  id: Generated<number>;
+  task_id: string;
+  started_at: number;
+  ended_at: number;
+  status: string;
+  reply: string | null;
+  error: string | null;
+}
+
 export interface DatabaseSchema {
   sessions: SessionsTable;
   session_messages: SessionMessagesTable;
+  cron_tasks: CronTasksTable;
+  cron_runs: CronRunsTable;
 }
 
 export type Db = Kysely<DatabaseSchema>;
@@ -70,4 +100,49 @@ async function migrate(db: Db): Promise<void> {
     .columns(['session_key', 'id'])
     .execute();
   await db.schema.createIndex('sessions_by_agent').ifNotExists().on('sessions').column('agent_id').execute();
+  await migrateCron(db);
+}
+
+async function migrateCron(db: Db): Promise<void> {
+  await db.schema
+    .createTable('cron_tasks')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('schedule', 'text', (c) => c.notNull())
+    .addColumn('message', 'text', (c) => c.notNull())
+    .addColumn('target', 'text', (c) => c.notNull())
+    .addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('last_run_at', 'integer')
+    .addColumn('last_run_ended_at', 'integer')
+    .addColumn('last_run_status', 'text')
+    .addColumn('last_run_error', 'text')
+    .addColumn('last_run_reply', 'text')
+    .addColumn('last_run_ms', 'integer')
+    .execute();
+  await db.schema
+    .createIndex('cron_tasks_by_target')
+    .ifNotExists()
+    .on('cron_tasks')
+    .column('target')
+    .execute();
+  await db.schema
+    .createTable('cron_runs')
+    .ifNotExists()
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('task_id', 'text', (c) => c.notNull())
+    .addColumn('started_at', 'integer', (c) => c.notNull())
+    .addColumn('ended_at', 'integer', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('reply', 'text')
+    .addColumn('error', 'text')
+    .execute();
+  await db.schema
+    .createIndex('cron_runs_by_task')
+    .ifNotExists()
+    .on('cron_runs')
+    .columns(['task_id', 'id'])
+    .execute();
 }

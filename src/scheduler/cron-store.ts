@@ -1,0 +1,185 @@
+// Cron tasks and their recent runs in the database. A task row carries its last run so the list
+// needs no join; cron_runs keeps the last RUNS_KEPT runs of each task.
+import type { CronTasksTable, Db } from '../storage/database.ts';
+
+export const REPLY_LIMIT = 2000;
+export const RUNS_KEPT = 20;
+
+export interface CronTaskFields {
+  name: string;
+  schedule: string;
+  message: string;
+  target: string;
+}
+
+export interface CronRun {
+  startedAt: string;
+  endedAt: string;
+  status: 'success' | 'failure';
+  durationMs: number;
+  error?: string;
+  reply?: string;
+}
+
+export interface StoredCronTask extends CronTaskFields {
+  id: string;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  lastRun: CronRun | null;
+}
+
+export interface RunRecord {
+  taskId: string;
+  startedAt: number;
+  endedAt: number;
+  status: 'success' | 'failure';
+  reply?: string;
+  error?: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function toTask(row: CronTasksTable): StoredCronTask {
+  let lastRun: CronRun | null = null;
+  if (row.last_run_at !== null && row.last_run_status !== null) {
+    const endedAt = row.last_run_ended_at ?? row.last_run_at;
+    lastRun = {
+      startedAt: iso(row.last_run_at),
+      endedAt: iso(endedAt),
+      status: row.last_run_status === 'success' ? 'success' : 'failure',
+      durationMs: row.last_run_ms ?? endedAt - row.last_run_at,
+      ...(row.last_run_error !== null ? { error: row.last_run_error } : {}),
+      ...(row.last_run_reply !== null ? { reply: row.last_run_reply } : {}),
+    };
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    schedule: row.schedule,
+    message: row.message,
+    target: row.target,
+    disabled: row.disabled !== 0,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    lastRun,
+  };
+}
+
+const cap = (text: string | undefined): string | null =>
+  text === undefined ? null : text.slice(0, REPLY_LIMIT);
+
+export class CronStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async list(): Promise<StoredCronTask[]> {
+    const rows = await this.db.selectFrom('cron_tasks').selectAll().orderBy('id').execute();
+    return rows.map(toTask);
+  }
+
+  async get(id: string): Promise<StoredCronTask | undefined> {
+    const row = await this.db.selectFrom('cron_tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toTask(row) : undefined;
+  }
+
+  /** Inserts a task; false when the id is taken. */
+  async insert(id: string, fields: CronTaskFields): Promise<boolean> {
+    const now = this.now();
+    const result = await this.db
+      .insertInto('cron_tasks')
+      .values({
+        id,
+        ...fields,
+        disabled: 0,
+        created_at: now,
+        updated_at: now,
+        last_run_at: null,
+        last_run_ended_at: null,
+        last_run_status: null,
+        last_run_error: null,
+        last_run_reply: null,
+        last_run_ms: null,
+      })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async setDisabled(id: string, disabled: boolean): Promise<void> {
+    await this.db
+      .updateTable('cron_tasks')
+      .set({ disabled: disabled ? 1 : 0, updated_at: this.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('cron_runs').where('task_id', '=', id).execute();
+      await trx.deleteFrom('cron_tasks').where('id', '=', id).execute();
+    });
+  }
+
+  async recordRun(run: RunRecord): Promise<void> {
+    const reply = cap(run.reply);
+    const error = cap(run.error);
+    await this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('cron_tasks')
+        .set({
+          last_run_at: run.startedAt,
+          last_run_ended_at: run.endedAt,
+          last_run_status: run.status,
+          last_run_error: error,
+          last_run_reply: reply,
+          last_run_ms: run.endedAt - run.startedAt,
+        })
+        .where('id', '=', run.taskId)
+        .executeTakeFirst();
+      // The task was deleted while it ran: nothing to record against.
+      if (Number(updated.numUpdatedRows) === 0) return;
+      await trx
+        .insertInto('cron_runs')
+        .values({
+          task_id: run.taskId,
+          started_at: run.startedAt,
+          ended_at: run.endedAt,
+          status: run.status,
+          reply,
+          error,
+        })
+        .execute();
+      const keep = trx
+        .selectFrom('cron_runs')
+        .select('id')
+        .where('task_id', '=', run.taskId)
+        .orderBy('id', 'desc')
+        .limit(RUNS_KEPT);
+      await trx
+        .deleteFrom('cron_runs')
+        .where('task_id', '=', run.taskId)
+        .where('id', 'not in', keep)
+        .execute();
+    });
+  }
+
+  async runs(taskId: string): Promise<CronRun[]> {
+    const rows = await this.db
+      .selectFrom('cron_runs')
+      .selectAll()
+      .where('task_id', '=', taskId)
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map((row) => ({
+      startedAt: iso(row.started_at),
+      endedAt: iso(row.ended_at),
+      status: row.status === 'success' ? 'success' : 'failure',
+      durationMs: row.ended_at - row.started_at,
+      ...(row.error !== null ? { error: row.error } : {}),
+      ...(row.reply !== null ? { reply: row.reply } : {}),
+    }));
+  }
+}
