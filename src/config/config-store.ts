@@ -3,6 +3,7 @@
 // validates the whole result before the file is rewritten atomically.
 import { isMap, isScalar, type Document } from 'yaml';
 import { writeFileAtomic } from '../core/atomic-write.ts';
+import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { AppError } from '../core/errors.ts';
 import { hasReference } from './env-substitution.ts';
 import { ConfigError, loadConfigFile, parseConfigText, type Env } from './load.ts';
@@ -24,7 +25,7 @@ export class ConfigStore {
   private doc: Document;
   private config: Config;
   private readonly listeners: ConfigListener[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes = new KeyedMutex();
 
   constructor(
     readonly path: string,
@@ -86,10 +87,9 @@ export class ConfigStore {
     for (const listener of this.listeners) await listener(this.config, previous);
   }
 
+  /** Updates and reloads run one at a time, each on the result of the one before. */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.catch(() => undefined).then(work);
-    this.queue = next;
-    return next;
+    return this.writes.run('config', work);
   }
 }
 

@@ -1,9 +1,10 @@
 import { open, rename, mkdir, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { KeyedMutex } from './keyed-mutex.ts';
 
 // Writes are serialized per path so two writers never interleave their renames.
-const queues = new Map<string, Promise<unknown>>();
+const writes = new KeyedMutex();
 
 /**
  * Writes a file so that a crash at any moment leaves either the old or the new content:
@@ -14,14 +15,7 @@ export async function writeFileAtomic(
   content: string | Uint8Array,
   options: { mode?: number } = {},
 ): Promise<void> {
-  const previous = queues.get(path) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => writeNow(path, content, options.mode ?? 0o644));
-  queues.set(path, next);
-  try {
-    await next;
-  } finally {
-    if (queues.get(path) === next) queues.delete(path);
-  }
+  await writes.run(path, () => writeNow(path, content, options.mode ?? 0o644));
 }
 
 async function writeNow(path: string, content: string | Uint8Array, mode: number): Promise<void> {

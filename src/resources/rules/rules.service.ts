@@ -6,6 +6,7 @@ import { newMessage } from '../../engine/message.ts';
 import type { RunOptions, RunResult } from '../../engine/types.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
 import { isValidId } from '../../core/ids.ts';
+import { KeyedMutex } from '../../core/keyed-mutex.ts';
 import type { ChainFileStore, ChainLocation } from '../../storage/chain-files.ts';
 
 export const AGENT_CATEGORY = 'agents';
@@ -55,7 +56,7 @@ function idOf(body: unknown): string | undefined {
 export class ChainService {
   private readonly entries = new Map<string, Entry>();
   private readonly deletedListeners: AgentDeletedListener[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes = new KeyedMutex();
 
   constructor(
     private readonly engine: RuleEngine,
@@ -291,9 +292,8 @@ export class ChainService {
     return this.engine.execute(id, message, options);
   }
 
+  /** Changes to chains run one at a time, so a file and the engine never disagree. */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.catch(() => undefined).then(work);
-    this.queue = next;
-    return next;
+    return this.writes.run('chains', work);
   }
 }
