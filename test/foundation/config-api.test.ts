@@ -182,6 +182,30 @@ describe('configuration API', () => {
     assert.equal(t.store.current.models.providers['local'], undefined);
   });
 
+  it('deleting a provider that another one fails over to is a 409', async () => {
+    t = await createTestApp({ configText: CONFIG_TEXT, env });
+    const url = '/api/v1/config/models/providers';
+    await t.app.inject({ method: 'POST', url, payload: { id: 'backup', base_url: 'http://127.0.0.1:9/v1' } });
+    const linked = await t.app.inject({
+      method: 'PUT',
+      url: `${url}/openai`,
+      payload: { failover: ['backup'] },
+    });
+    assert.equal(linked.statusCode, 200, linked.body);
+    const refused = await t.app.inject({ method: 'DELETE', url: `${url}/backup` });
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json(), {
+      error: 'model provider "backup" is in the failover list of "openai"',
+    });
+    const unknownFailover = await t.app.inject({
+      method: 'PUT',
+      url: `${url}/openai`,
+      payload: { failover: ['ghost'] },
+    });
+    assert.equal(unknownFailover.statusCode, 400);
+    assert.match(unknownFailover.json().error, /failover\.0 .*"ghost" is not another configured provider/);
+  });
+
   it('PUT /config/models changes the default provider and its settings', async () => {
     t = await createTestApp({ configText: CONFIG_TEXT, env });
     const response = await t.app.inject({
