@@ -26,6 +26,9 @@ const MESSAGES = [{ role: 'user', content: 'hi' }];
 const upstream = await startHelper('_fake-upstream-process.ts');
 try {
   const service = await startService({
+    ...(process.env['BENCH_MODEL_WORKERS']
+      ? { engine: { model_workers: Number(process.env['BENCH_MODEL_WORKERS']) } }
+      : {}),
     models: {
       default_provider: 'fake',
       providers: { fake: { base_url: upstream.url, model: 'fake-model' } },

@@ -8,6 +8,7 @@ import { RuleEngine } from './engine/engine.ts';
 import { createAiAgentNode } from './engine/nodes/ai-agent.ts';
 import { createAiLlmNode } from './engine/nodes/ai-llm.ts';
 import { createDefaultRegistry, type NodeRegistry } from './engine/registry.ts';
+import { ModelThreads } from './model-providers/model-threads.ts';
 import { ModelRegistry, type ModelRegistryOptions } from './model-providers/registry.ts';
 import { agentTemplate } from './resources/agents/agent-template.ts';
 import { ChainService } from './resources/rules/rules.service.ts';
@@ -44,7 +45,12 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const config = store.current;
   const root = config.data.root_dir;
   await mkdir(root, { recursive: true, mode: 0o700 });
-  const models = new ModelRegistry(config.models, options.models);
+  const modelThreads =
+    config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
+  const models = new ModelRegistry(config.models, {
+    ...options.models,
+    ...(modelThreads ? { threads: modelThreads } : {}),
+  });
   store.onChange((next) => models.replace(next.models));
 
   const files = new ChainFileStore(root);
@@ -105,6 +111,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     async close() {
       await scheduler.stop();
       await engine.close();
+      await modelThreads?.close();
       await db.destroy();
     },
   };

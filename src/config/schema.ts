@@ -137,6 +137,8 @@ export const configSchema = z.strictObject({
       script_memory_mb: z.int().positive().max(1024).default(32),
       /** Worker threads that run user scripts; 0 means min(2, available cores). */
       script_workers: z.int().min(0).max(64).default(0),
+      /** Worker threads that make model provider calls; 0 makes them on the main thread. */
+      model_workers: z.int().min(0).max(16).default(1),
     })
     .prefault({}),
   agents: z

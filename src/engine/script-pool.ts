@@ -23,7 +23,8 @@ import type { SandboxLimits } from './sandbox.ts';
 import { ScriptError } from './sandbox.ts';
 import { PendingCall } from './pending-call.ts';
 import { ScriptThread } from './script-thread.ts';
-import type { ScriptSource, ThreadHost, WorkerEntry } from './script-thread.ts';
+import type { ScriptSource, ThreadHost } from './script-thread.ts';
+import { siblingWorker, type WorkerEntry } from '../core/worker-entry.ts';
 
 export interface ScriptPoolOptions {
   /** Worker threads; default min(2, available parallelism). */
@@ -145,9 +146,7 @@ export class ScriptPool {
   private allThreads(): ScriptThread[] {
     if (this.threads) return this.threads;
     const count = Math.max(1, this.options.workers ?? Math.min(2, availableParallelism()));
-    const entry =
-      this.options.entry ??
-      workerEntry(new URL(`./script-worker${extensionOf(import.meta.url)}`, import.meta.url));
+    const entry = this.options.entry ?? siblingWorker('script-worker', import.meta.url);
     // Script workers move small strings; a small young generation keeps each worker's memory low.
     const limits = { maxOldGenerationSizeMb: this.options.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 4 };
     const graceMs = this.options.graceMs ?? 250;
@@ -228,18 +227,4 @@ class AbortSweep {
     }
     if (this.calls.size === 0) this.stop();
   }
-}
-
-/** The worker file is next to this module with this module's extension: .ts under tsx, .js when built. */
-function extensionOf(url: string): string {
-  return url.slice(url.lastIndexOf('.'));
-}
-
-/** How to start a worker from `url`; a .ts file (run by tsx) gets a bootstrap that registers tsx. */
-export function workerEntry(url: URL): WorkerEntry {
-  if (extensionOf(url.href) !== '.ts') return { url, bootstrap: undefined };
-  // Node 20 does not apply `--import` loader hooks inside workers, so the worker registers tsx itself.
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return { url, bootstrap };
 }

@@ -6,7 +6,8 @@
 // back to the pool's queue (they may run on another worker), compiles go to the replacement, which
 // first recompiles every script of the pool. A worker that dies before it is ready fails everything
 // it holds and is not restarted until it is needed again, so a broken install cannot spin.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker, type WorkerEntry } from '../core/worker-entry.ts';
 import type { ResourceLimits } from 'node:worker_threads';
 import { ScriptError } from './sandbox.ts';
 import type { PendingCall } from './pending-call.ts';
@@ -30,12 +31,6 @@ export interface ThreadHost {
   drained(): void;
   /** A worker failed to start: calls waiting for one should fail with `error` if no other can run them. */
   failedToStart(error: ScriptError): void;
-}
-
-export interface WorkerEntry {
-  url: URL;
-  /** For sources run by tsx: code that registers tsx in the worker and then imports `url`. */
-  bootstrap: string | undefined;
 }
 
 interface Compile {
@@ -123,9 +118,7 @@ export class ScriptThread {
     this.board = progressBoard(buffer);
     this.board.deadline[0] = Number.POSITIVE_INFINITY;
     const options = { workerData: { progress: buffer }, resourceLimits: this.resourceLimits };
-    const worker = this.entry.bootstrap
-      ? new Worker(this.entry.bootstrap, { ...options, eval: true })
-      : new Worker(this.entry.url, options);
+    const worker = startWorker(this.entry, options);
     this.worker = worker;
     this.ready = false;
     this.lastError = undefined;

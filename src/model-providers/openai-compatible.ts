@@ -1,8 +1,10 @@
 import type OpenAI from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
 import { ChunkDecoder } from './chunk-decoder.ts';
+import { sseJsonChunks } from './sse-decoder.ts';
 import { toOpenAIMessages, toOpenAIParams, toOpenAITools } from './openai-messages.ts';
 import type { ModelEvent, ModelProvider, ModelRequest } from './types.ts';
 import { cleanReason, describeFailure } from './upstream-failure.ts';
@@ -85,9 +87,13 @@ async function* streamCompletion(
       'upstream',
       `model provider "${settings.id}" failed: ${cleanReason(reason, settings.apiKey)}`,
     );
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
-  const signal = AbortSignal.any([request.signal, deadline.signal]);
+  // One controller for the caller's abort and the time limit (AbortSignal.any costs more per call).
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const stop = (): void => controller.abort();
+  const timer = setTimeout(stop, settings.timeoutMs);
+  if (request.signal.aborted) stop();
+  else request.signal.addEventListener('abort', stop, { once: true });
   // A cancelled call ends with the caller's own reason; a call past its time limit with a timeout.
   const stopped = (): unknown =>
     request.signal.aborted
@@ -109,14 +115,17 @@ async function* streamCompletion(
       try {
         const decoder = new ChunkDecoder(fail);
         const client = await settings.client();
-        const stream = await client.chat.completions.create(body, { signal });
-        for await (const chunk of stream) {
-          for (const event of decoder.push(chunk)) {
+        // The SDK sends the request and turns a non-2xx answer into an APIError; the event stream
+        // is read by sseJsonChunks (see there why).
+        const response = await client.chat.completions.create(body, { signal }).asResponse();
+        if (!response.body) throw fail('the response has no body');
+        for await (const chunk of sseJsonChunks(response.body)) {
+          for (const event of decoder.push(chunk as ChatCompletionChunk)) {
             yielded = true;
             yield event;
           }
         }
-        // The SDK ends the stream quietly when aborted; that is not a finished answer.
+        // A body cut short by an abort is not a finished answer.
         if (signal.aborted) throw stopped();
         yield* decoder.end();
         finished = true;
@@ -136,8 +145,9 @@ async function* streamCompletion(
     }
   } finally {
     clearTimeout(timer);
+    request.signal.removeEventListener('abort', stop);
     // Stops the HTTP request when the consumer leaves early (client gone, break, error). A finished
     // call has nothing to stop, and aborting would cost an exception object per call.
-    if (!finished) deadline.abort();
+    if (!finished) stop();
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../core/errors.ts';
 import { createDemoProvider } from './demo.ts';
 import { createFailoverProvider } from './failover.ts';
+import type { ModelThreads } from './model-threads.ts';
 import { createOpenAICompatibleProvider } from './openai-compatible.ts';
 import type { ModelProvider } from './types.ts';
 
@@ -24,6 +25,9 @@ export interface ModelsConfig {
 }
 
 export interface ModelRegistryOptions {
+  /** Runs provider calls on these worker threads; without it (or with `fetch`) they run in-process. */
+  threads?: ModelThreads;
+  /** An in-process fetch for the providers (tests); providers then run on the main thread. */
   fetch?: typeof fetch;
   maxRetries?: number;
   retryBaseMs?: number;
@@ -152,17 +156,19 @@ export class ModelRegistry {
     const aliases = Object.fromEntries(
       (entry.models ?? []).flatMap((model) => (model.alias ? [[model.alias, model.name] as const] : [])),
     );
-    return createOpenAICompatibleProvider({
+    const options = {
       id,
       baseUrl: entry.base_url,
       model: entry.model,
       aliases,
       ...(entry.api_key ? { apiKey: entry.api_key } : {}),
       ...(entry.timeout_ms === undefined ? {} : { timeoutMs: entry.timeout_ms }),
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       ...(this.options.maxRetries === undefined ? {} : { maxRetries: this.options.maxRetries }),
       ...(this.options.retryBaseMs === undefined ? {} : { retryBaseMs: this.options.retryBaseMs }),
-    });
+    };
+    if (this.options.fetch) return createOpenAICompatibleProvider({ ...options, fetch: this.options.fetch });
+    if (this.options.threads) return this.options.threads.provider(options);
+    return createOpenAICompatibleProvider(options);
   }
 }
 

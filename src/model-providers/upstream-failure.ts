@@ -1,5 +1,6 @@
 import { APIConnectionError, APIError } from 'openai';
 import { AppError } from '../core/errors.ts';
+import { StreamedError } from './sse-decoder.ts';
 
 export interface UpstreamFailure {
   /** Short, key-free text such as "503 Service Unavailable" or "connection error (ECONNREFUSED)". */
@@ -34,6 +35,8 @@ export function describeFailure(error: unknown): UpstreamFailure {
       retryAfterMs: retryAfter(error.headers),
     };
   }
+  if (error instanceof StreamedError)
+    return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };
   if (error instanceof SyntaxError)
     return { reason: 'malformed response', retryable: false, retryAfterMs: undefined };
   // undici reports a dropped connection while reading the body as a TypeError ("terminated").

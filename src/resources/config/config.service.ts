@@ -18,6 +18,7 @@ const RESTART_KEYS = [
   ['engine', 'script_timeout_ms'],
   ['engine', 'script_memory_mb'],
   ['engine', 'script_workers'],
+  ['engine', 'model_workers'],
 ] as const;
 
 export function providerView(config: Config, id: string) {
