@@ -156,8 +156,23 @@ export interface Service extends Child {
   errorLogLines(): string[];
 }
 
-/** Extra node flags for the service, e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
-const SERVICE_NODE_ARGS = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+/** The node flags of `npm start` (between `node` and the program), so the service runs as users run it. */
+function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/u);
+  return words.slice(
+    1,
+    words.findIndex((word) => word.endsWith('agent-service.mjs')),
+  );
+}
+
+/** Node flags for the service: those of `npm start`, then BENCH_SERVICE_NODE_ARGS ("--cpu-prof ..."). */
+const SERVICE_NODE_ARGS = [
+  ...startFlags(),
+  ...(process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
+];
 
 /**
  * Starts `agent-service serve --port 0` as a user would, in a fresh temporary folder with `config`

@@ -44,7 +44,13 @@ async function measureService(
   logLevel: 'info' | 'warn',
 ): Promise<Measured & { peakRssMb: number; errorLogLines: number }> {
   // log_level is the default (info) unless set, so the info run uses a config without it.
-  const service = await startService(logLevel === 'info' ? {} : { server: { log_level: logLevel } });
+  const service = await startService({
+    ...(logLevel === 'info' ? {} : { server: { log_level: logLevel } }),
+    // BENCH_SCRIPT_WORKERS compares pool sizes; unset, the service's default applies.
+    ...(process.env['BENCH_SCRIPT_WORKERS']
+      ? { engine: { script_workers: Number(process.env['BENCH_SCRIPT_WORKERS']) } }
+      : {}),
+  });
   try {
     await postJson(`${service.url}/api/v1/rules`, CHAIN);
     const url = `${service.url}/api/v1/rules/${CHAIN.ruleChain.id}/execute`;

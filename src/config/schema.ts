@@ -135,7 +135,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       script_timeout_ms: z.int().positive().max(60_000).default(2000),
       script_memory_mb: z.int().positive().max(1024).default(32),
-      /** Worker threads that run user scripts; 0 means min(2, available cores). */
+      /** Worker threads that run user scripts; 0 means one per core but one, at least 1, at most 2. */
       script_workers: z.int().min(0).max(64).default(0),
       /** Worker threads that make model provider calls; 0 makes them on the main thread. */
       model_workers: z.int().min(0).max(16).default(1),

@@ -27,7 +27,7 @@ import type { ScriptSource, ThreadHost } from './script-thread.ts';
 import { siblingWorker, type WorkerEntry } from '../core/worker-entry.ts';
 
 export interface ScriptPoolOptions {
-  /** Worker threads; default min(2, available parallelism). */
+  /** Worker threads; default one per core but one (the main thread's), at least 1 and at most 2. */
   workers?: number;
   /** How far past its limit a call may run before its worker is ended; default 250 ms. */
   graceMs?: number;
@@ -145,7 +145,7 @@ export class ScriptPool {
 
   private allThreads(): ScriptThread[] {
     if (this.threads) return this.threads;
-    const count = Math.max(1, this.options.workers ?? Math.min(2, availableParallelism()));
+    const count = Math.max(1, this.options.workers ?? defaultWorkers());
     const entry = this.options.entry ?? siblingWorker('script-worker', import.meta.url);
     // Script workers move small strings; a small young generation keeps each worker's memory low.
     const limits = { maxOldGenerationSizeMb: this.options.workerHeapMb ?? 256, maxYoungGenerationSizeMb: 4 };
@@ -227,4 +227,10 @@ class AbortSweep {
     }
     if (this.calls.size === 0) this.stop();
   }
+}
+
+// On two cores one worker serves as many calls as two (the main thread and the load take the rest),
+// and each worker costs about 16 MB.
+function defaultWorkers(): number {
+  return Math.min(2, Math.max(1, availableParallelism() - 1));
 }

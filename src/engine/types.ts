@@ -113,7 +113,7 @@ export interface NodeServices {
   scriptTimeoutMs: number;
   /** Memory limit of one script sandbox, in bytes. */
   scriptMemoryBytes: number;
-  /** Worker threads that run user scripts; default min(2, available parallelism). */
+  /** Worker threads that run user scripts; default one per core but one, at least 1, at most 2. */
   scriptWorkers?: number;
   /** Where user scripts run; the engine makes one from the settings above (and closes it) if absent. */
   scriptPool?: ScriptPool;

@@ -2,7 +2,7 @@
 // about a third more CPU per model call, and a model call is most of an agent turn's overhead.
 import http from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 512 }),
@@ -11,7 +11,8 @@ const agents = {
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  new Headers(headers).forEach((value, name) => {
+  // The SDK passes a Headers object; copying it into another one first would cost a second pass.
+  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
     out[name] = value;
   });
   return out;
@@ -22,6 +23,38 @@ function bodyOf(body: RequestInit['body']): string | Uint8Array | undefined {
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   throw new TypeError('node-http-fetch: only string and byte bodies are supported');
+}
+
+/**
+ * The response body as a web stream. Readable.toWeb does the same with backpressure and costs
+ * several times more per call; a model response is small and read as fast as it arrives, and the
+ * socket itself applies TCP flow control.
+ */
+function webBody(response: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let settled = false;
+      const settle = (error?: Error): void => {
+        if (settled) return;
+        settled = true;
+        if (error) controller.error(error);
+        else controller.close();
+      };
+      response.on('data', (bytes: Buffer) => {
+        if (!settled) controller.enqueue(bytes);
+      });
+      response.on('end', () => settle());
+      response.on('error', settle);
+      // A connection that closes before the body is complete is an error, whatever emitted it.
+      response.on('close', () => {
+        if (!response.complete)
+          settle(new Error('terminated: the connection closed before the response ended'));
+      });
+    },
+    cancel(reason) {
+      response.destroy(reason instanceof Error ? reason : undefined);
+    },
+  });
 }
 
 export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
@@ -43,14 +76,14 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
         ...(init.signal ? { signal: init.signal } : {}),
       },
       (response) => {
-        const headers = new Headers();
+        // Name/value pairs: the Response builds its Headers once from them.
+        const headers: Array<[string, string]> = [];
         for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
         }
         const status = response.statusCode ?? 502;
         // Responses without a body (204, 304) must not be given a stream.
-        const body =
-          status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+        const body = status === 204 || status === 304 ? null : webBody(response);
         resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
       },
     );
