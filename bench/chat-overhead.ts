@@ -56,6 +56,15 @@ try {
     progress(`chat-overhead: through the service at ${service.url}`);
     const serviceLoad = await warmAndLoad(through.url, through.body, { ...load, pid: service.pid });
 
+    progress('chat-overhead: through a bare node:http proxy to the same upstream (the floor of any gateway)');
+    const proxy = await startHelper('_bare-proxy.ts', [upstream.url]);
+    let proxyLoad: Awaited<ReturnType<typeof warmAndLoad>>;
+    try {
+      proxyLoad = await warmAndLoad(`${proxy.url}/v1/chat/completions`, direct.body, load);
+    } finally {
+      await proxy.stop();
+    }
+
     progress(`chat-overhead: one client, ${SINGLE_S} s each`);
     const watch = watchOtherCpu();
     const directSingle = await singleClientLatency(direct.url, direct.body, SINGLE_S);
@@ -84,6 +93,10 @@ try {
         directRps: directLoad.rps,
         serviceRps: serviceLoad.rps,
         serviceVsDirect: round(serviceLoad.rps / directLoad.rps, 2),
+        // A bare node:http proxy doing only parse, streamed upstream call, decode, answer.
+        bareProxyRps: proxyLoad.rps,
+        bareProxyVsDirect: round(proxyLoad.rps / directLoad.rps, 2),
+        serviceVsBareProxy: round(serviceLoad.rps / proxyLoad.rps, 2),
         // Turns per second with the in-process demo model: everything but the upstream call.
         serviceDemoModelRps: demoLoad.rps,
         serviceDemoModelP99Ms: demoLoad.p99Ms,
@@ -101,8 +114,10 @@ try {
           serviceLoad.errors +
           serviceLoad.timeouts +
           demoLoad.errors +
-          demoLoad.timeouts,
-        non2xx: directLoad.non2xx + serviceLoad.non2xx + demoLoad.non2xx,
+          demoLoad.timeouts +
+          proxyLoad.errors +
+          proxyLoad.timeouts,
+        non2xx: directLoad.non2xx + serviceLoad.non2xx + demoLoad.non2xx + proxyLoad.non2xx,
         singleClientFailures: directSingle.failures + serviceSingle.failures,
         serviceErrorLogLines: errorLogLines.length,
         peakRssMb: serviceLoad.peakRssMb,
