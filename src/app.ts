@@ -11,6 +11,7 @@ import { OneLineLogController } from './http/logger.ts';
 import { registerStaticUi } from './http/static-ui.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
 import type { AuthService } from './resources/auth/auth.service.ts';
+import { registerLogRoutes } from './resources/logs/logs.routes.ts';
 import { registerCronRoutes } from './resources/cron/cron.routes.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';
 import { ConfigService } from './resources/config/config.service.ts';
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBindingRoutes(app, store, chains);
   registerChatRoutes(app, turns);
   registerCronRoutes(app, deps.services.scheduler);
+  registerLogRoutes(app, deps.services.engine.runLogs);
 
   return app;
 }

@@ -13,6 +13,8 @@ export interface ChainNode {
   readonly instance: NodeInstance;
   /** Target nodes by relation type, in connection order. */
   readonly next: Map<string, ChainNode[]>;
+  /** `debugMode` of the node or of its chain: its runs are logged (run-log.ts). */
+  readonly debug: boolean;
 }
 
 export interface CompiledChain {
@@ -20,6 +22,8 @@ export interface CompiledChain {
   readonly definition: RuleChainDefinition;
   readonly nodes: ReadonlyMap<string, ChainNode>;
   readonly first: ChainNode;
+  /** True when any node is logged. */
+  readonly debug: boolean;
 }
 
 interface PlannedNode {
@@ -94,7 +98,14 @@ export async function buildChain(
           cause: error,
         });
       }
-      nodes.set(node.id, { id: node.id, type: node.type, role: definition.role, instance, next: new Map() });
+      nodes.set(node.id, {
+        id: node.id,
+        type: node.type,
+        role: definition.role,
+        instance,
+        next: new Map(),
+        debug: chain.ruleChain.debugMode === true || node.debugMode === true,
+      });
     }
   } catch (error) {
     await destroyNodes(nodes.values());
@@ -113,7 +124,8 @@ export async function buildChain(
   const firstId = planned[chain.metadata.firstNodeIndex ?? 0]?.node.id ?? '';
   const first = nodes.get(firstId);
   if (!first) throw new AppError('invalid', `rule chain "${chainId}": has no first node`);
-  return { id: chainId, definition: chain, nodes, first };
+  const debug = [...nodes.values()].some((node) => node.debug);
+  return { id: chainId, definition: chain, nodes, first, debug };
 }
 
 export async function destroyChain(chain: CompiledChain): Promise<void> {

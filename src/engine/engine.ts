@@ -11,6 +11,7 @@ import { ChainRun } from './run.ts';
 import { ScriptPool, workerHeapMbFor } from './script-pool.ts';
 import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
+import { RunLogStore } from './run-log.ts';
 import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
 
 export interface RuleEngineOptions {
@@ -41,6 +42,8 @@ export class RuleEngine {
   private closed = false;
   private readonly neverAborted = new AbortController().signal;
   private readonly host: RunHost;
+  /** Logs of recent runs of chains with `debugMode` nodes. */
+  readonly runLogs = new RunLogStore();
   /** The script pool this engine made, and so closes; undefined when the caller supplied one. */
   private readonly ownPool: ScriptPool | undefined;
 
@@ -63,6 +66,7 @@ export class RuleEngine {
       runChain: (chainId, message, scope) => this.runChain(chainId, message, scope),
       // A body run inside a running chain: the outer run already holds the chain in service.
       runFrom: (chain, node, message, scope) => this.startRun(chain, node, message, scope, () => undefined),
+      recordRun: (log) => this.runLogs.add(log),
     };
   }
 

@@ -1,5 +1,6 @@
 // The NodeContext a node sees during one call, over the run that makes the call.
 import type { CompiledChain } from './chain.ts';
+import type { RunLogBuilder } from './run-log.ts';
 import type { NodeContext, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
 
 /** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
@@ -8,6 +9,8 @@ export interface RunScope {
   onEvent: ((event: RunEvent) => void) | undefined;
   extras: RunExtras;
   depth: number;
+  /** The run log a body run (for, fork bodies) adds to: its chain's run, not a run of its own. */
+  runLog?: RunLogBuilder | undefined;
 }
 
 /** The parts of a run that a node context reaches. */

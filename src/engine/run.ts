@@ -15,6 +15,8 @@ import type { ChainNode, CompiledChain } from './chain.ts';
 import { copyMessage, withErrorMessage } from './message.ts';
 import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
+import { logMessage, RunLogBuilder } from './run-log.ts';
+import type { LoggedMessage, RunLog } from './run-log.ts';
 import type { NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
 
 /** What a run needs from its engine. */
@@ -24,6 +26,8 @@ export interface RunHost {
   readonly neverAborted: AbortSignal;
   runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
+  /** Keeps the log of a finished run of a chain with logged nodes. */
+  recordRun(log: RunLog): void;
 }
 
 interface Frame {
@@ -45,13 +49,19 @@ export class ChainRun {
   private resolve: (result: RunResult) => void = () => undefined;
   private reject: (error: unknown) => void = () => undefined;
   private readonly onAbort = (): void => this.cancel();
+  /** Its own log (a chain with logged nodes), or the log of the run it is a body of. */
+  private readonly log: RunLogBuilder | undefined;
+  private readonly ownsLog: boolean;
 
   constructor(
     readonly chain: CompiledChain,
     private readonly host: RunHost,
     readonly scope: RunScope,
     private readonly onIdle: () => void,
-  ) {}
+  ) {
+    this.ownsLog = scope.runLog === undefined && chain.debug;
+    this.log = scope.runLog ?? (chain.debug ? new RunLogBuilder(chain.id) : undefined);
+  }
 
   start(node: ChainNode, message: RuleMessage): Promise<RunResult> {
     const promise = new Promise<RunResult>((resolve, reject) => {
@@ -89,11 +99,16 @@ export class ChainRun {
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
     const node = this.chain.nodes.get(nodeId);
     if (!node) throw new AppError('not-found', `rule chain "${this.chain.id}": no node "${nodeId}"`);
-    return this.host.runFrom(this.chain, node, message, this.nestedScope(undefined));
+    return this.host.runFrom(this.chain, node, message, { ...this.nestedScope(undefined), runLog: this.log });
   }
 
   private nestedScope(extras: RunExtras | undefined): RunScope {
-    return { ...this.scope, extras: extras ?? this.scope.extras, depth: this.scope.depth + 1 };
+    return {
+      ...this.scope,
+      extras: extras ?? this.scope.extras,
+      depth: this.scope.depth + 1,
+      runLog: undefined,
+    };
   }
 
   private async visit(node: ChainNode, message: RuleMessage, frame: Frame | undefined): Promise<void> {
@@ -129,24 +144,46 @@ export class ChainRun {
     const { chain } = this;
     if (this.scope.onEvent)
       this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
+    // Logged before the call: a node may change the message it is given.
+    const logged = this.log && node.debug ? { inMsg: logMessage(message), startTs: Date.now() } : undefined;
+    let outputs: NodeOutput[];
+    let failure: string | undefined;
     try {
-      const outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
+      outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
       if (this.scope.onEvent) {
         const relations = outputs.map((output) => output.relation);
         this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });
       }
-      return outputs;
     } catch (error) {
-      const text = errorMessage(error);
+      failure = errorMessage(error);
       this.emit({
         type: 'node-end',
         chainId: chain.id,
         nodeId: node.id,
         relations: ['Failure'],
-        error: text,
+        error: failure,
       });
-      return [{ relation: 'Failure', message: withErrorMessage(message, text) }];
+      outputs = [{ relation: 'Failure', message: withErrorMessage(message, failure) }];
     }
+    if (logged) this.logNode(node, logged, outputs, failure);
+    return outputs;
+  }
+
+  private logNode(
+    node: ChainNode,
+    logged: { inMsg: LoggedMessage; startTs: number },
+    outputs: NodeOutput[],
+    failure: string | undefined,
+  ): void {
+    this.log?.add({
+      nodeId: node.id,
+      nodeType: node.type,
+      ...logged,
+      outMsgs: outputs.map((output) => ({ relationType: output.relation, msg: logMessage(output.message) })),
+      relationTypes: outputs.map((output) => output.relation),
+      ...(failure === undefined ? {} : { err: failure }),
+      endTs: Date.now(),
+    });
   }
 
   /** Sends each output down every matching connection, each with its own copy of the message. */
@@ -265,6 +302,12 @@ export class ChainRun {
       relations: [output.relation],
       ...(error === undefined ? {} : { error }),
     });
+    if (this.log && join.debug) {
+      // A join's input is every arrived branch: logged as one message whose data lists theirs.
+      const first = frame.arrivals[0] as RuleMessage;
+      const arrived = { ...first, data: JSON.stringify(frame.arrivals.map((message) => message.data)) };
+      this.logNode(join, { inMsg: logMessage(arrived), startTs: Date.now() }, [output], error);
+    }
     this.route(join, [output], frame.parent);
     if (wasWaiting) {
       this.outstanding -= 1;
@@ -315,6 +358,12 @@ export class ChainRun {
       this.emit({ type: 'run-end', chainId: this.chain.id, result: reported });
     }
     this.settled = true;
+    if (this.log && this.ownsLog) {
+      const failed = result === undefined || result.outcome === 'failure';
+      this.host.recordRun(
+        this.log.finish(failed ? 'failure' : 'success', result ? result.error : errorMessage(error)),
+      );
+    }
     if (result) this.resolve(result);
     else this.reject(error);
   }

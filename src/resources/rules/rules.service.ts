@@ -225,6 +225,7 @@ export class ChainService {
           : [];
       for (const chain of [entry, ...owned]) {
         await this.engine.unload(chain.location.id);
+        this.engine.runLogs.clear(chain.location.id);
         this.entries.delete(chain.location.id);
       }
       await this.files.remove(entry.location);
