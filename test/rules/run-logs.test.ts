@@ -2,32 +2,8 @@
 // their relations, errors and timing, readable through GET /api/v1/logs/runs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { LoggedMessage, NodeLog, RunLog } from '../../src/engine/run-log.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-
-interface LoggedMessage {
-  data: string;
-  metadata: Record<string, string>;
-  truncated?: boolean;
-}
-interface NodeLog {
-  nodeId: string;
-  nodeType: string;
-  inMsg: LoggedMessage;
-  outMsgs: Array<{ relationType: string; msg: LoggedMessage }>;
-  relationTypes: string[];
-  err?: string;
-  startTs: number;
-  endTs: number;
-}
-interface RunLog {
-  id: string;
-  chainId: string;
-  outcome: string;
-  error?: string;
-  startTs: number;
-  endTs: number;
-  logs: NodeLog[];
-}
 
 const transform = (id: string, script: string, debugMode = true) => ({
   id,
