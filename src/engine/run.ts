@@ -27,7 +27,7 @@ export interface RunHost {
   runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   /** Keeps the log of a finished run of a chain with logged nodes. */
-  recordRun(log: RunLog): void;
+  recordRun(log: { run: RunLog; bytes: number }): void;
 }
 
 interface Frame {
@@ -145,7 +145,11 @@ export class ChainRun {
     if (this.scope.onEvent)
       this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
     // Logged before the call: a node may change the message it is given.
-    const logged = this.log && node.debug ? { inMsg: logMessage(message), startTs: Date.now() } : undefined;
+    let logged: { inMsg: LoggedMessage; startTs: number } | undefined;
+    if (this.log && node.debug) {
+      if (this.log.accepting) logged = { inMsg: logMessage(message), startTs: Date.now() };
+      else this.log.skip();
+    }
     let outputs: NodeOutput[];
     let failure: string | undefined;
     try {
@@ -303,10 +307,12 @@ export class ChainRun {
       ...(error === undefined ? {} : { error }),
     });
     if (this.log && join.debug) {
-      // A join's input is every arrived branch: logged as one message whose data lists theirs.
-      const first = frame.arrivals[0] as RuleMessage;
-      const arrived = { ...first, data: JSON.stringify(frame.arrivals.map((message) => message.data)) };
-      this.logNode(join, { inMsg: logMessage(arrived), startTs: Date.now() }, [output], error);
+      if (this.log.accepting) {
+        // A join's input is every arrived branch: logged as one message whose data lists theirs.
+        const first = frame.arrivals[0] as RuleMessage;
+        const arrived = { ...first, data: JSON.stringify(frame.arrivals.map((message) => message.data)) };
+        this.logNode(join, { inMsg: logMessage(arrived), startTs: Date.now() }, [output], error);
+      } else this.log.skip();
     }
     this.route(join, [output], frame.parent);
     if (wasWaiting) {

@@ -27,11 +27,14 @@ export interface ModelThreadsOptions {
 class CallInbox {
   private batches: ModelEvent[][] = [];
   private finished = false;
+  /** An error reported by the call: thrown once the batches that came before it are taken. */
   private failure: { error: unknown } | undefined;
+  /** An abort or a shutdown: thrown at once, whatever is still queued. */
+  private stopped: { error: unknown } | undefined;
   private wake: (() => void) | undefined;
 
   get settled(): boolean {
-    return this.finished || this.failure !== undefined;
+    return this.finished || this.failure !== undefined || this.stopped !== undefined;
   }
 
   push(events: ModelEvent[], done: boolean): void {
@@ -47,12 +50,19 @@ class CallInbox {
     this.notify();
   }
 
+  stop(error: unknown): void {
+    if (this.stopped) return;
+    this.stopped = { error };
+    this.notify();
+  }
+
   /** The next batch; undefined once the call has finished; throws its error. */
   async take(): Promise<ModelEvent[] | undefined> {
     for (;;) {
-      if (this.failure) throw this.failure.error;
+      if (this.stopped) throw this.stopped.error;
       const batch = this.batches.shift();
       if (batch) return batch;
+      if (this.failure) throw this.failure.error;
       if (this.finished) return undefined;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
@@ -108,7 +118,8 @@ class ModelThread {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    this.failAll('the model worker was stopped');
+    this.defined.clear();
+    this.failAll(new AppError('unavailable', 'the service is shutting down'));
     if (worker) await worker.terminate();
   }
 
@@ -122,11 +133,13 @@ class ModelThread {
     worker.on('error', (error) => {
       lastError = error;
     });
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.defined.clear();
-      this.failAll(`the model worker stopped${lastError ? ` (${lastError.message})` : ''}`);
+      // The worker's own error text stays out of answers: it may quote anything it was given.
+      const cause = lastError ? `an uncaught ${lastError.name}` : `exit code ${code}`;
+      this.failAll(new AppError('upstream', `the model worker stopped unexpectedly (${cause})`));
     });
     worker.unref();
     this.worker = worker;
@@ -151,10 +164,10 @@ class ModelThread {
     return true;
   }
 
-  private failAll(reason: string): void {
+  private failAll(error: AppError): void {
     const inboxes = [...this.calls.values()];
     this.calls.clear();
-    for (const inbox of inboxes) inbox.fail(new AppError('upstream', reason));
+    for (const inbox of inboxes) inbox.stop(error);
   }
 
   private send(worker: Worker, message: ToModelWorker): void {
@@ -164,6 +177,7 @@ class ModelThread {
 
 export class ModelThreads {
   private readonly threads: ModelThread[];
+  private closed = false;
   private nextKey = 1;
   private nextCall = 1;
   // A provider dropped by a config reload is forgotten by the workers once it is collected.
@@ -189,6 +203,7 @@ export class ModelThreads {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.threads.map((thread) => thread.close()));
   }
 
@@ -199,10 +214,11 @@ export class ModelThreads {
   ): AsyncGenerator<ModelEvent> {
     const { signal } = request;
     if (signal.aborted) throw signal.reason;
+    if (this.closed) throw new AppError('unavailable', 'the service is shutting down');
     const thread = this.leastBusy();
     const id = this.nextCall++;
     const inbox = new CallInbox();
-    const onAbort = (): void => inbox.fail(signal.reason);
+    const onAbort = (): void => inbox.stop(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       thread.call(id, key, options, request, inbox);

@@ -62,6 +62,9 @@ async function call(id: number, key: number, request: WorkerModelRequest): Promi
   } catch (error) {
     // A cancelled call has nobody waiting for it.
     if (!running.has(id)) return;
+    // Events streamed before the error come first, as they would in-process.
+    if (batch.length > 0) post({ type: 'events', id, events: batch, done: false });
+    batch = [];
     const failure =
       error instanceof AppError
         ? error

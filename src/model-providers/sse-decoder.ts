@@ -14,24 +14,29 @@ export class StreamedError extends Error {
   }
 }
 
+/** How long the rest of a body is read after [DONE], so its connection can be kept alive. */
+const DRAIN_AFTER_DONE_MS = 1000;
+
 /** The JSON chunks of an event stream, in order; stops at [DONE] or at the end of the body. */
 export async function* sseJsonChunks(body: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
+  const reads = body[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let pending = '';
   let data: string[] = [];
-  for await (const bytes of body) {
-    pending += decoder.decode(bytes, { stream: true });
-    let start = 0;
-    for (;;) {
-      const end = lineEnd(pending, start);
-      if (end < 0) break;
-      const line = pending.slice(start, end);
-      start = end + (pending.charCodeAt(end) === 13 && pending.charCodeAt(end + 1) === 10 ? 2 : 1);
+  for (;;) {
+    const read = await reads.next();
+    if (read.done) break;
+    pending += decoder.decode(read.value, { stream: true });
+    const lines = new LineSplitter(pending);
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
       if (line === '') {
         if (data.length === 0) continue;
         const text = data.length === 1 ? (data[0] as string) : data.join('\n');
         data = [];
-        if (text.startsWith('[DONE]')) return;
+        if (text.startsWith('[DONE]')) {
+          await drain(reads);
+          return;
+        }
         yield parseChunk(text);
       } else if (line.startsWith('data')) {
         const value = fieldValue(line, 4);
@@ -39,8 +44,7 @@ export async function* sseJsonChunks(body: AsyncIterable<Uint8Array>): AsyncGene
       }
       // Other fields (event, id, retry) and comments carry nothing a chat chunk needs.
     }
-    // A CR at the very end may be the first half of a CRLF: keep it until the next bytes decide.
-    pending = pending.slice(start);
+    pending = lines.rest();
   }
   pending += decoder.decode();
   if (pending !== '' && pending.startsWith('data')) {
@@ -54,12 +58,78 @@ export async function* sseJsonChunks(body: AsyncIterable<Uint8Array>): AsyncGene
   }
 }
 
+/**
+ * Reads what follows [DONE] (usually just the end of the chunked body) for a short while. Leaving
+ * earlier would cancel the body and close a connection the agent could have reused.
+ */
+async function drain(reads: AsyncIterator<Uint8Array>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), DRAIN_AFTER_DONE_MS);
+  });
+  try {
+    for (;;) {
+      const read = await Promise.race([reads.next(), late]);
+      if (read === 'late' || read.done) break;
+    }
+  } catch {
+    // The answer is complete; how its connection ends no longer matters.
+  } finally {
+    clearTimeout(timer);
+    void reads.return?.()?.catch(() => undefined);
+  }
+}
+
+/**
+ * The complete lines of a buffer, in one pass: the next CR and LF positions are remembered, so a
+ * read holding many lines is not scanned again for each. Lines end in LF, CRLF or CR; a CR at the
+ * very end may be the first half of a CRLF and waits for the next read.
+ */
+class LineSplitter {
+  private start = 0;
+  private nextLf = -2;
+  private nextCr = -2;
+
+  constructor(private readonly text: string) {}
+
+  next(): string | undefined {
+    const { text, start } = this;
+    if (this.nextLf !== -1 && this.nextLf < start) this.nextLf = text.indexOf('\n', start);
+    if (this.nextCr !== -1 && this.nextCr < start) this.nextCr = text.indexOf('\r', start);
+    const lf = this.nextLf;
+    const cr = this.nextCr;
+    let end: number;
+    let after: number;
+    if (cr >= 0 && (lf < 0 || cr < lf)) {
+      if (cr === text.length - 1) return undefined;
+      end = cr;
+      after = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+    } else if (lf >= 0) {
+      end = lf;
+      after = lf + 1;
+    } else {
+      return undefined;
+    }
+    this.start = after;
+    return text.slice(start, end);
+  }
+
+  /** What follows the last complete line. */
+  rest(): string {
+    return this.text.slice(this.start);
+  }
+}
+
 function parseChunk(text: string): unknown {
   const chunk: unknown = JSON.parse(text);
   if (typeof chunk === 'object' && chunk !== null && 'error' in chunk && chunk.error) {
     const error = chunk.error as { message?: unknown };
     const message =
-      typeof error === 'object' && typeof error.message === 'string' ? error.message : String(chunk.error);
+      typeof error === 'object' && typeof error.message === 'string'
+        ? error.message
+        : typeof chunk.error === 'string'
+          ? chunk.error
+          : JSON.stringify(chunk.error);
     throw new StreamedError(message);
   }
   return chunk;
@@ -70,14 +140,4 @@ function fieldValue(line: string, nameLength: number): string | undefined {
   if (line.length === nameLength) return '';
   if (line.charCodeAt(nameLength) !== 58) return undefined;
   return line.charCodeAt(nameLength + 1) === 32 ? line.slice(nameLength + 2) : line.slice(nameLength + 1);
-}
-
-/** Index of the next line break (LF, or CR) at or after `from`; -1 when the line is not complete. */
-function lineEnd(text: string, from: number): number {
-  const lf = text.indexOf('\n', from);
-  const cr = text.indexOf('\r', from);
-  if (cr < 0) return lf;
-  // A CR that ends the buffer may be followed by an LF still to come.
-  if (cr === text.length - 1) return lf >= 0 && lf < cr ? lf : -1;
-  return lf < 0 || cr < lf ? cr : lf;
 }

@@ -42,7 +42,7 @@ describe('model calls on worker threads', () => {
     assert.equal(upstream.lastHeaders?.authorization, `Bearer ${KEY}`);
   });
 
-  it('runs many calls at once across the workers', async () => {
+  it('runs many calls at once', async () => {
     const one = provider();
     const answers = await Promise.all(
       Array.from({ length: 40 }, async () => textOf(await collect(one.stream(userRequest('hi'))))),
@@ -111,6 +111,30 @@ describe('model calls on worker threads', () => {
     }
   });
 
+  it('delivers the events streamed before an error, then the error', async () => {
+    const broken = createServer((request, response) => {
+      request.resume();
+      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm' };
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      // One write: the text and the error reach the worker in the same read.
+      response.end(
+        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content: 'partial' } }] })}\n\n` +
+          `data: ${JSON.stringify({ error: { message: 'overloaded' } })}\n\n`,
+      );
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = broken.address() as AddressInfo;
+      const failing = threads.provider({ id: 'broken', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' });
+      const { error, events } = await failureOf(failing, userRequest('hi'));
+      assert.deepEqual(events, [{ type: 'text-delta', text: 'partial' }]);
+      assert.ok(error instanceof AppError);
+      assert.match(error.message, /error in stream: overloaded/);
+    } finally {
+      await new Promise((resolve) => broken.close(resolve));
+    }
+  });
+
   it('fails the calls of a worker that dies with a 502, and starts a new worker for the next call', async () => {
     const dying = new ModelThreads({
       workers: 1,
@@ -141,7 +165,14 @@ describe('model calls on worker threads', () => {
       while (upstream.requestCount === arrived) await new Promise((resolve) => setTimeout(resolve, 5));
       await closing.close();
       const { error } = await within(running, 1000);
-      assert.match((error as Error).message, /the model worker was stopped/);
+      assert.ok(error instanceof AppError);
+      assert.equal(error.kind, 'unavailable');
+      assert.match(error.message, /shutting down/);
+      const after = await failureOf(
+        closing.provider({ id: 'fake', baseUrl: upstream.url, model: 'm' }),
+        userRequest('hi'),
+      );
+      assert.ok(after.error instanceof AppError && after.error.kind === 'unavailable', 'no call after close');
     } finally {
       upstream.setMode('ok');
     }

@@ -8,11 +8,13 @@ async function* bytes(...parts: string[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield encoder.encode(part);
 }
 
-async function chunksOf(...parts: string[]): Promise<unknown[]> {
+async function chunksOfBody(body: AsyncIterable<Uint8Array>): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const chunk of sseJsonChunks(bytes(...parts))) out.push(chunk);
+  for await (const chunk of sseJsonChunks(body)) out.push(chunk);
   return out;
 }
+
+const chunksOf = (...parts: string[]): Promise<unknown[]> => chunksOfBody(bytes(...parts));
 
 describe('event-stream decoder', () => {
   it('yields each data event as parsed JSON and stops at [DONE]', async () => {
@@ -58,6 +60,32 @@ describe('event-stream decoder', () => {
       (error: unknown) => error instanceof StreamedError && error.message === 'overloaded',
     );
     assert.deepEqual(seen, [{ a: 1 }]);
+  });
+
+  it('reports an error without a message as its JSON', async () => {
+    await assert.rejects(
+      chunksOf('data: {"error":{"code":503,"type":"overloaded"}}\n\n'),
+      (error: unknown) =>
+        error instanceof StreamedError && error.message === '{"code":503,"type":"overloaded"}',
+    );
+  });
+
+  it('splits a read holding thousands of events', async () => {
+    const events = Array.from({ length: 5000 }, (_, n) => `data: {"n":${n}}\n\n`).join('');
+    const chunks = (await chunksOf(events)) as Array<{ n: number }>;
+    assert.equal(chunks.length, 5000);
+    assert.equal(chunks[4999]?.n, 4999);
+  });
+
+  it('reads the body to its end after [DONE], so the connection can be reused', async () => {
+    let ended = false;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      yield encoder.encode('data: {"a":1}\n\ndata: [DONE]\n\n');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ended = true;
+    }
+    assert.deepEqual(await chunksOfBody(body()), [{ a: 1 }]);
+    assert.equal(ended, true);
   });
 
   it('fails with a SyntaxError on data that is not JSON', async () => {
