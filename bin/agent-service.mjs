@@ -1,11 +1,13 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env node
 // Entry point of the command-line program. It runs the compiled dist/main.js when that is at least as
 // new as every file under src/ (npm install builds it), and otherwise compiles src/main.ts on the fly
 // with tsx, so an edited checkout never runs stale code.
 //
-// --max-semi-space-size=8 (also in `npm start`): V8 grows the young generation to 2 x 16 MiB during
-// start-up and keeps it; 8 MiB semi-spaces keep a busy server about 20 MB smaller for a few percent
-// of throughput (4 MiB would save 8 MB more but cost a fifth of the agent turns; see README, Benchmarks).
+// `npm start` runs this with --max-semi-space-size=8: V8 grows the young generation to 2 x 16 MiB
+// during start-up and keeps it; 8 MiB semi-spaces keep a busy server about 20 MB smaller for a few
+// percent of throughput (README, Benchmarks). The shebang stays plain `node`, because `env -S` is
+// missing on some systems (BusyBox); run the installed command with
+// NODE_OPTIONS=--max-semi-space-size=8 for the same effect.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
