@@ -1,6 +1,7 @@
 // buildApp: the fastify instance with every route, the auth policy and the error handler. It does
 // no I/O of its own: every service arrives through AppDeps, so tests build it with fakes.
 import { fileURLToPath } from 'node:url';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -22,6 +23,8 @@ import { registerChatRoutes } from './chat/chat.routes.ts';
 import { registerBindingRoutes } from './resources/channels/bindings.routes.ts';
 import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
 import { ChannelsService } from './resources/channels/channels.service.ts';
+import { MAX_UPLOAD_BYTES, registerSkillRoutes } from './resources/skills/skills.routes.ts';
+import { SkillService } from './resources/skills/skills.service.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
@@ -81,6 +84,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     void parseJson(request, text, done);
   });
 
+  // Only multipart/form-data (skill uploads); the JSON parsers above stay as they are.
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -107,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerToolRoutes(app, chains);
   registerSessionRoutes(app, sessions);
   registerWorkspaceRoutes(app, chains, deps.services.workspace);
+  registerSkillRoutes(app, new SkillService(chains, deps.services.workspace, deps.services.skillsDir));
   registerChannelRoutes(app, new ChannelsService(store));
   registerBindingRoutes(app, store, chains);
   registerChatRoutes(app, turns);

@@ -1,7 +1,7 @@
 // Builds the services behind the HTTP app from a config store. Shared by the server and the test
 // harness, so both wire the product the same way.
 import { mkdir, realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ConfigStore } from './config/config-store.ts';
 import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
@@ -28,6 +28,8 @@ export interface Services {
   turns: TurnRunner;
   scheduler: CronScheduler;
   workspace(agentId: string): Promise<string>;
+  /** Folder of the global skills: <data root>/skills. */
+  skillsDir: string;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   store.onChange((next) => models.replace(next.models));
 
   const files = new ChainFileStore(root);
+  const skillsDir = resolve(root, 'skills');
   // Created and resolved once per agent; every turn needs it, and it does not move.
   const workspaces = new Map<string, Promise<string>>();
   const workspace = (agentId: string): Promise<string> => {
@@ -82,6 +85,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     models,
     globals: () => globals(store.current),
     workspace,
+    globalSkillsDir: skillsDir,
     chainDefinition: (id: string) => engine.definitionOf(id),
   };
   registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
@@ -108,6 +112,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     turns,
     scheduler,
     workspace,
+    skillsDir,
     async close() {
       await scheduler.stop();
       await engine.close();

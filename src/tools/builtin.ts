@@ -6,10 +6,20 @@ import { createEditTool } from './edit.ts';
 import { createGlobTool, globConfigSchema } from './glob.ts';
 import { createGrepTool, grepConfigSchema } from './grep.ts';
 import { createReadTool, readConfigSchema } from './read.ts';
+import { createSkillTool } from './skill.ts';
 import { createWebFetchTool, webFetchConfigSchema } from './web-fetch.ts';
 import { createWriteTool, writeConfigSchema } from './write.ts';
 
-export const BUILTIN_TOOL_NAMES = ['read', 'write', 'edit', 'grep', 'glob', 'bash', 'web_fetch'] as const;
+export const BUILTIN_TOOL_NAMES = [
+  'read',
+  'write',
+  'edit',
+  'grep',
+  'glob',
+  'bash',
+  'web_fetch',
+  'skill',
+] as const;
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
@@ -52,6 +62,8 @@ function definition(name: BuiltinToolName): BuiltinDefinition {
       return { configSchema: bashConfigSchema, create: (config) => createBashTool(config) };
     case 'web_fetch':
       return { configSchema: webFetchConfigSchema, create: (config) => createWebFetchTool(config) };
+    case 'skill':
+      return { configSchema: EMPTY_CONFIG, create: () => createSkillTool() };
   }
 }
 

@@ -7,6 +7,8 @@ export interface ToolContext {
   agentId: string;
   /** Absolute, real (symlink-resolved) path of the agent's workspace folder. */
   workspaceDir: string;
+  /** Folder of the global skills, read by the `skill` tool after the workspace's `skills/`. */
+  globalSkillsDir?: string;
 }
 
 export interface Tool {

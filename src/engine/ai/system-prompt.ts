@@ -1,6 +1,7 @@
 // The system prompt of an agent turn: the node's templated prompt, then the agent's workspace
-// files that shape it (each capped), in a fixed order.
+// files that shape it (each capped), in a fixed order, then a compact list of the agent's skills.
 import { readdir, readFile } from 'node:fs/promises';
+import type { SkillFolder } from '../../skills/skill-store.ts';
 import { pathResolver, type Template } from '../template.ts';
 
 export const PROMPT_FILES = [
@@ -30,6 +31,71 @@ export interface PromptContext {
   listing: FolderListing;
   /** Resolves a workspace-relative path safely (refusing escapes), for ${include(path)}. */
   resolvePath: (path: string) => Promise<string>;
+  /** The agent's skills (local ones shadowing global ones), for the skills section. */
+  skills?: () => Promise<SkillSummary[]>;
+}
+
+export interface SkillSummary {
+  name: string;
+  description: string;
+}
+
+export const PROMPT_SKILLS_CAP = 50;
+export const PROMPT_SKILLS_BYTES = 4096;
+
+/**
+ * Names and descriptions of the skills in some folders (most specific first, shadowing the rest),
+ * listed once and kept for a second, as FolderListing does for the workspace files.
+ */
+export class SkillListing {
+  private at = 0;
+  private skills: Promise<SkillSummary[]> | undefined;
+  private key = '';
+
+  constructor(private readonly ttlMs = 1000) {}
+
+  get(folders: SkillFolder[]): Promise<SkillSummary[]> {
+    const now = Date.now();
+    const key = folders.map((folder) => folder.root).join('\0');
+    if (this.skills && this.key === key && now - this.at < this.ttlMs) return this.skills;
+    this.key = key;
+    this.at = now;
+    this.skills = Promise.all(folders.map((folder) => folder.list())).then(
+      (lists) => {
+        const byName = new Map<string, SkillSummary>();
+        for (const list of lists) {
+          for (const { name, description } of list)
+            if (!byName.has(name)) byName.set(name, { name, description });
+        }
+        return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      },
+      () => [],
+    );
+    return this.skills;
+  }
+}
+
+/** The skills section: one `- name: description` line each, capped in count and size. */
+export function skillsSection(skills: SkillSummary[]): string | undefined {
+  if (skills.length === 0) return undefined;
+  const lines: string[] = [];
+  let bytes = 0;
+  for (const skill of skills.slice(0, PROMPT_SKILLS_CAP)) {
+    const description = skill.description.replace(/\s+/g, ' ').trim();
+    const line = `- ${skill.name}${description ? `: ${description.slice(0, 300)}` : ''}`;
+    if (bytes + line.length > PROMPT_SKILLS_BYTES) break;
+    lines.push(line);
+    bytes += line.length + 1;
+  }
+  const omitted = skills.length - lines.length;
+  if (omitted > 0) lines.push(`- (${omitted} more not listed)`);
+  return [
+    '## Skills',
+    '',
+    'Skills available to you. Before a task one of them covers, call the `skill` tool with its name to read its full instructions.',
+    '',
+    ...lines,
+  ].join('\n');
 }
 
 /**
@@ -90,5 +156,7 @@ export async function renderSystemPrompt(template: Template, context: PromptCont
     const text = path ? await readCapped(path, PROMPT_FILE_CAP) : undefined;
     if (text?.trim()) sections.push(`## ${name}\n\n${text.trim()}`);
   }
+  const skills = context.skills ? skillsSection(await context.skills()) : undefined;
+  if (skills) sections.push(skills);
   return sections.join('\n\n');
 }

@@ -9,7 +9,8 @@ import { runAgentLoop } from '../ai/agent-loop.ts';
 import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
 import { agentIdOf, conversationOf } from '../ai/conversation.ts';
 import { resolveModel } from '../ai/model-target.ts';
-import { FolderListing, renderSystemPrompt } from '../ai/system-prompt.ts';
+import { FolderListing, SkillListing, renderSystemPrompt } from '../ai/system-prompt.ts';
+import { skillFolders } from '../../tools/skill.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
@@ -69,6 +70,8 @@ export interface AiNodeDeps {
   globals: () => Record<string, unknown>;
   /** The agent's workspace folder (created when missing), as a real path. */
   workspace: (agentId: string) => Promise<string>;
+  /** Folder of the global skills; without it an agent sees only its own. */
+  globalSkillsDir?: string;
   chainDefinition: (id: string) => RuleChainDefinition | undefined;
 }
 
@@ -100,11 +103,19 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
       const prompt = Template.compile(config.systemPrompt);
       const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
       const listing = new FolderListing();
+      const skillListing = new SkillListing();
+      // The skills list tells the model to call the `skill` tool, so only agents that have it get it.
+      const hasSkillTool = config.tools.some((tool) => tool.type === 'builtin' && tool.name === 'skill');
       return {
         async process(message, node) {
           const conversation = conversationOf(node.extras);
           const agentId = agentIdOf(node.extras, chainId);
           const workspaceDir = await deps.workspace(agentId);
+          const toolContext = {
+            agentId,
+            workspaceDir,
+            ...(deps.globalSkillsDir ? { globalSkillsDir: deps.globalSkillsDir } : {}),
+          };
           try {
             const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
             const system = await renderSystemPrompt(prompt, {
@@ -114,6 +125,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
               globals: deps.globals,
               listing,
               resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
+              ...(hasSkillTool ? { skills: () => skillListing.get(skillFolders(toolContext)) } : {}),
             });
             const input: ChatMessage = { role: 'user', content: message.data };
             const tools = await toolSet.tools(() => undefined);
@@ -130,7 +142,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
               maxStep: config.maxStep,
               maxToolOutputLength: config.maxToolOutputLength,
               node,
-              toolContext: { agentId, workspaceDir },
+              toolContext,
             });
             conversation?.record([input, ...result.added.map(forHistory)]);
             return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: result.text } }];
