@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/config/load.ts';
+import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
 
@@ -43,6 +44,34 @@ describe('agent-service serve', () => {
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers a chat through a configured provider, with the model call on its worker thread', async () => {
+    const upstream = await startFakeUpstream({ reply: 'Hello through the worker.' });
+    try {
+      await writeFile(
+        join(dir, 'config.yaml'),
+        `models:\n  default_provider: up\n  providers:\n    up:\n      base_url: ${upstream.url}\n      model: m\n`,
+      );
+      const server = run(['serve', '--config', 'config.yaml', '--port', '0'], dir);
+      try {
+        const [, url] = await waitFor(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+        const response = await fetch(`${url}/api/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'main', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        assert.equal(response.status, 200);
+        const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+        assert.equal(body.choices[0]?.message.content, 'Hello through the worker.');
+        assert.equal(upstream.requestCount, 1);
+      } finally {
+        server.child.kill('SIGTERM');
+        assert.equal(await server.exited, 0);
+      }
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('writes a default config, serves /health, warns about the default password, and exits 0 on SIGTERM', async () => {
