@@ -1,5 +1,6 @@
 // POST /api/v1/chat/completions: any OpenAI client calls an agent by id (the `model` field).
 // Errors found before the stream starts are HTTP errors; after it starts, one error frame ends it.
+import { watchClient } from '../http/disconnect.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
@@ -65,12 +66,8 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       };
 
       if (!body.stream) {
-        const controller = new AbortController();
-        reply.raw.on('close', () => {
-          if (!reply.raw.writableFinished)
-            controller.abort(new AppError('unavailable', 'client disconnected'));
-        });
-        const output = await turns.run({ ...turn, signal: controller.signal });
+        const client = watchClient(reply);
+        const output = await turns.run({ ...turn, signal: client.signal }).finally(client.dispose);
         return {
           id: ids.id,
           object: 'chat.completion',
@@ -91,7 +88,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
         if (frame) sse.send(frame);
       };
       try {
-        const output = await turns.run({ ...turn, signal: sse.abort.signal, onEvent });
+        const output = await turns.run({ ...turn, signal: sse.signal, onEvent });
         sse.send(chunk(ids, {}, 'stop'));
         if (body.stream_options?.include_usage) sse.send(usageChunk(ids, output.usage));
         sse.send('[DONE]');

@@ -1,10 +1,12 @@
 // The one server-sent-events writer: takes over the raw response after fastify has checked the
 // request, writes `data: <json>` frames, and reports when the client goes away.
 import type { FastifyReply } from 'fastify';
+import { watchClient } from './disconnect.ts';
 
 export class SseWriter {
   private closed = false;
-  readonly abort = new AbortController();
+  /** Aborts when the client goes away before the stream ended. */
+  readonly signal: AbortSignal;
 
   constructor(private readonly reply: FastifyReply) {
     reply.hijack();
@@ -16,9 +18,9 @@ export class SseWriter {
     });
     reply.raw.flushHeaders();
     // A client that disconnects cancels the upstream call and the tool loop at once.
-    reply.raw.on('close', () => {
+    this.signal = watchClient(reply).signal;
+    reply.raw.once('close', () => {
       this.closed = true;
-      if (!reply.raw.writableFinished) this.abort.abort(new Error('client disconnected'));
     });
   }
 

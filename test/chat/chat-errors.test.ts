@@ -121,6 +121,25 @@ describe('chat endpoint errors', () => {
     assert.ok(streamed.frames.some((frame) => frame.includes('"content"')));
   });
 
+  it('a client that disconnects from a non-streamed chat cancels the upstream call too', async () => {
+    upstream.setMode('hang');
+    const seen = upstream.clientAborts;
+    const before = upstream.requestCount;
+    const controller = new AbortController();
+    const pending = fetch(`${t.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'main', messages: [{ role: 'user', content: 'hi' }] }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    while (upstream.requestCount === before) await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    controller.abort();
+    await pending;
+    await upstream.waitForClientAbort(seen);
+    assert.ok(Date.now() - started < 1000, 'upstream saw the abort promptly');
+  });
+
   it('a client that disconnects cancels the upstream call at once', async () => {
     upstream.setMode('hang');
     const seen = upstream.clientAborts;

@@ -1,6 +1,7 @@
 // Rule chains over REST: /rules, the agent-level variants under /agents/{agentId}/rules, execute and
 // components. Definitions are validated by the engine, whose messages name the chain and the node.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { watchClient } from '../../http/disconnect.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
@@ -23,25 +24,18 @@ const listQuery = paginationQuery.extend({
 });
 
 /** Aborts when the client goes away or the time limit passes (the latter as a 504). */
-export function runSignal(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  timeoutMs: number,
-): { signal: AbortSignal; done(): void } {
+export function runSignal(reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new AppError('timeout', `the run did not finish within ${timeoutMs} ms`)),
     timeoutMs,
   );
-  const onClose = (): void => {
-    if (!reply.raw.writableFinished) controller.abort(new AppError('unavailable', 'client disconnected'));
-  };
-  request.raw.socket?.once('close', onClose);
+  const client = watchClient(reply, controller);
   return {
     signal: controller.signal,
     done() {
       clearTimeout(timer);
-      request.raw.socket?.off('close', onClose);
+      client.dispose();
     },
   };
 }
@@ -136,7 +130,7 @@ export function registerRuleRoutes(
     async (request, reply) => {
       const body = request.body;
       const data: string | object = body === undefined || body === null ? '' : (body as string | object);
-      const run = runSignal(request, reply, requestTimeoutMs());
+      const run = runSignal(reply, requestTimeoutMs());
       try {
         const result = await chains.execute(request.params.id, data, request.query, { signal: run.signal });
         if (result.outcome === 'failure')
