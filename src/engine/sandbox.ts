@@ -9,6 +9,7 @@
 // check after any call that grew the heap, which rebuilds a runtime that holds more than its budget.
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { loadQuickJs } from './quickjs-loader.ts';
+import { ScriptError } from './script-error.ts';
 import type { QuickJs } from './quickjs-loader.ts';
 
 export interface SandboxLimits {
@@ -18,13 +19,7 @@ export interface SandboxLimits {
   compileTimeoutMs?: number;
 }
 
-/** A script failed: syntax, a thrown error, or a limit. The message is safe to show to users. */
-export class ScriptError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ScriptError';
-  }
-}
+export { ScriptError } from './script-error.ts';
 
 // QuickJS frames also use the host's native stack; 256 KiB stays well inside Node's default stack
 // while still allowing recursion about 1,500 calls deep.

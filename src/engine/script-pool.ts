@@ -20,7 +20,7 @@
 //   alive); `close` ends them.
 import { availableParallelism } from 'node:os';
 import type { SandboxLimits } from './sandbox.ts';
-import { ScriptError } from './sandbox.ts';
+import { ScriptError } from './script-error.ts';
 import { PendingCall } from './pending-call.ts';
 import { ScriptThread } from './script-thread.ts';
 import type { ScriptSource, ThreadHost } from './script-thread.ts';

@@ -9,7 +9,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker, type WorkerEntry } from '../core/worker-entry.ts';
 import type { ResourceLimits } from 'node:worker_threads';
-import { ScriptError } from './sandbox.ts';
+import { ScriptError } from './script-error.ts';
 import type { PendingCall } from './pending-call.ts';
 import { PROGRESS_BYTES, progressBoard } from './script-protocol.ts';
 import type { ProgressBoard, WorkerReply, WorkerRequest } from './script-protocol.ts';

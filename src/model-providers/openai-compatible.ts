@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type * as OpenAISdkModule from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { sleep } from '../core/async.ts';
@@ -29,13 +30,17 @@ export interface OpenAICompatibleOptions {
 // Retry-After beyond this is not worth waiting for inside one chat turn.
 const MAX_RETRY_AFTER_MS = 20_000;
 
+// The SDK is loaded with the first call, so a thread that never calls a provider (the main thread
+// when model workers are on, a server on the demo model) never pays for it.
+let sdk: typeof OpenAISdkModule | undefined;
+const loadSdk = async (): Promise<typeof OpenAISdkModule> => (sdk ??= await import('openai'));
+
 /** A ModelProvider for any OpenAI-compatible chat completions endpoint, streaming. */
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
   const timeoutMs = options.timeoutMs ?? 120_000;
-  // The SDK is loaded with the first call: a server on the demo model never needs it.
   let client: Promise<OpenAI> | undefined;
   const getClient = (): Promise<OpenAI> =>
-    (client ??= import('openai').then(
+    (client ??= loadSdk().then(
       ({ default: OpenAISdk }) =>
         new OpenAISdk({
           baseURL: options.baseUrl,
@@ -132,7 +137,7 @@ async function* streamCompletion(
         return;
       } catch (error) {
         if (signal.aborted) throw stopped();
-        const failure = describeFailure(error);
+        const failure = describeFailure(error, sdk);
         if (yielded || !failure.retryable || attempt >= settings.maxRetries) {
           throw error instanceof AppError ? error : fail(failure.reason);
         }

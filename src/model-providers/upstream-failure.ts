@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError } from 'openai';
+import type { APIConnectionError, APIError } from 'openai';
 import { AppError } from '../core/errors.ts';
 import { StreamedError } from './sse-decoder.ts';
 
@@ -13,10 +13,19 @@ export interface UpstreamFailure {
 
 const MAX_REASON_CHARS = 200;
 
-/** Classifies whatever the SDK or the transport threw while talking to a provider. */
-export function describeFailure(error: unknown): UpstreamFailure {
+/** The SDK's error classes, passed in so that this module does not load the SDK on its own. */
+export interface SdkErrors {
+  APIError: typeof APIError;
+  APIConnectionError: typeof APIConnectionError;
+}
+
+/**
+ * Classifies whatever the SDK or the transport threw while talking to a provider. `sdk` is the
+ * loaded SDK; it is missing only when loading it failed, and then no error can be one of its own.
+ */
+export function describeFailure(error: unknown, sdk: SdkErrors | undefined): UpstreamFailure {
   if (error instanceof AppError) return { reason: error.message, retryable: false, retryAfterMs: undefined };
-  if (error instanceof APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     const code = errorCode(error);
     return {
       reason: code ? `connection error (${code})` : 'connection error',
@@ -24,7 +33,7 @@ export function describeFailure(error: unknown): UpstreamFailure {
       retryAfterMs: undefined,
     };
   }
-  if (error instanceof APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     const status = error.status;
     if (status === undefined)
       return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };

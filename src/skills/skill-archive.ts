@@ -2,7 +2,7 @@
 // (no "..", absolute paths, backslashes or drive letters), entry types (no links or devices, read
 // from the Unix mode in the external attributes), entry count, and inflated sizes (declared and
 // actual, total and per-entry ratio) so a zip bomb is refused while it inflates.
-import { Inflate } from 'fflate';
+import type { Inflate as InflateClass } from 'fflate';
 import { invalid } from '../core/errors.ts';
 
 export const MAX_ARCHIVE_ENTRIES = 1000;
@@ -108,7 +108,7 @@ function centralEntries(bytes: Uint8Array): CentralEntry[] {
 
 // Inflates in small steps and stops as soon as the output passes what the entry declared, so an
 // entry that lies about its size costs at most one step more.
-function inflateEntry(entry: CentralEntry, data: Uint8Array): Uint8Array {
+function inflateEntry(Inflate: typeof InflateClass, entry: CentralEntry, data: Uint8Array): Uint8Array {
   if (entry.compression === 0) {
     if (data.byteLength !== entry.size) throw invalid(`archive entry "${entry.path}" is damaged`);
     return data;
@@ -136,8 +136,12 @@ function inflateEntry(entry: CentralEntry, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** The files of a zip archive after every check; directories are implied by the paths. */
-export function readSkillArchive(bytes: Uint8Array): ArchiveFile[] {
+/**
+ * The files of a zip archive after every check; directories are implied by the paths. fflate is
+ * loaded with the first upload, not at start.
+ */
+export async function readSkillArchive(bytes: Uint8Array): Promise<ArchiveFile[]> {
+  const { Inflate } = await import('fflate');
   const entries = centralEntries(bytes);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const files: ArchiveFile[] = [];
@@ -153,7 +157,7 @@ export function readSkillArchive(bytes: Uint8Array): ArchiveFile[] {
     const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
     const end = start + entry.compressedSize;
     if (end > bytes.byteLength) throw invalid(`archive entry "${entry.path}" is damaged`);
-    files.push({ path: entry.path, data: inflateEntry(entry, bytes.subarray(start, end)) });
+    files.push({ path: entry.path, data: inflateEntry(Inflate, entry, bytes.subarray(start, end)) });
   }
   return files;
 }

@@ -131,7 +131,7 @@ export class SkillService {
    */
   async upload(place: SkillPlace, archive: Uint8Array): Promise<Skill[]> {
     const folder = await this.folder(place);
-    const skills = groupSkills(readSkillArchive(archive));
+    const skills = groupSkills(await readSkillArchive(archive));
     for (const skill of skills) {
       if (await folder.exists(skill.name)) throw conflict(`skill "${skill.name}" already exists`);
     }
