@@ -23,6 +23,7 @@ import { registerChatRoutes } from './chat/chat.routes.ts';
 import { registerBindingRoutes } from './resources/channels/bindings.routes.ts';
 import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
 import { ChannelsService } from './resources/channels/channels.service.ts';
+import { registerSendRoutes } from './resources/channels/send.routes.ts';
 import { MAX_UPLOAD_BYTES, registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { SkillService } from './resources/skills/skills.service.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
@@ -116,6 +117,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerSkillRoutes(app, new SkillService(chains, deps.services.workspace, deps.services.skillsDir));
   registerChannelRoutes(app, new ChannelsService(store));
   registerBindingRoutes(app, store, chains);
+  registerSendRoutes(app, store, deps.services.channels, {
+    requireAgent: (agentId) => void chains.get(agentId, { kind: 'agent' }),
+    workspace: deps.services.workspace,
+  });
   registerChatRoutes(app, turns);
   registerCronRoutes(app, deps.services.scheduler);
   registerLogRoutes(app, deps.services.engine.runLogs);

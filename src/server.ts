@@ -101,6 +101,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     services,
     logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
   });
+  services.channels.useLogger(app.log);
 
   if (!isLoopback(config.server.host) && !config.security.requireAuth) {
     say(

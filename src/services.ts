@@ -18,6 +18,7 @@ import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
+import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
 
 export interface Services {
   registry: NodeRegistry;
@@ -27,6 +28,8 @@ export interface Services {
   sessions: SessionStore;
   turns: TurnRunner;
   scheduler: CronScheduler;
+  /** Receiving loops and adapters of the chat platforms. */
+  channels: ChannelManager;
   workspace(agentId: string): Promise<string>;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
@@ -37,6 +40,8 @@ export interface ServiceOptions {
   /** Options of the model registry (tests shorten retry back-off). */
   models?: ModelRegistryOptions;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
+  channels?: Omit<ChannelManagerOptions, 'logger'>;
 }
 
 function globals(config: Config): Record<string, unknown> {
@@ -103,6 +108,11 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await scheduler.start();
+  const channels = new ChannelManager(store, turns, {
+    ...options.channels,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  channels.start();
   return {
     registry,
     engine,
@@ -111,9 +121,11 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     sessions,
     turns,
     scheduler,
+    channels,
     workspace,
     skillsDir,
     async close() {
+      await channels.stop();
       await scheduler.stop();
       await engine.close();
       await modelThreads?.close();

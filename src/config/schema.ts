@@ -35,6 +35,11 @@ export const accountSchema = z.strictObject({
   api_key: z.string().optional(),
   app_id: z.string().optional(),
   app_secret: z.string().optional(),
+  /**
+   * Origin of the platform's API, for a self-hosted server or a proxy (telegram: default
+   * https://api.telegram.org). Not shown in views: a proxy URL may carry credentials.
+   */
+  api_base: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   dm_policy: policy.default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'unsupported-media'
   | 'rate-limited'
   | 'upstream'
+  | 'not-implemented'
   | 'timeout'
   | 'unavailable';
 
@@ -24,6 +25,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   'unsupported-media': 415,
   'rate-limited': 429,
   upstream: 502,
+  'not-implemented': 501,
   unavailable: 503,
   timeout: 504,
 };

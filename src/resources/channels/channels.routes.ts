@@ -14,6 +14,10 @@ const accountFields = {
   allow_from: z.array(z.string().max(200)).max(1000).optional(),
   app_id: z.string().max(500).optional(),
   app_secret: z.string().min(1).max(4096).optional(),
+  api_base: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(2000)
+    .optional(),
   api_key: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
 };
 const createBody = z.strictObject({

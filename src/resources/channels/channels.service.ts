@@ -15,6 +15,7 @@ export interface AccountInput {
   allow_from?: string[] | undefined;
   app_id?: string | undefined;
   app_secret?: string | undefined;
+  api_base?: string | undefined;
   api_key?: string | undefined;
   binding?: { agentId: string; match?: Record<string, unknown> | undefined } | undefined;
 }

@@ -1,0 +1,53 @@
+// Which local files the outbound endpoints may send: only regular files inside an agent's
+// workspace, named "<agentId>:<path inside that workspace>" (e.g. "main:reports/chart.png"). The path
+// is resolved after following links; anything outside the workspace, a missing agent or file, or a
+// folder is refused. Nothing else on the disk (config, data root, secrets) can be sent.
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { AppError, invalid } from '../core/errors.ts';
+import { ID_PATTERN } from '../core/ids.ts';
+import { resolveInWorkspace } from '../tools/workspace-path.ts';
+
+export interface WorkspaceAccess {
+  /** Throws not-found for an unknown agent. */
+  requireAgent(agentId: string): void;
+  workspace(agentId: string): Promise<string>;
+}
+
+export interface LocalFile {
+  path: string;
+  fileName: string;
+}
+
+/** Cleans a file name for the recipient: no folders, no control characters, at most 255 characters. */
+export function safeFileName(name: string): string {
+  const cleaned = basename(name.replaceAll('\\', '/'))
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 255);
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned;
+}
+
+export async function resolveOutboundFile(
+  access: WorkspaceAccess,
+  field: string,
+  spec: string,
+  maxBytes: number,
+  fileName?: string,
+): Promise<LocalFile> {
+  const colon = spec.indexOf(':');
+  const agentId = colon > 0 ? spec.slice(0, colon) : '';
+  const relative = colon > 0 ? spec.slice(colon + 1) : '';
+  if (!ID_PATTERN.test(agentId) || relative === '') {
+    throw invalid(`${field} must be "<agentId>:<path inside that agent's workspace>"`);
+  }
+  access.requireAgent(agentId);
+  const path = await resolveInWorkspace(await access.workspace(agentId), relative, { mustExist: true });
+  const info = await stat(path);
+  if (!info.isFile()) throw invalid(`${field}: not a regular file`);
+  if (info.size === 0) throw invalid(`${field}: the file is empty`);
+  if (info.size > maxBytes)
+    throw new AppError('too-large', `${field}: the file is larger than ${maxBytes} bytes`);
+  return { path, fileName: safeFileName(fileName ?? basename(path)) };
+}

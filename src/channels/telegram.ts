@@ -1,0 +1,283 @@
+// Telegram adapter over the Bot API: long polling with getUpdates for inbound messages, sendMessage,
+// sendPhoto and sendDocument for outbound ones. The bot token is the account's app_secret and the
+// API origin its api_base (default https://api.telegram.org; a self-hosted Bot API server or a proxy
+// may be set). The token is part of every request URL, so it is scrubbed from every message this
+// adapter produces; redirects are refused so it is never sent to another origin.
+import { openAsBlob } from 'node:fs';
+import { sleep } from '../core/async.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type {
+  ChannelAccount,
+  ChannelAdapter,
+  ChannelLogger,
+  InboundMessage,
+  OutboundMedia,
+  SendResult,
+  SendTextOptions,
+} from './types.ts';
+import { splitText } from './types.ts';
+
+export const TELEGRAM_API_BASE = 'https://api.telegram.org';
+export const TELEGRAM_TEXT_LIMIT = 4096;
+
+export interface TelegramOptions {
+  /** Long-poll timeout of getUpdates, in seconds (default 30). */
+  pollTimeoutSeconds?: number;
+  /** First back-off after a failed poll, in ms (default 1000); doubles up to maxBackoffMs. */
+  backoffMs?: number;
+  /** Longest back-off, in ms (default 60000). */
+  maxBackoffMs?: number;
+  /** Time limit of one send call, in ms (default 60000). */
+  requestTimeoutMs?: number;
+  /** A send answered with 429 is retried once when retry_after is at most this many seconds (default 5). */
+  maxRetryAfterSeconds?: number;
+  logger?: () => ChannelLogger | undefined;
+}
+
+/** A failed Bot API call; its message never contains the token. */
+export class TelegramError extends AppError {
+  constructor(
+    message: string,
+    readonly errorCode?: number,
+    readonly retryAfter?: number,
+  ) {
+    super('upstream', message);
+  }
+}
+
+interface TgUser {
+  id: number;
+  is_bot?: boolean;
+}
+interface TgMessage {
+  message_id: number;
+  chat: { id: number | string; type: string };
+  from?: TgUser;
+  sender_chat?: { id: number };
+  text?: string;
+}
+interface TgUpdate {
+  update_id: number;
+  message?: TgMessage;
+}
+interface TgAnswer {
+  ok: boolean;
+  result?: unknown;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number };
+}
+
+function tokenOf(account: ChannelAccount): string {
+  const token = account.config.app_secret;
+  if (!token)
+    throw new AppError('conflict', `telegram account "${account.id}" has no bot token (app_secret)`);
+  return token;
+}
+
+function apiBase(account: ChannelAccount): string {
+  return (account.config.api_base ?? TELEGRAM_API_BASE).replace(/\/+$/, '');
+}
+
+/** Removes the token (plain or URL-encoded) from a text. */
+export function scrubToken(text: string, token: string | undefined): string {
+  if (!token) return text;
+  let out = text.split(token).join('<token>');
+  const encoded = encodeURIComponent(token);
+  if (encoded !== token) out = out.split(encoded).join('<token>');
+  return out;
+}
+
+export function toInbound(accountId: string, update: TgUpdate): InboundMessage | undefined {
+  const message = update.message;
+  if (!message || typeof message.text !== 'string' || message.from?.is_bot) return undefined;
+  const sender = message.from?.id ?? message.sender_chat?.id ?? message.chat.id;
+  return {
+    platform: 'telegram',
+    accountId,
+    chatId: String(message.chat.id),
+    chatType: message.chat.type === 'private' ? 'dm' : 'group',
+    senderId: String(sender),
+    text: message.text,
+    messageId: String(message.message_id),
+  };
+}
+
+export class TelegramAdapter implements ChannelAdapter {
+  readonly platform = 'telegram' as const;
+  /** The Bot API's limits for uploads: 10 MB for photos, 50 MB for other files. */
+  readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 50 * 1024 * 1024 };
+
+  constructor(private readonly options: TelegramOptions = {}) {}
+
+  async start(
+    account: ChannelAccount,
+    deliver: (message: InboundMessage) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const timeout = this.options.pollTimeoutSeconds ?? 30;
+    const base = this.options.backoffMs ?? 1000;
+    const max = this.options.maxBackoffMs ?? 60_000;
+    let offset: number | undefined;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const updates = (await this.call(
+          account,
+          'getUpdates',
+          { ...(offset !== undefined ? { offset } : {}), timeout, allowed_updates: ['message'] },
+          signal,
+          (timeout + 15) * 1000,
+        )) as TgUpdate[];
+        failures = 0;
+        for (const update of Array.isArray(updates) ? updates : []) {
+          if (typeof update.update_id !== 'number') continue;
+          offset = Math.max(offset ?? 0, update.update_id + 1);
+          const inbound = toInbound(account.id, update);
+          if (inbound) deliver(inbound);
+        }
+      } catch (error) {
+        if (signal.aborted) break;
+        failures += 1;
+        const retryAfter = error instanceof TelegramError ? error.retryAfter : undefined;
+        const delayMs =
+          retryAfter !== undefined
+            ? retryAfter * 1000
+            : Math.min(base * 2 ** Math.min(failures - 1, 16), max);
+        this.options
+          .logger?.()
+          ?.warn(
+            { platform: 'telegram', accountId: account.id, failures, delayMs, err: errorMessage(error) },
+            'telegram polling failed; retrying',
+          );
+        await sleep(delayMs, signal).catch(() => undefined);
+      }
+    }
+  }
+
+  async sendText(
+    account: ChannelAccount,
+    chatId: string,
+    text: string,
+    options: SendTextOptions = {},
+  ): Promise<SendResult> {
+    let first: string | undefined;
+    for (const [index, piece] of splitText(text, TELEGRAM_TEXT_LIMIT).entries()) {
+      const replyTo = index === 0 && options.replyTo ? Number(options.replyTo) : undefined;
+      const sent = await this.send(
+        account,
+        'sendMessage',
+        {
+          chat_id: chatId,
+          text: piece,
+          ...(replyTo !== undefined && Number.isSafeInteger(replyTo)
+            ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+            : {}),
+        },
+        options.signal,
+      );
+      first ??= sent.messageId;
+    }
+    return { messageId: first ?? '' };
+  }
+
+  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, 'sendPhoto', 'photo', chatId, media);
+  }
+
+  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, 'sendDocument', 'document', chatId, media);
+  }
+
+  private async sendMedia(
+    account: ChannelAccount,
+    method: string,
+    field: string,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
+    if (media.kind === 'reference') return this.send(account, method, { chat_id: chatId, [field]: media.id });
+    const blob = await openAsBlob(media.path);
+    const form = (): FormData => {
+      const body = new FormData();
+      body.set('chat_id', chatId);
+      body.set(field, blob, media.fileName);
+      return body;
+    };
+    return this.send(account, method, form);
+  }
+
+  /** One send call, retried once after a short 429 wait. */
+  private async send(
+    account: ChannelAccount,
+    method: string,
+    body: Record<string, unknown> | (() => FormData),
+    signal?: AbortSignal,
+  ): Promise<SendResult> {
+    const timeoutMs = this.options.requestTimeoutMs ?? 60_000;
+    const attempt = async (): Promise<SendResult> => {
+      const result = (await this.call(account, method, body, signal, timeoutMs)) as { message_id?: unknown };
+      return { messageId: String(result?.message_id ?? '') };
+    };
+    try {
+      return await attempt();
+    } catch (error) {
+      const wait = error instanceof TelegramError ? error.retryAfter : undefined;
+      if (wait === undefined || wait > (this.options.maxRetryAfterSeconds ?? 5)) throw error;
+      await sleep(wait * 1000, signal);
+      return attempt();
+    }
+  }
+
+  private async call(
+    account: ChannelAccount,
+    method: string,
+    body: Record<string, unknown> | (() => FormData),
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    const token = tokenOf(account);
+    const url = `${apiBase(account)}/bot${token}/${method}`;
+    const isForm = typeof body === 'function';
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        redirect: 'error',
+        ...(isForm
+          ? { body: body() }
+          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        signal: AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(timeoutMs)]),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const cause = (error as { cause?: { code?: unknown } }).cause;
+      const detail =
+        typeof cause?.code === 'string'
+          ? cause.code
+          : (error as Error).name === 'TimeoutError'
+            ? 'timed out'
+            : errorMessage(error);
+      throw new TelegramError(
+        `telegram ${method}: could not reach the Bot API (${scrubToken(detail, token)})`,
+      );
+    }
+    let answer: TgAnswer;
+    try {
+      answer = (await response.json()) as TgAnswer;
+    } catch {
+      throw new TelegramError(`telegram ${method}: the Bot API answered ${response.status} without JSON`);
+    }
+    if (!answer || answer.ok !== true) {
+      const code = answer?.error_code ?? response.status;
+      const description = scrubToken(String(answer?.description ?? 'no description'), token).slice(0, 300);
+      const retryAfter = answer?.parameters?.retry_after;
+      throw new TelegramError(
+        `telegram ${method} failed (${code}): ${description}`,
+        code,
+        typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter : undefined,
+      );
+    }
+    return answer.result;
+  }
+}
