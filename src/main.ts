@@ -7,9 +7,9 @@ import { agentsCommand, chatCommand, loginCommand, type CliIo } from './cli/clie
 import { startServer, type RunningServer } from './server.ts';
 
 // V8 lets the old generation grow up to 4x its live size between full collections under load; with
-// 1.2x a busy server stays about 60 MB smaller for a few percent of throughput (README, Benchmarks).
+// 1.1x a busy server stays about 60 MB smaller for a few percent of throughput (README, Benchmarks).
 // Unlike the young-generation size (a start flag, see bin/agent-service.mjs), this one applies at run time.
-setFlagsFromString('--heap-growing-percent=20');
+setFlagsFromString('--heap-growing-percent=10');
 
 const USAGE = `Usage: agent-service <command> [options]
 
