@@ -2,7 +2,8 @@
 // workspace, named "<agentId>:<path inside that workspace>" (e.g. "main:reports/chart.png"). The path
 // is resolved after following links; anything outside the workspace, a missing agent or file, or a
 // folder is refused. Nothing else on the disk (config, data root, secrets) can be sent.
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError, invalid } from '../core/errors.ts';
 import { ID_PATTERN } from '../core/ids.ts';
@@ -15,7 +16,8 @@ export interface WorkspaceAccess {
 }
 
 export interface LocalFile {
-  path: string;
+  /** The file's bytes, read through the handle that was checked (see readChecked). */
+  data: Blob;
   fileName: string;
 }
 
@@ -44,10 +46,32 @@ export async function resolveOutboundFile(
   }
   access.requireAgent(agentId);
   const path = await resolveInWorkspace(await access.workspace(agentId), relative, { mustExist: true });
-  const info = await stat(path);
-  if (!info.isFile()) throw invalid(`${field}: not a regular file`);
-  if (info.size === 0) throw invalid(`${field}: the file is empty`);
-  if (info.size > maxBytes)
-    throw new AppError('too-large', `${field}: the file is larger than ${maxBytes} bytes`);
-  return { path, fileName: safeFileName(fileName ?? basename(path)) };
+  const data = await readChecked(field, path, maxBytes);
+  return { data, fileName: safeFileName(fileName ?? basename(path)) };
+}
+
+/**
+ * Reads the file at `path` (already resolved inside the workspace) through one handle, and only if
+ * that handle is still the file the path names: a folder swapped for a link between the check and
+ * the read (by an agent's shell, say) would otherwise let the read leave the workspace.
+ */
+async function readChecked(field: string, path: string, maxBytes: number): Promise<Blob> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => {
+    throw invalid(`${field}: the file cannot be opened`);
+  });
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw invalid(`${field}: not a regular file`);
+    if (info.size === 0) throw invalid(`${field}: the file is empty`);
+    if (info.size > maxBytes)
+      throw new AppError('too-large', `${field}: the file is larger than ${maxBytes} bytes`);
+    const named = await stat(await realpath(path)).catch(() => undefined);
+    if (!named || named.ino !== info.ino || named.dev !== info.dev) {
+      throw invalid(`${field}: the file changed while it was being read`);
+    }
+    const bytes = await handle.readFile();
+    return new Blob([bytes]);
+  } finally {
+    await handle.close();
+  }
 }

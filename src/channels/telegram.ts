@@ -3,7 +3,6 @@
 // API origin its api_base (default https://api.telegram.org; a self-hosted Bot API server or a proxy
 // may be set). The token is part of every request URL, so it is scrubbed from every message this
 // adapter produces; redirects are refused so it is never sent to another origin.
-import { openAsBlob } from 'node:fs';
 import { sleep } from '../core/async.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type {
@@ -19,6 +18,11 @@ import { splitText } from './types.ts';
 
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
 export const TELEGRAM_TEXT_LIMIT = 4096;
+/** An empty long poll that came back sooner than this waits out the rest before the next one. */
+const MIN_EMPTY_POLL_MS = 1000;
+const MAX_RETRY_AFTER_MS = 3_600_000;
+/** The largest Bot API reply read; anything bigger is refused unread. */
+const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 export interface TelegramOptions {
   /** Long-poll timeout of getUpdates, in seconds (default 30). */
@@ -90,7 +94,10 @@ export function scrubToken(text: string, token: string | undefined): string {
 
 export function toInbound(accountId: string, update: TgUpdate): InboundMessage | undefined {
   const message = update.message;
-  if (!message || typeof message.text !== 'string' || message.from?.is_bot) return undefined;
+  if (typeof message !== 'object' || message === null) return undefined;
+  if (typeof message.text !== 'string' || message.from?.is_bot) return undefined;
+  if (typeof message.chat !== 'object' || message.chat === null) return undefined;
+  if (typeof message.chat.id !== 'number' && typeof message.chat.id !== 'string') return undefined;
   const sender = message.from?.id ?? message.sender_chat?.id ?? message.chat.id;
   return {
     platform: 'telegram',
@@ -121,29 +128,50 @@ export class TelegramAdapter implements ChannelAdapter {
     let offset: number | undefined;
     let failures = 0;
     while (!signal.aborted) {
+      const started = Date.now();
       try {
-        const updates = (await this.call(
+        const result = await this.call(
           account,
           'getUpdates',
           { ...(offset !== undefined ? { offset } : {}), timeout, allowed_updates: ['message'] },
           signal,
           (timeout + 15) * 1000,
-        )) as TgUpdate[];
+        );
         failures = 0;
-        for (const update of Array.isArray(updates) ? updates : []) {
-          if (typeof update.update_id !== 'number') continue;
-          offset = Math.max(offset ?? 0, update.update_id + 1);
-          const inbound = toInbound(account.id, update);
-          if (inbound) deliver(inbound);
+        const updates = Array.isArray(result) ? (result as unknown[]) : [];
+        for (const update of updates) {
+          // The offset moves past every update first, so one malformed update cannot block the rest.
+          if (typeof update !== 'object' || update === null) continue;
+          const id = (update as { update_id?: unknown }).update_id;
+          if (typeof id !== 'number' || !Number.isSafeInteger(id)) continue;
+          offset = Math.max(offset ?? 0, id + 1);
+          try {
+            const inbound = toInbound(account.id, update as TgUpdate);
+            if (inbound) deliver(inbound);
+          } catch (error) {
+            this.options
+              .logger?.()
+              ?.warn(
+                { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
+                'telegram update skipped',
+              );
+          }
+        }
+        // A server that answers an empty long poll at once (a proxy ignoring `timeout`) must not
+        // make this a busy loop.
+        if (updates.length === 0 && Date.now() - started < MIN_EMPTY_POLL_MS) {
+          await sleep(MIN_EMPTY_POLL_MS, signal).catch(() => undefined);
         }
       } catch (error) {
         if (signal.aborted) break;
         failures += 1;
+        const backoff = Math.min(base * 2 ** Math.min(failures - 1, 16), max);
         const retryAfter = error instanceof TelegramError ? error.retryAfter : undefined;
+        // The server's retry_after is honoured, but never below the back-off nor above an hour.
         const delayMs =
           retryAfter !== undefined
-            ? retryAfter * 1000
-            : Math.min(base * 2 ** Math.min(failures - 1, 16), max);
+            ? Math.min(Math.max(retryAfter * 1000, backoff), MAX_RETRY_AFTER_MS)
+            : backoff;
         this.options
           .logger?.()
           ?.warn(
@@ -197,11 +225,10 @@ export class TelegramAdapter implements ChannelAdapter {
     media: OutboundMedia,
   ): Promise<SendResult> {
     if (media.kind === 'reference') return this.send(account, method, { chat_id: chatId, [field]: media.id });
-    const blob = await openAsBlob(media.path);
     const form = (): FormData => {
       const body = new FormData();
       body.set('chat_id', chatId);
-      body.set(field, blob, media.fileName);
+      body.set(field, media.data, media.fileName);
       return body;
     };
     return this.send(account, method, form);
@@ -252,19 +279,20 @@ export class TelegramAdapter implements ChannelAdapter {
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const cause = (error as { cause?: { code?: unknown } }).cause;
+      // Only a code or a fixed phrase: the transport's own text can quote the URL, token included.
       const detail =
-        typeof cause?.code === 'string'
+        typeof cause?.code === 'string' && /^[A-Z_0-9]{2,40}$/.test(cause.code)
           ? cause.code
           : (error as Error).name === 'TimeoutError'
             ? 'timed out'
-            : errorMessage(error);
+            : 'request failed';
       throw new TelegramError(
         `telegram ${method}: could not reach the Bot API (${scrubToken(detail, token)})`,
       );
     }
     let answer: TgAnswer;
     try {
-      answer = (await response.json()) as TgAnswer;
+      answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES)) as TgAnswer;
     } catch {
       throw new TelegramError(`telegram ${method}: the Bot API answered ${response.status} without JSON`);
     }
@@ -280,4 +308,28 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     return answer.result;
   }
+}
+
+/** The body as text, refused past `limit` bytes without reading the rest. */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error('reply too large');
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error('reply too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -28,7 +28,7 @@ export interface SendResult {
 
 /** Media to send: a local file already checked to be safe, or a reference the platform already holds. */
 export type OutboundMedia =
-  { kind: 'upload'; path: string; fileName: string } | { kind: 'reference'; id: string };
+  { kind: 'upload'; data: Blob; fileName: string } | { kind: 'reference'; id: string };
 
 export interface SendTextOptions {
   /** Reply to this message of the chat (used for answers in groups). */

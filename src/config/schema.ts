@@ -39,7 +39,13 @@ export const accountSchema = z.strictObject({
    * Origin of the platform's API, for a self-hosted server or a proxy (telegram: default
    * https://api.telegram.org). Not shown in views: a proxy URL may carry credentials.
    */
-  api_base: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  api_base: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((value) => {
+      const url = new URL(value);
+      return url.username === '' && url.password === '';
+    }, 'must not carry a user name or password')
+    .optional(),
   dm_policy: policy.default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),

@@ -20,6 +20,8 @@ export interface FakeTelegramCall {
   files: Record<string, FakeTelegramFile>;
   /** The result answered to a successful send call. */
   result?: Record<string, unknown>;
+  /** When the call arrived (Date.now()). */
+  at: number;
 }
 
 export interface FakeTelegramMessage {
@@ -51,6 +53,8 @@ export interface FakeTelegram {
   readonly openPolls: number;
   /** Queues a message update; returns its update_id. */
   pushMessage(message: FakeTelegramMessage): number;
+  /** Queues what `build` makes of the next update_id, sent as it is (to send malformed updates). */
+  pushRaw(build: (updateId: number) => unknown): number;
   /** The next `times` calls of `method` fail with `status` (429 carries retry_after). */
   failNext(
     method: string,
@@ -118,7 +122,8 @@ async function parseRequest(
 
 export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   const calls: FakeTelegramCall[] = [];
-  const updates: Array<{ update_id: number; message: unknown; token?: string | undefined }> = [];
+  const updates: Array<{ update_id: number; message: unknown; token?: string | undefined; raw?: unknown }> =
+    [];
   const failures = new Map<string, Failure[]>();
   const polls = new Set<Poll>();
   const waiters = new Set<() => void>();
@@ -133,7 +138,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       .filter(
         (update) => update.update_id >= offset && (update.token === undefined || update.token === token),
       )
-      .map(({ update_id, message }) => ({ update_id, message }));
+      .map(({ update_id, message, raw }) => (raw !== undefined ? raw : { update_id, message }));
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((request.url ?? '').split('?')[0] ?? '');
@@ -147,7 +152,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     } catch {
       return sendJson(response, 400, { ok: false, error_code: 400, description: 'Bad Request: bad body' });
     }
-    const call: FakeTelegramCall = { token, method, contentType, ...parsed };
+    const call: FakeTelegramCall = { token, method, contentType, ...parsed, at: Date.now() };
     calls.push(call);
     notify();
     if (options.tokens && !options.tokens.includes(token)) {
@@ -257,6 +262,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     calls,
     get openPolls() {
       return polls.size;
+    },
+    pushRaw(build) {
+      const updateId = nextUpdateId++;
+      updates.push({ update_id: updateId, message: undefined, raw: build(updateId) });
+      notify();
+      return updateId;
     },
     pushMessage(message) {
       const updateId = nextUpdateId++;

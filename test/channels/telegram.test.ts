@@ -235,6 +235,27 @@ describe('telegram inbound', () => {
     assert.ok(h.logs.every((line) => !line.includes(TOKEN) && !line.includes('SECRET-token')));
   });
 
+  it('retry_after 0 and empty answers do not make the poller spin', async () => {
+    h = await start({ prepare: (tg) => tg.failNext('getUpdates', 429, 4, { retryAfter: 0 }) });
+    await h.tg.waitForCalls('getUpdates', 5);
+    const failed = h.tg.callsOf('getUpdates').slice(0, 5);
+    // Back-off 20, 40, 80, 100 ms (the test's settings) between the five calls, not 0.
+    const spread = (failed[4]?.at ?? 0) - (failed[0]?.at ?? 0);
+    assert.ok(spread >= 200, `four failures in ${spread} ms`);
+  });
+
+  it('a malformed update is skipped and does not block the ones after it', async () => {
+    h = await start();
+    h.tg.pushRaw(() => null);
+    h.tg.pushRaw(() => ({ update_id: 'x' }));
+    h.tg.pushRaw((id) => ({ update_id: id, message: { message_id: 1, text: 'no chat here' } }));
+    h.tg.pushRaw((id) => ({ update_id: id, message: { message_id: 2, text: 'odd chat', chat: { id: {} } } }));
+    h.tg.pushMessage({ chatId: 77, text: 'fine' });
+    const [sent] = await h.tg.waitForCalls('sendMessage', 1);
+    assert.equal(String(sent?.params['chat_id']), '77');
+    await waitFor(() => h.handled.length === 1, 'one handled message');
+  });
+
   it('messages without text and messages from bots are ignored', async () => {
     h = await start();
     h.tg.pushMessage({ chatId: 1 });
@@ -338,6 +359,17 @@ describe('outbound endpoints', () => {
     assert.match(missing.json().error, /chatId/);
     const empty = await post('telegram/send', { chatId: '1', message: '' });
     assert.equal(empty.statusCode, 400);
+  });
+
+  it('an api_base with a user name or password is refused', async () => {
+    const response = await h.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/channels/telegram/accounts',
+      payload: { id: 'proxied', app_secret: 'x:y', api_base: 'http://user:pass@127.0.0.1:9' },
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.match(response.json().error, /api_base.*must not carry a user name or password/);
+    assert.doesNotMatch(response.body, /pass@/);
   });
 
   it('platforms: 501 for one without an adapter, 404 for an unknown one', async () => {

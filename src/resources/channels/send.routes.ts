@@ -93,7 +93,7 @@ export function registerSendRoutes(
     }
     if (key !== undefined) return { kind: 'reference', id: key };
     const file = await resolveOutboundFile(files, `${field}Path`, path ?? '', maxBytes, fileName);
-    return { kind: 'upload', path: file.path, fileName: file.fileName };
+    return { kind: 'upload', data: file.data, fileName: file.fileName };
   };
 
   api.post(
