@@ -5,6 +5,7 @@
 // adapter produces; redirects are refused so it is never sent to another origin.
 import { sleep } from '../core/async.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
+import { readCapped } from '../core/read-capped.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -293,8 +294,9 @@ export class TelegramAdapter implements ChannelAdapter {
     let answer: TgAnswer;
     try {
       answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES)) as TgAnswer;
-    } catch {
-      throw new TelegramError(`telegram ${method}: the Bot API answered ${response.status} without JSON`);
+    } catch (error) {
+      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
+      throw new TelegramError(`telegram ${method}: the Bot API sent ${why} (status ${response.status})`);
     }
     if (!answer || answer.ok !== true) {
       const code = answer?.error_code ?? response.status;
@@ -308,28 +310,4 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     return answer.result;
   }
-}
-
-/** The body as text, refused past `limit` bytes without reading the rest. */
-async function readCapped(response: Response, limit: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error('reply too large');
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error('reply too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -17,14 +17,26 @@ export class StreamedError extends Error {
 /** How long the rest of a body is read after [DONE], so its connection can be kept alive. */
 const DRAIN_AFTER_DONE_MS = 1000;
 
-/** The JSON chunks of an event stream, in order; stops at [DONE] or at the end of the body. */
-export async function* sseJsonChunks(body: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
-  const reads = body[Symbol.asyncIterator]();
+/**
+ * The JSON chunks of an event stream, in order; stops at [DONE] or at the end of the body. The body
+ * is read through its own reader, which a caller leaving early or a stalled drain cancels: an
+ * iterator's return() would wait behind the read in progress and keep the connection open.
+ */
+export async function* sseJsonChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const reads = body.getReader();
+  try {
+    yield* decodeEvents(reads);
+  } finally {
+    void reads.cancel().catch(() => undefined);
+  }
+}
+
+async function* decodeEvents(reads: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<unknown> {
   const decoder = new TextDecoder();
   let pending = '';
   let data: string[] = [];
   for (;;) {
-    const read = await reads.next();
+    const read = await reads.read();
     if (read.done) break;
     pending += decoder.decode(read.value, { stream: true });
     const lines = new LineSplitter(pending);
@@ -62,21 +74,20 @@ export async function* sseJsonChunks(body: AsyncIterable<Uint8Array>): AsyncGene
  * Reads what follows [DONE] (usually just the end of the chunked body) for a short while. Leaving
  * earlier would cancel the body and close a connection the agent could have reused.
  */
-async function drain(reads: AsyncIterator<Uint8Array>): Promise<void> {
+async function drain(reads: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), DRAIN_AFTER_DONE_MS);
   });
   try {
     for (;;) {
-      const read = await Promise.race([reads.next(), late]);
+      const read = await Promise.race([reads.read(), late]);
       if (read === 'late' || read.done) break;
     }
   } catch {
     // The answer is complete; how its connection ends no longer matters.
   } finally {
     clearTimeout(timer);
-    void reads.return?.()?.catch(() => undefined);
   }
 }
 

@@ -43,6 +43,14 @@ export interface FakeUpstream {
   failNext(mode: FakeUpstreamMode, times: number): void;
   /** Adds replies to the script. */
   script(...replies: ScriptedReply[]): void;
+  /**
+   * The `models` section of a config whose default provider "fake" is this upstream; `provider`
+   * adds or overrides fields of that provider (api_key, timeout_ms, model).
+   */
+  modelsConfig(provider?: Record<string, unknown>): {
+    default_provider: string;
+    providers: Record<string, Record<string, unknown>>;
+  };
   /** Resolves at the next client abort (or at once if `clientAborts` already exceeds `seen`). */
   waitForClientAbort(seen?: number): Promise<void>;
   close(): Promise<void>;
@@ -168,6 +176,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     },
     script(...replies) {
       scripted.push(...replies);
+    },
+    modelsConfig(provider = {}) {
+      const fake = { base_url: `http://127.0.0.1:${port}/v1`, model: 'fake-model', ...provider };
+      return { default_provider: 'fake', providers: { fake } };
     },
     waitForClientAbort(seen = clientAborts) {
       if (clientAborts > seen) return Promise.resolve();

@@ -54,7 +54,7 @@ async function start(
   );
   const t = await createTestApp({
     config: {
-      models: { default_provider: 'fake', providers: { fake: { base_url: upstream.url, model: 'm' } } },
+      models: upstream.modelsConfig(),
       channels: { telegram: { enabled: true, accounts }, ...options.channels },
       bindings: options.bindings ?? [],
     },

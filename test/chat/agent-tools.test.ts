@@ -43,10 +43,7 @@ describe('agent tools', () => {
     t = await createTestApp({
       listen: true,
       config: {
-        models: {
-          default_provider: 'fake',
-          providers: { fake: { base_url: upstream.url, model: 'fake-model' } },
-        },
+        models: upstream.modelsConfig(),
       },
     });
   });

@@ -8,14 +8,8 @@ import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-ups
 
 const UPSTREAM_KEY = 'sk-upstream-secret-0123456789';
 
-function providerConfig(upstream: FakeUpstream) {
-  return {
-    default_provider: 'fake',
-    providers: {
-      fake: { base_url: upstream.url, api_key: UPSTREAM_KEY, model: 'fake-model', timeout_ms: 1500 },
-    },
-  };
-}
+const providerConfig = (upstream: FakeUpstream) =>
+  upstream.modelsConfig({ api_key: UPSTREAM_KEY, timeout_ms: 1500 });
 
 async function streamFrames(
   url: string,

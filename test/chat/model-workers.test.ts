@@ -15,7 +15,7 @@ for (const workers of [0, 2]) {
         listen: true,
         config: {
           engine: { model_workers: workers },
-          models: { default_provider: 'fake', providers: { fake: { base_url: upstream.url, model: 'm' } } },
+          models: upstream.modelsConfig(),
         },
       });
     });

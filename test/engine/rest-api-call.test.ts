@@ -27,6 +27,19 @@ before(async () => {
       requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
       if (request.url?.startsWith('/missing')) {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+      } else if (request.url?.startsWith('/huge')) {
+        // 11 MiB in chunks, with no content-length: only the running count can stop it.
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = 'x'.repeat(1024 * 1024);
+        let sent = 0;
+        const more = (): void => {
+          while (sent < 11 && !response.destroyed) {
+            sent += 1;
+            if (!response.write(chunk)) return void response.once('drain', more);
+          }
+          response.end();
+        };
+        more();
       } else if (request.url?.startsWith('/slow')) {
         setTimeout(() => response.writeHead(200).end('late'), 500);
       } else {
@@ -94,6 +107,15 @@ test('restApiCall takes Failure on a non-2xx answer, with errorMsg and status', 
   assert.equal(result.error, 'HTTP 404: not here');
   assert.equal(result.results[0]?.metadata['statusCode'], '404');
   assert.equal(result.results[0]?.data, 'not here');
+  await engine.close();
+});
+
+test('restApiCall fails on an answer over 10 MiB instead of buffering it', async () => {
+  const engine = createEngine();
+  await engine.load(callChain({ restEndpointUrlPattern: `${base}/huge`, requestMethod: 'GET' }));
+  const result = await engine.execute('c1', newMessage('x'));
+  assert.equal(result.outcome, 'failure');
+  assert.equal(result.error, 'the response is larger than 10485760 bytes');
   await engine.close();
 });
 

@@ -4,11 +4,20 @@ import { sseJsonChunks, StreamedError } from '../../src/model-providers/sse-deco
 
 const encoder = new TextEncoder();
 
-async function* bytes(...parts: string[]): AsyncGenerator<Uint8Array> {
-  for (const part of parts) yield encoder.encode(part);
+/** A body that delivers each part as one read. */
+function bytes(...parts: string[]): ReadableStream<Uint8Array> {
+  return streamOf(
+    (async function* () {
+      for (const part of parts) yield encoder.encode(part);
+    })(),
+  );
 }
 
-async function chunksOfBody(body: AsyncIterable<Uint8Array>): Promise<unknown[]> {
+function streamOf(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  return ReadableStream.from(source) as ReadableStream<Uint8Array>;
+}
+
+async function chunksOfBody(body: ReadableStream<Uint8Array>): Promise<unknown[]> {
   const out: unknown[] = [];
   for await (const chunk of sseJsonChunks(body)) out.push(chunk);
   return out;
@@ -32,7 +41,7 @@ describe('event-stream decoder', () => {
         yield raw.slice(0, cut);
         yield raw.slice(cut);
       }
-      for await (const chunk of sseJsonChunks(two())) out.push(chunk);
+      for await (const chunk of sseJsonChunks(streamOf(two()))) out.push(chunk);
       assert.deepEqual(out, [{ text: 'héllo 世界' }, { n: 2 }], `split at byte ${cut}`);
     }
   });
@@ -84,8 +93,26 @@ describe('event-stream decoder', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       ended = true;
     }
-    assert.deepEqual(await chunksOfBody(body()), [{ a: 1 }]);
+    assert.deepEqual(await chunksOfBody(streamOf(body())), [{ a: 1 }]);
     assert.equal(ended, true);
+  });
+
+  it('a second after [DONE] stops waiting for the end of the body and cancels it', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('data: {"a":1}\n\ndata: [DONE]\n\n'));
+        // ...and the body never ends.
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const started = Date.now();
+    assert.deepEqual(await chunksOfBody(body), [{ a: 1 }]);
+    const waited = Date.now() - started;
+    assert.ok(waited >= 900 && waited < 3000, `waited ${waited} ms`);
+    assert.equal(cancelled, true);
   });
 
   it('fails with a SyntaxError on data that is not JSON', async () => {

@@ -19,10 +19,7 @@ describe('skill tool and prompt listing', () => {
     t = await createTestApp({
       listen: true,
       config: {
-        models: {
-          default_provider: 'fake',
-          providers: { fake: { base_url: upstream.url, model: 'fake-model' } },
-        },
+        models: upstream.modelsConfig(),
       },
     });
     const created = await t.app.inject({

@@ -1,3 +1,4 @@
+import { readCapped } from '../../core/read-capped.ts';
 import { z } from 'zod';
 import { messageResolver, Template } from '../template.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
@@ -71,7 +72,7 @@ export const restApiCallNode: NodeDefinition<Config> = {
           }).catch((error: unknown) => {
             throw describeFetchError(error, context.signal, config.readTimeoutMs);
           });
-          const body = await response.text();
+          const body = await readCapped(response, MAX_RESPONSE_BYTES);
           return [answer(message, response, body)];
         } finally {
           slots.release();
@@ -80,6 +81,9 @@ export const restApiCallNode: NodeDefinition<Config> = {
     };
   },
 };
+
+/** The largest answer a restApiCall node reads; a bigger one ends the node in Failure. */
+const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 function answer(
   message: RuleMessage,
