@@ -8,6 +8,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { ConfigStore } from './config/config-store.ts';
 import { installAuth } from './http/auth-hook.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { installOriginGuard } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
 import { registerStaticUi } from './http/static-ui.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
@@ -98,6 +99,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
 
+  installOriginGuard(app, () => ({
+    requireAuth: store.current.security.requireAuth,
+    host: store.current.server.host,
+    allowedHosts: store.current.server.allowed_hosts,
+    allowedOrigins: store.current.server.allowed_origins,
+  }));
   installAuth(app, deps.auth, () => store.current.security.requireAuth);
 
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>

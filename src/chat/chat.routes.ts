@@ -9,6 +9,7 @@ import { SseWriter } from '../http/sse.ts';
 import type { ChatMessage, ModelParams } from '../model-providers/types.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
+import type { Principal } from '../resources/auth/auth.service.ts';
 import { chatRequestSchema, messageText, type ChatRequest } from './chat.schema.ts';
 import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
 
@@ -38,6 +39,29 @@ function splitMessages(body: ChatRequest): { input: string; history: ChatMessage
   return { input: messageText(last), history };
 }
 
+/**
+ * The session a sessionId names. An api-channel account's sessions are its own (scope
+ * per_account_channel_peer): another app reusing the same sessionId reaches a different one.
+ * Users (and requests while auth is off) share the per_peer session of that id.
+ */
+function apiSession(
+  agentId: string,
+  sessionId: string,
+  principal: Principal | undefined,
+): NonNullable<TurnInput['session']> {
+  if (principal?.kind === 'account') {
+    const scope = 'per_account_channel_peer';
+    return {
+      key: sessionKey({ agentId, channel: 'api', scope, scopeId: `${principal.accountId}:${sessionId}` }),
+      info: { agentId, channel: 'api', scope },
+    };
+  }
+  return {
+    key: sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: sessionId }),
+    info: { agentId, channel: 'api', scope: DEFAULT_SCOPE },
+  };
+}
+
 export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.post(
@@ -55,14 +79,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
         history,
         params: params(body),
         metadata: { channel: 'api', agentId, ...(body.sessionId ? { sessionId: body.sessionId } : {}) },
-        ...(body.sessionId
-          ? {
-              session: {
-                key: sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: body.sessionId }),
-                info: { agentId, channel: 'api', scope: DEFAULT_SCOPE },
-              },
-            }
-          : {}),
+        ...(body.sessionId ? { session: apiSession(agentId, body.sessionId, request.principal) } : {}),
       };
 
       if (!body.stream) {

@@ -95,6 +95,15 @@ export const configSchema = z.strictObject({
       /** Time given to in-flight requests on shutdown, in ms. */
       shutdown_timeout_ms: z.int().positive().default(10_000),
       log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /**
+       * Host names (no port) answered besides loopback names and server.host while requireAuth is
+       * off, e.g. the name a reverse proxy forwards. Guards against DNS rebinding.
+       */
+      allowed_hosts: z.array(z.string().min(1).max(253)).default([]),
+      /** Origins (https://app.example.com) whose pages may send writes to the API from another site. */
+      allowed_origins: z
+        .array(z.url({ protocol: /^https?$/, error: 'must be an http(s) origin' }))
+        .default([]),
     })
     .prefault({}),
   data: z

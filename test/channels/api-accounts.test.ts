@@ -134,4 +134,46 @@ describe('api channel accounts', () => {
       { agent_id: 'main', match: { default: false, channel: 'api', account_id: 'shop' } },
     ]);
   });
+
+  it('two api accounts using the same sessionId get separate conversations', async () => {
+    t = await createTestApp({
+      config: {
+        security: { requireAuth: true },
+        channels: {
+          api: {
+            accounts: {
+              appa: { api_key: 'sk-app-a-000000000000' },
+              appb: { api_key: 'sk-app-b-000000000000' },
+            },
+          },
+        },
+      },
+    });
+    const chat = async (key: string, sessionId: string, content: string) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/chat/completions',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { model: 'main', sessionId, messages: [{ role: 'user', content }] },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json();
+    };
+    await chat('sk-app-a-000000000000', 'shared', 'alpha private text of app A');
+    const intruding = await chat('sk-app-b-000000000000', 'shared', 'hello');
+    const fresh = await chat('sk-app-b-000000000000', 'fresh', 'hello');
+    assert.equal(
+      intruding.usage.prompt_tokens,
+      fresh.usage.prompt_tokens,
+      "B's prompt held none of A's turn",
+    );
+    const key = (account: string) =>
+      `agent:main:channel:api:scope:per_account_channel_peer:${account}:shared`;
+    const a = JSON.stringify(await t.services.sessions.load(key('appa')));
+    const b = JSON.stringify(await t.services.sessions.load(key('appb')));
+    assert.match(a, /alpha private text/);
+    assert.doesNotMatch(a, /hello/);
+    assert.match(b, /hello/);
+    assert.doesNotMatch(b, /alpha/);
+  });
 });

@@ -2,7 +2,24 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { AuthService } from '../../src/resources/auth/auth.service.ts';
+import { hashPassword } from '../../src/core/secrets.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+
+function claims(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+}
+
+async function median(times: number, run: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const start = performance.now();
+    await run();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(times / 2)] as number;
+}
 
 async function login(app: FastifyInstance, username = 'admin', password = 'changeme') {
   return app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username, password } });
@@ -190,6 +207,45 @@ describe('authentication', () => {
         );
         assert.ok(response.json().error);
       }
+    }
+  });
+
+  it('a failed login costs the same whether the user is unknown, has a plain-text or a hashed password', async () => {
+    const hashed = await hashPassword('hashed-password');
+    t = await createTestApp({
+      config: { security: { loginRateLimit: 1000, users: { plain: 'plain-password', hashed } } },
+    });
+    const auth = t.auth;
+    const attempt = (username: string) => () => auth.login(username, 'wrong-password').catch(() => undefined);
+    await attempt('plain')();
+    // One scrypt (tens of ms) on every path; a plain-text comparison alone took 5 ms, an order less.
+    const unknown = await median(7, attempt('nobody'));
+    const plain = await median(7, attempt('plain'));
+    const stored = await median(7, attempt('hashed'));
+    for (const [name, value] of Object.entries({ plain, stored })) {
+      const ratio = value / unknown;
+      assert.ok(
+        ratio > 0.4 && ratio < 2.5,
+        `${name}: ${value.toFixed(1)} ms vs unknown ${unknown.toFixed(1)} ms`,
+      );
+    }
+  });
+
+  it("a token's password version is keyed with the server secret, not derivable from the password", async () => {
+    t = await createTestApp();
+    const first = claims(await token(t.app));
+    const other = new AuthService(t.store, 'another-secret-that-is-long-enough-98765');
+    const second = claims((await other.login('admin', 'changeme')).token);
+    assert.equal(typeof first['pwv'], 'string');
+    assert.notEqual(first['pwv'], second['pwv']);
+  });
+
+  it('prototype names are unknown users: 401, never a 500', async () => {
+    t = await createTestApp({ config: { security: { loginRateLimit: 1000 } } });
+    for (const username of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const response = await login(t.app, username, 'x');
+      assert.equal(response.statusCode, 401, `${username}: ${response.body}`);
+      assert.deepEqual(response.json(), { error: 'invalid username or password' });
     }
   });
 });

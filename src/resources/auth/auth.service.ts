@@ -1,12 +1,14 @@
-// Users, tokens and keys. JWTs carry the user's password version so changing a password voids every
-// token issued before it; API keys are compared by SHA-256 digest in constant time.
-import { timingSafeEqual } from 'node:crypto';
+// Users, tokens and keys. JWTs carry the user's password version (an HMAC under the server secret)
+// so changing a password voids every token issued before it; API keys are compared by SHA-256
+// digest in constant time. Every login runs exactly one scrypt, whether the user exists, has a
+// hashed password or a plain-text one from the config file, so timing tells nothing.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { AppError, unauthenticated } from '../../core/errors.ts';
 import { randomToken } from '../../core/ids.ts';
-import { digest, hashPassword, verifyPassword } from '../../core/secrets.ts';
+import { digest, hashPassword, isPasswordHash, verifyPassword } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from './users.ts';
 
 export type Principal =
@@ -19,6 +21,8 @@ interface KeyEntry {
 }
 
 const WRONG_CREDENTIALS = 'invalid username or password';
+/** Checked when the user is unknown: a well-formed hash of a random password nobody knows. */
+const UNKNOWN_USER_HASH = hashPassword(randomBytes(24).toString('base64url'));
 
 function durationSeconds(text: string): number {
   const amount = Number(text.slice(0, -1));
@@ -30,6 +34,8 @@ function durationSeconds(text: string): number {
 export class AuthService {
   private keys: KeyEntry[] = [];
   private readonly secret: Uint8Array;
+  /** scrypt hashes of plain-text passwords from the config file, made when the config loads. */
+  private plainHashes = new Map<string, Promise<string>>();
 
   constructor(
     private readonly store: ConfigStore,
@@ -43,8 +49,14 @@ export class AuthService {
 
   private indexKeys(config: Config): void {
     const keys: KeyEntry[] = [];
+    const plainHashes = new Map<string, Promise<string>>();
     for (const [username, value] of Object.entries(config.security.users)) {
       const entry = parseUserEntry(username, value);
+      if (!isPasswordHash(entry.password)) {
+        const hashed = this.plainHashes.get(entry.password) ?? hashPassword(entry.password);
+        hashed.catch(() => undefined);
+        plainHashes.set(entry.password, hashed);
+      }
       if (entry.apiKey)
         keys.push({ digest: digest(entry.apiKey), principal: { kind: 'user', username, via: 'api-key' } });
     }
@@ -60,21 +72,34 @@ export class AuthService {
       }
     }
     this.keys = keys;
+    this.plainHashes = plainHashes;
   }
 
   private user(username: string): UserEntry | undefined {
-    const value = this.store.current.security.users[username];
-    return value === undefined ? undefined : parseUserEntry(username, value);
+    const users = this.store.current.security.users;
+    // Own keys only: "__proto__" or "toString" are unknown users, not Object.prototype members.
+    const value = Object.hasOwn(users, username) ? users[username] : undefined;
+    return typeof value === 'string' ? parseUserEntry(username, value) : undefined;
+  }
+
+  /** One scrypt on every path: the stored hash, the load-time hash of a plain password, or a dummy. */
+  private async checkPassword(entry: UserEntry | undefined, password: string): Promise<boolean> {
+    let stored: string;
+    if (!entry) stored = await UNKNOWN_USER_HASH;
+    else if (isPasswordHash(entry.password)) stored = entry.password;
+    else stored = await (this.plainHashes.get(entry.password) ?? hashPassword(entry.password));
+    const ok = await verifyPassword(password, stored);
+    return entry !== undefined && ok;
   }
 
   async login(username: string, password: string): Promise<{ token: string; expireAt: string }> {
     const entry = this.user(username);
-    // Verify against a dummy when the user is unknown, so both cases take the same path and message.
-    const ok = await verifyPassword(password, entry?.password ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAA');
+    // An unknown user pays the same scrypt as a wrong password, and gets the same message.
+    const ok = await this.checkPassword(entry, password);
     if (!entry || !ok) throw unauthenticated(WRONG_CREDENTIALS);
     const issuedAt = Math.floor(this.now() / 1000);
     const expiresAt = issuedAt + durationSeconds(this.store.current.security.jwtExpire);
-    const token = await new SignJWT({ pwv: passwordVersion(entry.password) })
+    const token = await new SignJWT({ pwv: passwordVersion(this.secret, username, entry.password) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(username)
       .setIssuedAt(issuedAt)
@@ -90,7 +115,8 @@ export class AuthService {
         currentDate: new Date(this.now()),
       });
       const entry = payload.sub ? this.user(payload.sub) : undefined;
-      if (!entry || payload['pwv'] !== passwordVersion(entry.password)) return undefined;
+      if (!entry || payload['pwv'] !== passwordVersion(this.secret, entry.username, entry.password))
+        return undefined;
       return { kind: 'user', username: entry.username, via: 'jwt' };
     } catch {
       return undefined;
@@ -133,7 +159,7 @@ export class AuthService {
 
   async changePassword(username: string, oldPassword: string, newPassword: string): Promise<void> {
     const entry = this.user(username);
-    if (!entry || !(await verifyPassword(oldPassword, entry.password))) {
+    if (!entry || !(await this.checkPassword(entry, oldPassword))) {
       throw unauthenticated('old password is wrong');
     }
     if (newPassword.includes(':')) throw new AppError('invalid', 'newPassword: must not contain ":"');

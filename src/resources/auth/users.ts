@@ -1,6 +1,6 @@
 // security.users entries are `<password>` or `<password>:<API_KEY>`; the password part may be a
 // scrypt hash written by PUT /auth/password. Passwords therefore cannot contain ':'.
-import { digest } from '../../core/secrets.ts';
+import { createHmac } from 'node:crypto';
 
 export interface UserEntry {
   username: string;
@@ -19,7 +19,14 @@ export function formatUserEntry(entry: { password: string; apiKey: string | unde
   return entry.apiKey ? `${entry.password}:${entry.apiKey}` : entry.password;
 }
 
-/** A short fingerprint of the stored password; tokens carry it, so a new password voids old tokens. */
-export function passwordVersion(password: string): string {
-  return digest(`password-version:${password}`).subarray(0, 9).toString('base64url');
+/**
+ * A short fingerprint of the stored password; tokens carry it, so a new password voids old tokens.
+ * Keyed with the server's secret: a leaked token gives nothing to guess the password against.
+ */
+export function passwordVersion(secret: Uint8Array, username: string, password: string): string {
+  return createHmac('sha256', secret)
+    .update(`password-version\0${username}\0${password}`)
+    .digest()
+    .subarray(0, 12)
+    .toString('base64url');
 }
