@@ -7,7 +7,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ConfigStore } from './config/config-store.ts';
 import { installAuth } from './http/auth-hook.ts';
-import { installErrorHandler } from './http/error-handler.ts';
+import { invalid } from './core/errors.ts';
+import { nestedDeeperThan } from './core/json-depth.ts';
+import { installErrorHandler, sendError } from './http/error-handler.ts';
 import { installOriginGuard } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
 import { registerStaticUi } from './http/static-ui.ts';
@@ -31,6 +33,9 @@ import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
+
+/** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
+export const MAX_JSON_DEPTH = 64;
 
 export interface RegisteredRoute {
   method: string;
@@ -64,6 +69,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     return503OnClosing: true,
     logController: new OneLineLogController(),
+    // A path that is not valid percent-encoding answers in our shape, not fastify's.
+    frameworkErrors: (error, _request, reply) => {
+      void sendError(
+        reply,
+        400,
+        error.code === 'FST_ERR_BAD_URL' ? 'the URL is not validly encoded' : error.message,
+      );
+    },
   });
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
@@ -83,7 +96,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, parsed) => {
+      // Deeper documents are refused here, before any recursive merge or schema walk sees them.
+      if (!error && nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+        done(invalid(`request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels)`), undefined);
+        return;
+      }
+      done(error, parsed);
+    });
   });
 
   // Only multipart/form-data (skill uploads); the JSON parsers above stay as they are.

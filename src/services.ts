@@ -1,7 +1,8 @@
 // Builds the services behind the HTTP app from a config store. Shared by the server and the test
 // harness, so both wire the product the same way.
 import { mkdir, realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { removeStaleTempFiles } from './core/atomic-write.ts';
 import type { ConfigStore } from './config/config-store.ts';
 import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
@@ -52,6 +53,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const config = store.current;
   const root = config.data.root_dir;
   await mkdir(root, { recursive: true, mode: 0o700 });
+  // Writes a crash cut short leave temp files beside their targets; nothing else removes them.
+  await removeStaleTempFiles(dirname(store.path), { recursive: false });
+  await removeStaleTempFiles(root, { recursive: true });
   const modelThreads =
     config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
   const models = new ModelRegistry(config.models, {

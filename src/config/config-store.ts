@@ -1,7 +1,7 @@
 // The live configuration: the YAML document as the user wrote it (comments, layout, ${NAME}
 // references) plus the validated, substituted values. Every write goes through update(), which
 // validates the whole result before the file is rewritten atomically.
-import { isMap, isScalar, type Document } from 'yaml';
+import { isMap, isNode, isScalar, type Document } from 'yaml';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { AppError } from '../core/errors.ts';
@@ -121,7 +121,9 @@ function createEditor(doc: Document, substituted: Config): DocumentEditor {
       }
       if (isScalar(current) && current.value === value) return;
       ensureParents(doc, path);
-      doc.setIn(path, value);
+      // A node, not a plain object: setIn below a plain object (the first account of a platform
+      // whose section was just created) would throw.
+      doc.setIn(path, isNode(value) ? value : doc.createNode(value));
     },
     merge(path, patch) {
       for (const [key, value] of Object.entries(patch)) {

@@ -43,7 +43,13 @@ export function substituteTree(
   if (tree !== null && typeof tree === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(tree)) {
-      out[key] = substituteTree(value, env, problems, [...path, key]);
+      // defineProperty: a key named "__proto__" stays a key instead of replacing the prototype.
+      Object.defineProperty(out, key, {
+        value: substituteTree(value, env, problems, [...path, key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

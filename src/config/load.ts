@@ -95,7 +95,21 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return 'unknown key';
   if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
+  // A record key that fails its schema: say why, not only that it is invalid.
+  if (issue.code === 'invalid_key') return issue.issues[0]?.message ?? issue.message;
   return issue.message;
+}
+
+/** Paths of every `__proto__` key: as a plain object key it would replace the prototype. */
+function protoKeyPaths(tree: unknown, path: Array<string | number>): Array<Array<string | number>> {
+  if (tree === null || typeof tree !== 'object') return [];
+  const found: Array<Array<string | number>> = [];
+  for (const [key, value] of Object.entries(tree)) {
+    const child = [...path, Array.isArray(tree) ? Number(key) : key];
+    if (key === '__proto__') found.push(child);
+    else found.push(...protoKeyPaths(value, child));
+  }
+  return found;
 }
 
 /** Parses config text: YAML, then env substitution on the tree, then schema validation. */
@@ -112,6 +126,16 @@ export function parseConfigText(text: string, file: string, env: Env): ParsedCon
     );
   }
   const raw = doc.toJS() ?? {};
+  const reserved = protoKeyPaths(raw, []);
+  if (reserved.length > 0) {
+    throw new ConfigError(
+      file,
+      reserved.map(
+        (path) =>
+          `${formatPath(path)} (line ${lineOf(doc, counter, path.slice(0, -1), '__proto__')}): key "__proto__" is not allowed`,
+      ),
+    );
+  }
   const missing: SubstitutionProblem[] = [];
   const substituted = substituteTree(raw, env, missing);
   if (missing.length > 0) {

@@ -1,14 +1,14 @@
 // The config file's schema: the one source of validation, defaults and types for configuration.
 // Objects are strict, so an unknown key is reported with its path instead of being ignored.
 import { z } from 'zod';
-import { ID_PATTERN } from '../core/ids.ts';
+import { idSchema } from '../core/ids.ts';
 
 export const DEFAULT_PORT = 9527;
 export const DEFAULT_HOST = '127.0.0.1';
 /** The built-in password of the default `admin` user; the server warns at every start while it is in use. */
 export const DEFAULT_ADMIN_PASSWORD = 'changeme';
 
-const id = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
+const id = idSchema;
 
 export const providerModelSchema = z.strictObject({
   name: z.string().min(1),

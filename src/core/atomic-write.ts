@@ -1,4 +1,4 @@
-import { open, rename, mkdir, unlink } from 'node:fs/promises';
+import { open, readdir, rename, mkdir, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { KeyedMutex } from './keyed-mutex.ts';
@@ -40,4 +40,39 @@ async function writeNow(path: string, content: string | Uint8Array, mode: number
     await dir.sync().catch(() => undefined);
     await dir.close();
   }
+}
+
+/** The temp files writeNow makes: `.<name>.<12 hex digits>.tmp`. */
+const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
+/** Folders a cleanup never walks into: they are not ours and may be huge. */
+const SKIPPED = new Set(['node_modules', '.git']);
+
+/**
+ * Removes the temp files of writes a crash interrupted. Run at start, before anything writes.
+ * Walks at most `limit` entries, so a huge workspace cannot delay the start for long.
+ */
+export async function removeStaleTempFiles(
+  folder: string,
+  options: { recursive: boolean; limit?: number },
+): Promise<number> {
+  let budget = options.limit ?? 100_000;
+  let removed = 0;
+  const pending = [folder];
+  while (pending.length > 0 && budget > 0) {
+    const current = pending.pop() as string;
+    const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (--budget <= 0) break;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (options.recursive && !SKIPPED.has(entry.name)) pending.push(path);
+      } else if (entry.isFile() && TEMP_NAME.test(entry.name)) {
+        await unlink(path).then(
+          () => (removed += 1),
+          () => undefined,
+        );
+      }
+    }
+  }
+  return removed;
 }

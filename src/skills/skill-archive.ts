@@ -159,5 +159,12 @@ export async function readSkillArchive(bytes: Uint8Array): Promise<ArchiveFile[]
     if (end > bytes.byteLength) throw invalid(`archive entry "${entry.path}" is damaged`);
     files.push({ path: entry.path, data: inflateEntry(Inflate, entry, bytes.subarray(start, end)) });
   }
+  // "s1/a" and "s1/a/b" cannot both be written: refuse before anything is.
+  for (const path of seen) {
+    for (let slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
+      const folder = path.slice(0, slash);
+      if (seen.has(folder)) throw invalid(`archive entry "${folder}" is both a file and a folder`);
+    }
+  }
   return files;
 }

@@ -1,5 +1,7 @@
 // The embedded database: libsql (SQLite, prebuilt) behind kysely, so the same queries can run on
 // Postgres later. Migrations are idempotent and run at open.
+import { constants } from 'node:fs';
+import { chmod, open } from 'node:fs/promises';
 import Database from 'libsql';
 import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 
@@ -59,7 +61,20 @@ export interface DatabaseSchema {
 
 export type Db = Kysely<DatabaseSchema>;
 
+/** Conversations are private: the file and its WAL companions are the owner's only (0600). */
+async function restrictFile(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  try {
+    await handle.chmod(0o600);
+  } finally {
+    await handle.close();
+  }
+  for (const companion of [`${path}-wal`, `${path}-shm`])
+    await chmod(companion, 0o600).catch(() => undefined);
+}
+
 export async function openDatabase(path: string): Promise<Db> {
+  if (path !== ':memory:') await restrictFile(path);
   const database = new Database(path);
   const db = new Kysely<DatabaseSchema>({
     dialect: new SqliteDialect({

@@ -176,4 +176,21 @@ describe('api channel accounts', () => {
     assert.match(b, /hello/);
     assert.doesNotMatch(b, /alpha/);
   });
+
+  it('the first account of a platform that has no section in the file is created (201)', async () => {
+    t = await createTestApp();
+    const before = await readFile(t.configPath, 'utf8');
+    assert.doesNotMatch(before, /telegram/);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/channels/telegram/accounts',
+      payload: { id: 'bot1', app_secret: '123456:telegram-token-value', enabled: false },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json().hasSecret, true);
+    const written = await readFile(t.configPath, 'utf8');
+    assert.match(written, /telegram:\n\s+enabled: true\n\s+accounts:\n\s+bot1:/);
+    const read = await t.app.inject({ method: 'GET', url: '/api/v1/channels/telegram/accounts/bot1' });
+    assert.equal(read.statusCode, 200);
+  });
 });

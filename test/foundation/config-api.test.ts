@@ -132,6 +132,43 @@ describe('configuration API', () => {
     assert.doesNotMatch(list.body + summary.body, /sk-provider-secret-value/);
   });
 
+  it('a password inside a base_url is shown as *** everywhere, and a view written back keeps it', async () => {
+    t = await createTestApp({
+      configText: CONFIG_TEXT.replace(
+        'https://api.example.test/v1',
+        'https://proxyuser:url-secret-pw@proxy.example.test/v1',
+      ),
+      env,
+    });
+    const views = await Promise.all(
+      ['/config', '/config/models', '/config/models/providers'].map((url) =>
+        t.app.inject({ method: 'GET', url: `/api/v1${url}` }),
+      ),
+    );
+    for (const view of views) {
+      assert.equal(view.statusCode, 200);
+      assert.doesNotMatch(view.body, /url-secret-pw|proxyuser/);
+      assert.match(view.body, /https:\/\/\*\*\*@proxy\.example\.test\/v1/);
+    }
+    const shown = (views[0] as { json(): { models: object } }).json();
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: { models: shown.models },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    const patched = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config/models/providers/openai',
+      payload: { base_url: 'https://***@proxy.example.test/v1', model: 'gpt-other' },
+    });
+    assert.ok(patched.statusCode < 300, patched.body);
+    assert.match(
+      await readFile(t.configPath, 'utf8'),
+      /base_url: https:\/\/proxyuser:url-secret-pw@proxy\.example\.test\/v1/,
+    );
+  });
+
   it('provider create, duplicate 409, update, key update, unknown 404, delete, default 409', async () => {
     t = await createTestApp({ configText: CONFIG_TEXT, env });
     const url = '/api/v1/config/models/providers';

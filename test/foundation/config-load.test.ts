@@ -90,6 +90,15 @@ describe('config parsing and validation', () => {
     ]);
   });
 
+  it('refuses a __proto__ key anywhere and ids that are JavaScript member names', () => {
+    assert.deepEqual(problems('models:\n  providers:\n    __proto__:\n      model: x\n'), [
+      'models.providers.__proto__ (line 3): key "__proto__" is not allowed',
+    ]);
+    assert.deepEqual(problems('security:\n  users:\n    constructor: secret-password\n'), [
+      'security.users.constructor (line 3): is a name reserved by JavaScript; choose another',
+    ]);
+  });
+
   it('reports a bad value and a bad provider reference', () => {
     const found = problems('server:\n  port: 70000\nmodels:\n  default_provider: nobody\n');
     assert.equal(found.length, 2);

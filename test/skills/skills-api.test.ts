@@ -290,6 +290,11 @@ describe('skills API', () => {
       ['no SKILL.md', zip({ 'ok/readme.txt': good }), /folder "ok\/" has no SKILL\.md/],
       ['stray file', zip({ 'ok/SKILL.md': good, 'loose.txt': good }), /outside a skill folder/],
       ['bad front matter', zip({ 'ok/SKILL.md': text('no front matter') }), /no valid YAML front matter/],
+      [
+        'file and folder',
+        zip({ 'ok/SKILL.md': good, 'ok/a': good, 'ok/a/b': good }),
+        /archive entry "ok\/a" is both a file and a folder/,
+      ],
     ];
     for (const [label, archive, expected] of cases) {
       const response = await upload('/skills/upload', archive);

@@ -7,7 +7,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { AppError, unauthenticated } from '../../core/errors.ts';
-import { randomToken } from '../../core/ids.ts';
+import { own, randomToken } from '../../core/ids.ts';
 import { digest, hashPassword, isPasswordHash, verifyPassword } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from './users.ts';
 
@@ -78,7 +78,7 @@ export class AuthService {
   private user(username: string): UserEntry | undefined {
     const users = this.store.current.security.users;
     // Own keys only: "__proto__" or "toString" are unknown users, not Object.prototype members.
-    const value = Object.hasOwn(users, username) ? users[username] : undefined;
+    const value = own(users, username);
     return typeof value === 'string' ? parseUserEntry(username, value) : undefined;
   }
 
@@ -146,7 +146,7 @@ export class AuthService {
   async regenerateApiKey(username: string): Promise<string> {
     const apiKey = `sk-${randomToken(24)}`;
     await this.store.update((editor, current) => {
-      const value = current.security.users[username];
+      const value = own(current.security.users, username);
       if (value === undefined) throw unauthenticated('user no longer exists');
       const entry = parseUserEntry(
         username,
@@ -165,7 +165,7 @@ export class AuthService {
     if (newPassword.includes(':')) throw new AppError('invalid', 'newPassword: must not contain ":"');
     const hashed = await hashPassword(newPassword);
     await this.store.update((editor, current) => {
-      const value = current.security.users[username];
+      const value = own(current.security.users, username);
       if (value === undefined) throw unauthenticated('user no longer exists');
       const raw = parseUserEntry(
         username,

@@ -3,7 +3,7 @@
 import type { ConfigStore } from '../../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../../config/schema.ts';
 import { conflict, notFound } from '../../core/errors.ts';
-import { randomToken } from '../../core/ids.ts';
+import { own, randomToken } from '../../core/ids.ts';
 
 export interface AccountInput {
   id: string;
@@ -80,7 +80,7 @@ export class ChannelsService {
 
   account(name: string, id: string) {
     const platform = platformOf(name);
-    const account = this.store.current.channels[platform]?.accounts[id];
+    const account = own(this.store.current.channels[platform]?.accounts, id);
     if (!account) throw notFound(`account "${id}" not found on platform "${platform}"`);
     return accountView(platform, id, account);
   }
@@ -90,7 +90,7 @@ export class ChannelsService {
     const platform = platformOf(name);
     let generated: string | undefined;
     await this.store.update((editor, current) => {
-      if (current.channels[platform]?.accounts[input.id]) {
+      if (own(current.channels[platform]?.accounts, input.id)) {
         throw conflict(`account "${input.id}" already exists on platform "${platform}"`);
       }
       const { id, binding, api_key, app_secret, ...fields } = input;
@@ -117,7 +117,7 @@ export class ChannelsService {
   async update(name: string, id: string, patch: AccountPatch) {
     const platform = platformOf(name);
     await this.store.update((editor, current) => {
-      if (!current.channels[platform]?.accounts[id])
+      if (!own(current.channels[platform]?.accounts, id))
         throw notFound(`account "${id}" not found on platform "${platform}"`);
       const { api_key, app_secret, ...fields } = patch;
       const secret = platform === 'api' ? (api_key ?? app_secret) : app_secret;
@@ -135,7 +135,7 @@ export class ChannelsService {
   async remove(name: string, id: string): Promise<void> {
     const platform = platformOf(name);
     await this.store.update((editor, current) => {
-      if (!current.channels[platform]?.accounts[id])
+      if (!own(current.channels[platform]?.accounts, id))
         throw notFound(`account "${id}" not found on platform "${platform}"`);
       editor.delete(['channels', platform, 'accounts', id]);
       const bindings = current.bindings.filter(

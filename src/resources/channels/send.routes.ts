@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Platform } from '../../config/schema.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { own } from '../../core/ids.ts';
 import type { ChannelManager } from '../../channels/manager.ts';
 import { resolveOutboundFile, type WorkspaceAccess } from '../../channels/files.ts';
 import type { ChannelAccount, ChannelAdapter, OutboundMedia } from '../../channels/types.ts';
@@ -73,7 +74,7 @@ export function registerSendRoutes(
         : undefined;
       if (id === undefined) throw conflict(`platform "${platform}" has no enabled account`);
     }
-    const config = section?.accounts[id];
+    const config = own(section?.accounts, id);
     if (!config) throw notFound(`account "${id}" not found on platform "${platform}"`);
     if (!section?.enabled) throw conflict(`platform "${platform}" is disabled`);
     if (!config.enabled) throw conflict(`account "${id}" on platform "${platform}" is disabled`);

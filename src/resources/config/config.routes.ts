@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ID_PATTERN } from '../../core/ids.ts';
+import { idSchema } from '../../core/ids.ts';
 import type { ConfigService } from './config.service.ts';
 import type { ModelsService } from './models.service.ts';
 
-const providerId = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
+const providerId = idSchema;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const modelEntry = z.object({ name: z.string().min(1), alias: z.string().optional() });
 const nameParams = z.object({ name: providerId });

@@ -3,6 +3,8 @@
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
+import { own } from '../../core/ids.ts';
+import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry } from '../auth/users.ts';
 
@@ -22,12 +24,12 @@ const RESTART_KEYS = [
 ] as const;
 
 export function providerView(config: Config, id: string) {
-  const provider = config.models.providers[id];
+  const provider = own(config.models.providers, id);
   if (!provider) throw notFound(`model provider "${id}" not found`);
   return {
     id,
     name: provider.name ?? id,
-    base_url: provider.base_url,
+    base_url: redactUrlCredentials(provider.base_url),
     model: provider.model,
     models: provider.models,
     failover: provider.failover,
@@ -62,12 +64,19 @@ function isObject(value: unknown): value is Patch {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Drops the read-only fields of views (hasApiKey, hasSecret, id, default) so a GET can be PUT back. */
-function stripViewFields(patch: Patch): Patch {
+/**
+ * Drops the read-only fields of views (hasApiKey, hasSecret, id, default) and keeps the stored
+ * credentials of a base_url shown redacted, so a GET can be PUT back.
+ */
+function stripViewFields(patch: Patch, config: Config): Patch {
   const models = patch['models'];
   if (isObject(models) && isObject(models['providers'])) {
-    for (const provider of Object.values(models['providers'])) {
-      if (isObject(provider)) for (const key of ['hasApiKey', 'id', 'default']) delete provider[key];
+    for (const [id, provider] of Object.entries(models['providers'])) {
+      if (!isObject(provider)) continue;
+      for (const key of ['hasApiKey', 'id', 'default']) delete provider[key];
+      const baseUrl = provider['base_url'];
+      if (typeof baseUrl === 'string')
+        provider['base_url'] = restoreUrlCredentials(baseUrl, own(config.models.providers, id)?.base_url);
     }
   }
   const channels = patch['channels'];
@@ -90,7 +99,7 @@ export class ConfigService {
 
   /** Deep-merges a partial configuration; the whole result is validated before anything is written. */
   async update(patch: Patch): Promise<{ success: true; message: string; restartRequired: string[] }> {
-    const body = stripViewFields(structuredClone(patch));
+    const body = stripViewFields(structuredClone(patch), this.store.current);
     const security = isObject(body['security']) ? body['security'] : undefined;
     const users = security && isObject(security['users']) ? security['users'] : undefined;
     if (security && users) delete security['users'];
@@ -113,7 +122,7 @@ export class ConfigService {
           editor.delete(['security', 'users', name]);
           continue;
         }
-        const existing = current.security.users[name];
+        const existing = own(current.security.users, name);
         const apiKey = existing === undefined ? undefined : parseUserEntry(name, existing).apiKey;
         editor.set(['security', 'users', name], formatUserEntry({ password, apiKey }));
       }

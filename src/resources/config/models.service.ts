@@ -1,6 +1,8 @@
 // Model provider configuration: the models section of the config file, edited through the API.
 import type { ConfigStore } from '../../config/config-store.ts';
 import { conflict, notFound } from '../../core/errors.ts';
+import { own } from '../../core/ids.ts';
+import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { providerView } from './config.service.ts';
 
 export interface ProviderInput {
@@ -36,11 +38,11 @@ export class ModelsService {
   summary() {
     const config = this.store.current;
     const id = config.models.default_provider;
-    const current = id ? config.models.providers[id] : undefined;
+    const current = id ? own(config.models.providers, id) : undefined;
     return {
       default: id,
       model: current?.model ?? 'demo',
-      base_url: current?.base_url ?? '',
+      base_url: redactUrlCredentials(current?.base_url ?? ''),
       hasApiKey: Boolean(current?.api_key),
       demo: !current,
       providers: this.list(),
@@ -60,12 +62,19 @@ export class ModelsService {
     await this.store.update((editor, current) => {
       const id = body.default || current.models.default_provider;
       if (!id) throw notFound('no default provider is configured; name one in "default" with a base_url');
-      const exists = Boolean(current.models.providers[id]);
+      const exists = own(current.models.providers, id) !== undefined;
       if (!exists && !body.base_url)
         throw notFound(`model provider "${id}" not found; send base_url to create it`);
       editor.merge(
         ['models', 'providers', id],
-        definedEntries({ model: body.model, api_key: body.api_key, base_url: body.base_url }),
+        definedEntries({
+          model: body.model,
+          api_key: body.api_key,
+          base_url:
+            body.base_url === undefined
+              ? undefined
+              : restoreUrlCredentials(body.base_url, own(current.models.providers, id)?.base_url),
+        }),
       );
       editor.set(['models', 'default_provider'], id);
     });
@@ -74,7 +83,8 @@ export class ModelsService {
 
   async create(input: ProviderInput) {
     await this.store.update((editor, current) => {
-      if (current.models.providers[input.id]) throw conflict(`model provider "${input.id}" already exists`);
+      if (own(current.models.providers, input.id))
+        throw conflict(`model provider "${input.id}" already exists`);
       const { id, ...fields } = input;
       editor.set(['models', 'providers', id], definedEntries(fields));
       // The first provider becomes the default, so configuring one provider is enough to leave demo mode.
@@ -85,8 +95,11 @@ export class ModelsService {
 
   async update(id: string, patch: ProviderPatch) {
     await this.store.update((editor, current) => {
-      if (!current.models.providers[id]) throw notFound(`model provider "${id}" not found`);
-      editor.merge(['models', 'providers', id], definedEntries(patch));
+      const stored = own(current.models.providers, id);
+      if (!stored) throw notFound(`model provider "${id}" not found`);
+      const baseUrl =
+        patch.base_url === undefined ? undefined : restoreUrlCredentials(patch.base_url, stored.base_url);
+      editor.merge(['models', 'providers', id], definedEntries({ ...patch, base_url: baseUrl }));
     });
     return this.get(id);
   }
@@ -97,7 +110,7 @@ export class ModelsService {
 
   async remove(id: string): Promise<void> {
     await this.store.update((editor, current) => {
-      if (!current.models.providers[id]) throw notFound(`model provider "${id}" not found`);
+      if (!own(current.models.providers, id)) throw notFound(`model provider "${id}" not found`);
       if (current.models.default_provider === id) {
         throw conflict(`model provider "${id}" is the default provider; choose another default first`);
       }

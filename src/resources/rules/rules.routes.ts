@@ -5,14 +5,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { ID_PATTERN } from '../../core/ids.ts';
+import { idSchema } from '../../core/ids.ts';
 import { describeComponents } from '../../engine/components.ts';
 import type { NodeRegistry } from '../../engine/registry.ts';
 import type { RuleMessage } from '../../engine/types.ts';
 import { paginate, paginationQuery } from '../../http/pagination.ts';
 import type { ChainService, Scope } from './rules.service.ts';
 
-export const idParam = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
+export const idParam = idSchema;
 export const chainBody = z
   .looseObject({ ruleChain: z.looseObject({}), metadata: z.looseObject({}) })
   .meta({ description: 'A RuleGo rule chain: {ruleChain: {id, name, ...}, metadata: {nodes, connections}}' });
