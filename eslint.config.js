@@ -1,6 +1,46 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, lowest first. A folder may import from folders of its own or a lower layer,
+// never from a higher one: data flows one way (see README, Layout).
+const LAYERS = [
+  ['core'],
+  ['config', 'model-providers', 'skills'],
+  ['auth', 'storage'],
+  ['http', 'tools'],
+  ['engine'],
+  ['chains'],
+  ['turns'],
+  ['chat', 'channels', 'scheduler'],
+  ['resources'],
+  ['cli'],
+];
+// The composition root and the test kit sit above every layer; nothing in a layer imports them.
+const TOP = ['app', 'server', 'services', 'main'];
+const TEST_KIT = 'testing';
+
+function layerRules() {
+  const all = LAYERS.flat();
+  return LAYERS.flatMap((layer, index) => {
+    const above = [...LAYERS.slice(index + 1).flat(), TEST_KIT, ...TOP];
+    return layer.map((folder) => ({
+      files: [`src/${folder}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: above.map((higher) => ({
+              group:
+                all.includes(higher) || higher === TEST_KIT ? [`../**/${higher}/**`] : [`../**/${higher}.ts`],
+              message: `src/${folder} is below src/${higher}: imports run from higher layers to lower ones only.`,
+            })),
+          },
+        ],
+      },
+    }));
+  });
+}
+
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', 'data', 'web/dist', 'coverage', '.tmp', '*-tmp.ts'] },
   {
@@ -26,4 +66,5 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...layerRules(),
 );

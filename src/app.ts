@@ -14,7 +14,7 @@ import { installOriginGuard } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
 import { registerStaticUi } from './http/static-ui.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
-import type { AuthService } from './resources/auth/auth.service.ts';
+import type { AuthService } from './auth/auth-service.ts';
 import { registerLogRoutes } from './resources/logs/logs.routes.ts';
 import { registerCronRoutes } from './resources/cron/cron.routes.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';

@@ -11,8 +11,8 @@ import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
 import { loggerOptions } from './http/logger.ts';
-import { AuthService } from './resources/auth/auth.service.ts';
-import { parseUserEntry } from './resources/auth/users.ts';
+import { AuthService } from './auth/auth-service.ts';
+import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 
 export interface ServeOptions {

@@ -11,8 +11,8 @@ import { createAiLlmNode } from './engine/nodes/ai-llm.ts';
 import { createDefaultRegistry, type NodeRegistry } from './engine/registry.ts';
 import { ModelThreads } from './model-providers/model-threads.ts';
 import { ModelRegistry, type ModelRegistryOptions } from './model-providers/registry.ts';
-import { agentTemplate } from './resources/agents/agent-template.ts';
-import { ChainService } from './resources/rules/rules.service.ts';
+import { agentTemplate } from './chains/agent-template.ts';
+import { ChainCatalog } from './chains/chain-catalog.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
 import { SessionStore } from './storage/session-store.ts';
@@ -24,7 +24,7 @@ import { ChannelManager, type ChannelManagerOptions } from './channels/manager.t
 export interface Services {
   registry: NodeRegistry;
   engine: RuleEngine;
-  chains: ChainService;
+  chains: ChainCatalog;
   models: ModelRegistry;
   sessions: SessionStore;
   turns: TurnRunner;
@@ -101,14 +101,14 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
 
   const db: Db = await openDatabase(join(root, 'agent-service.db'));
   const sessions = new SessionStore(db);
-  const chains = new ChainService(engine, files, () => agentTemplate());
+  const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
     workspaces.delete(agentId);
     await sessions.clearAgent(agentId);
   });
   await chains.init();
-  const turns = new TurnRunner(chains, sessions);
-  const scheduler = new CronScheduler(new CronStore(db), chains, turns, {
+  const turns = new TurnRunner(chains.agents, sessions);
+  const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await scheduler.start();

@@ -9,7 +9,7 @@ import { SseWriter } from '../http/sse.ts';
 import type { ChatMessage, ModelParams } from '../model-providers/types.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
-import type { Principal } from '../resources/auth/auth.service.ts';
+import type { Principal } from '../auth/auth-service.ts';
 import { chatRequestSchema, messageText, type ChatRequest } from './chat.schema.ts';
 import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
 

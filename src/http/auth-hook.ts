@@ -3,7 +3,7 @@
 //   jwt: always a user's JWT; chat: a user or an enabled api-channel account key when requireAuth is on.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthenticated } from '../core/errors.ts';
-import type { AuthService, Principal } from '../resources/auth/auth.service.ts';
+import type { AuthService, Principal } from '../auth/auth-service.ts';
 
 export type AuthPolicy = 'public' | 'user' | 'jwt' | 'chat';
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cron } from 'croner';
 import { conflict, errorMessage, notFound } from '../core/errors.ts';
-import type { ChainService } from '../resources/rules/rules.service.ts';
+import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { validateCronExpression } from './cron-expression.ts';
@@ -44,11 +44,11 @@ export class CronScheduler {
 
   constructor(
     private readonly store: CronStore,
-    private readonly chains: ChainService,
+    private readonly agents: AgentDirectory,
     private readonly turns: TurnRunner,
     private readonly options: SchedulerOptions = {},
   ) {
-    chains.onAgentDeleted(async (agentId) => {
+    agents.onDeleted(async (agentId) => {
       for (const task of await this.store.list()) {
         if (task.target === agentId) await this.deleteTask(task.id);
       }
@@ -114,7 +114,7 @@ export class CronScheduler {
 
   /** 404 for an unknown agent. */
   requireAgent(agentId: string): Promise<void> {
-    this.chains.get(agentId, { kind: 'agent' });
+    this.agents.get(agentId);
     return Promise.resolve();
   }
 

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { buildApp } from '../app.ts';
 import { ConfigStore } from '../config/config-store.ts';
 import { loadConfigFile, type Env } from '../config/load.ts';
-import { AuthService } from '../resources/auth/auth.service.ts';
+import { AuthService } from '../auth/auth-service.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
 
 export interface TestApp {

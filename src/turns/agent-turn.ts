@@ -5,7 +5,7 @@ import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { withConversation, type Conversation } from '../engine/ai/conversation.ts';
 import type { RunEvent } from '../engine/types.ts';
 import type { ChatMessage, ModelParams, Usage } from '../model-providers/types.ts';
-import type { ChainService } from '../resources/rules/rules.service.ts';
+import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
 
 export interface TurnInput {
@@ -38,13 +38,13 @@ export class TurnRunner {
   private readonly locks = new KeyedMutex();
 
   constructor(
-    private readonly chains: ChainService,
+    private readonly agents: AgentDirectory,
     private readonly sessions: SessionStore,
   ) {}
 
   /** Throws 404 for an unknown agent and 409 for one that is not loaded. Call before streaming. */
   checkAgent(agentId: string): void {
-    this.chains.requireRunnableAgent(agentId);
+    this.agents.require(agentId);
   }
 
   run(input: TurnInput): Promise<TurnOutput> {
@@ -54,7 +54,7 @@ export class TurnRunner {
   }
 
   private async runNow(input: TurnInput, history: ChatMessage[]): Promise<TurnOutput> {
-    this.chains.requireRunnableAgent(input.agentId);
+    this.agents.require(input.agentId);
     let recorded: ChatMessage[] | undefined;
     let failure: unknown;
     const conversation: Conversation = {
@@ -70,7 +70,7 @@ export class TurnRunner {
       else if (event.type === 'usage') usage = addUsage(usage, event.usage);
       input.onEvent?.(event);
     };
-    const result = await this.chains.execute(input.agentId, input.input, input.metadata ?? {}, {
+    const result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
       signal: input.signal,
       onEvent,
       extras: withConversation({}, conversation, input.agentId),

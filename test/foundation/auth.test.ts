@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { AuthService } from '../../src/resources/auth/auth.service.ts';
+import { AuthService } from '../../src/auth/auth-service.ts';
 import { hashPassword } from '../../src/core/secrets.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 

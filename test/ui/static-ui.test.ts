@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuth } from '../../src/http/auth-hook.ts';
 import { installErrorHandler } from '../../src/http/error-handler.ts';
-import type { AuthService } from '../../src/resources/auth/auth.service.ts';
+import type { AuthService } from '../../src/auth/auth-service.ts';
 import { registerStaticUi, UI_CONTENT_SECURITY_POLICY } from '../../src/http/static-ui.ts';
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));

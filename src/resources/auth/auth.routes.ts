@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { RateLimiter } from '../../http/rate-limit.ts';
-import type { AuthService } from './auth.service.ts';
+import type { AuthService } from '../../auth/auth-service.ts';
 
 const loginBody = z.object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) });
 const passwordBody = z.object({

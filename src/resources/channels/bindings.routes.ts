@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { ConfigStore } from '../../config/config-store.ts';
 import { PLATFORMS, type BindingConfig } from '../../config/schema.ts';
 import { invalid } from '../../core/errors.ts';
-import { idParam } from '../rules/rules.routes.ts';
-import type { ChainService } from '../rules/rules.service.ts';
+import { idParam } from '../../http/params.ts';
+import type { ChainCatalog } from '../../chains/chain-catalog.ts';
 
 const bindingBody = z.strictObject({
   agentId: idParam,
@@ -35,7 +35,7 @@ function toFile(binding: z.infer<typeof bindingBody>): Record<string, unknown> {
   return { agent_id: binding.agentId, match: Object.fromEntries(entries) };
 }
 
-export function registerBindingRoutes(app: FastifyInstance, store: ConfigStore, chains: ChainService): void {
+export function registerBindingRoutes(app: FastifyInstance, store: ConfigStore, chains: ChainCatalog): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['channels'];
   api.get('/api/v1/bindings', { schema: { tags } }, async () => ({

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
 import type { ChannelsService } from './channels.service.ts';
+import { deleted } from '../../http/answers.ts';
 
 const policy = z.enum(['allow', 'allowlist', 'disabled']);
 const accountFields = {
@@ -59,7 +60,7 @@ export function registerChannelRoutes(app: FastifyInstance, channels: ChannelsSe
     { schema: { tags, params: accountParams } },
     async (request) => {
       await channels.remove(request.params.platform, request.params.accountId);
-      return { success: true, message: `account "${request.params.accountId}" deleted` };
+      return deleted(`account "${request.params.accountId}"`);
     },
   );
 }

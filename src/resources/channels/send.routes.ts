@@ -12,7 +12,7 @@ import { own } from '../../core/ids.ts';
 import type { ChannelManager } from '../../channels/manager.ts';
 import { resolveOutboundFile, type WorkspaceAccess } from '../../channels/files.ts';
 import type { ChannelAccount, ChannelAdapter, OutboundMedia } from '../../channels/types.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
 import { platformOf } from './channels.service.ts';
 
 const chatId = z

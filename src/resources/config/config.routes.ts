@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { idSchema } from '../../core/ids.ts';
 import type { ConfigService } from './config.service.ts';
 import type { ModelsService } from './models.service.ts';
+import { deleted } from '../../http/answers.ts';
 
 const providerId = idSchema;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -81,7 +82,7 @@ export function registerConfigRoutes(
     { schema: { tags, params: nameParams } },
     async (request) => {
       await models.remove(request.params.name);
-      return { success: true, message: `model provider "${request.params.name}" deleted` };
+      return deleted(`model provider "${request.params.name}"`);
     },
   );
   api.put(

@@ -6,7 +6,7 @@ import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
 import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
-import { formatUserEntry, parseUserEntry } from '../auth/users.ts';
+import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';
 
 /** Settings read only at start; changing them answers with restartRequired. */
 const RESTART_KEYS = [

@@ -5,7 +5,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invalid } from '../../core/errors.ts';
 import type { CronScheduler } from '../../scheduler/scheduler.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
+import { deleted } from '../../http/answers.ts';
 
 const taskFields = {
   id: idParam.optional(),
@@ -23,7 +24,6 @@ export function registerCronRoutes(app: FastifyInstance, scheduler: CronSchedule
   const idParams = z.object({ id: idParam });
   const agentParams = z.object({ agentId: idParam });
   const agentIdParams = z.object({ agentId: idParam, id: idParam });
-  const deleted = (id: string) => ({ success: true, message: `cron task "${id}" deleted` });
 
   api.get(
     '/api/v1/cron',
@@ -39,7 +39,7 @@ export function registerCronRoutes(app: FastifyInstance, scheduler: CronSchedule
   });
   api.delete('/api/v1/cron/:id', { schema: { tags, params: idParams } }, async (request) => {
     await scheduler.remove(request.params.id);
-    return deleted(request.params.id);
+    return deleted(`cron task "${request.params.id}"`);
   });
   api.put(
     '/api/v1/cron/:id/toggle',
@@ -71,7 +71,7 @@ export function registerCronRoutes(app: FastifyInstance, scheduler: CronSchedule
   });
   api.delete(`${base}/:id`, { schema: { tags, params: agentIdParams } }, async (request) => {
     await scheduler.remove(request.params.id, request.params.agentId);
-    return deleted(request.params.id);
+    return deleted(`cron task "${request.params.id}"`);
   });
   api.put(
     `${base}/:id/toggle`,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import type { RunLogStore } from '../../engine/run-log.ts';
 import { paginate, paginationQuery } from '../../http/pagination.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
 
 const chainFilter = z.object({ chainId: idParam.optional() });
 

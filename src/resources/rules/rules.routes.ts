@@ -1,18 +1,18 @@
 // Rule chains over REST: /rules, the agent-level variants under /agents/{agentId}/rules, execute and
 // components. Definitions are validated by the engine, whose messages name the chain and the node.
-import { watchClient } from '../../http/disconnect.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { idSchema } from '../../core/ids.ts';
+import { deleted } from '../../http/answers.ts';
+import { idParam } from '../../http/params.ts';
+import { runSignal } from '../../http/run-signal.ts';
 import { describeComponents } from '../../engine/components.ts';
 import type { NodeRegistry } from '../../engine/registry.ts';
 import type { RuleMessage } from '../../engine/types.ts';
 import { paginate, paginationQuery } from '../../http/pagination.ts';
-import type { ChainService, Scope } from './rules.service.ts';
+import type { ChainCatalog, Scope } from '../../chains/chain-catalog.ts';
 
-export const idParam = idSchema;
 export const chainBody = z
   .looseObject({ ruleChain: z.looseObject({}), metadata: z.looseObject({}) })
   .meta({ description: 'A RuleGo rule chain: {ruleChain: {id, name, ...}, metadata: {nodes, connections}}' });
@@ -22,23 +22,6 @@ const listQuery = paginationQuery.extend({
   category: z.string().max(200).optional(),
   loaded: booleanText.optional(),
 });
-
-/** Aborts when the client goes away or the time limit passes (the latter as a 504). */
-export function runSignal(reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new AppError('timeout', `the run did not finish within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const client = watchClient(reply, controller);
-  return {
-    signal: controller.signal,
-    done() {
-      clearTimeout(timer);
-      client.dispose();
-    },
-  };
-}
 
 function sendResult(reply: FastifyReply, results: RuleMessage[]): FastifyReply {
   const [first] = results;
@@ -60,7 +43,7 @@ function sendResult(reply: FastifyReply, results: RuleMessage[]): FastifyReply {
 /** Registers GET/POST list and GET/PUT/DELETE/reload item routes for one scope under `base`. */
 export function registerChainCrud(
   app: FastifyInstance,
-  chains: ChainService,
+  chains: ChainCatalog,
   base: string,
   scopeOf: (params: Record<string, string>) => Scope,
   tags: string[],
@@ -92,7 +75,7 @@ export function registerChainCrud(
   api.delete(item, { schema: { tags, params: itemParams } }, async (request) => {
     const params = request.params as Record<string, string>;
     await chains.remove(idFrom(params), scopeOf(params));
-    return { success: true, message: `"${idFrom(params)}" deleted` };
+    return deleted(`"${idFrom(params)}"`);
   });
   api.post(`${item}/reload`, { schema: { tags, params: itemParams } }, async (request) => {
     const params = request.params as Record<string, string>;
@@ -102,7 +85,7 @@ export function registerChainCrud(
 
 export function registerRuleRoutes(
   app: FastifyInstance,
-  chains: ChainService,
+  chains: ChainCatalog,
   registry: NodeRegistry,
   requestTimeoutMs: () => number,
 ): void {

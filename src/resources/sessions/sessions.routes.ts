@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SessionStore } from '../../storage/session-store.ts';
 import { DEFAULT_SCOPE, SESSION_SCOPES, sessionKey } from '../../turns/session-key.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
 
 const clearBody = z.object({
   agentId: idParam,

@@ -8,8 +8,9 @@ import { z } from 'zod';
 import { AppError, invalid } from '../../core/errors.ts';
 import { paginate, paginationQuery, pageSchema } from '../../http/pagination.ts';
 import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_BYTES, SKILL_NAME } from '../../skills/skill-store.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import { idParam } from '../../http/params.ts';
 import type { SkillPlace, SkillScope, SkillService } from './skills.service.ts';
+import { deleted } from '../../http/answers.ts';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
@@ -70,7 +71,6 @@ async function readUpload(
 export function registerSkillRoutes(app: FastifyInstance, skills: SkillService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['skills'];
-  const deleted = (name: string) => ({ success: true, message: `skill "${name}" deleted` });
 
   // Agent skills: the local scope of the agent in the path.
   const base = '/api/v1/agents/:agentId/skills';
@@ -110,7 +110,7 @@ export function registerSkillRoutes(app: FastifyInstance, skills: SkillService):
     { schema: { tags, params: agentNameParams, response: { 200: done } } },
     async (request) => {
       await skills.remove({ scope: 'local', agentId: request.params.agentId }, request.params.name);
-      return deleted(request.params.name);
+      return deleted(`skill "${request.params.name}"`);
     },
   );
   api.post(
@@ -209,7 +209,7 @@ export function registerSkillRoutes(app: FastifyInstance, skills: SkillService):
     { schema: { tags, params: nameParams, querystring: placeQuery, response: { 200: done } } },
     async (request) => {
       await skills.remove(place(request.query.scope, request.query.agentId), request.params.name);
-      return deleted(request.params.name);
+      return deleted(`skill "${request.params.name}"`);
     },
   );
   api.post(

@@ -14,7 +14,7 @@ import {
   requireSkillName,
   type SkillText,
 } from '../../skills/skill-store.ts';
-import type { ChainService } from '../rules/rules.service.ts';
+import type { ChainCatalog } from '../../chains/chain-catalog.ts';
 
 export type SkillScope = 'global' | 'local';
 
@@ -32,7 +32,7 @@ export class SkillService {
   private readonly global: SkillFolder;
 
   constructor(
-    private readonly chains: ChainService,
+    private readonly chains: ChainCatalog,
     private readonly workspace: (agentId: string) => Promise<string>,
     globalDir: string,
   ) {

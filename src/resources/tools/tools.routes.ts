@@ -2,8 +2,8 @@
 // GET /agent-template (a complete agent that POST /agents accepts as is).
 import type { FastifyInstance } from 'fastify';
 import { createBuiltinTool, builtinToolForms, BUILTIN_TOOL_NAMES } from '../../tools/builtin.ts';
-import { agentTemplate } from '../agents/agent-template.ts';
-import type { ChainService } from '../rules/rules.service.ts';
+import { agentTemplate } from '../../chains/agent-template.ts';
+import type { ChainCatalog } from '../../chains/chain-catalog.ts';
 
 interface ToolListing {
   name: string;
@@ -13,7 +13,7 @@ interface ToolListing {
   targetId?: string;
 }
 
-export function registerToolRoutes(app: FastifyInstance, chains: ChainService): void {
+export function registerToolRoutes(app: FastifyInstance, chains: ChainCatalog): void {
   const tags = ['tools'];
   app.get('/api/v1/tools', { schema: { tags } }, async () => {
     const tools: ToolListing[] = BUILTIN_TOOL_NAMES.map((name) => {

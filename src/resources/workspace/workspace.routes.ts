@@ -6,9 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ChainService } from '../rules/rules.service.ts';
-import { idParam } from '../rules/rules.routes.ts';
+import type { ChainCatalog } from '../../chains/chain-catalog.ts';
+import { idParam } from '../../http/params.ts';
 import { WorkspaceService } from './workspace.service.ts';
+import { deleted } from '../../http/answers.ts';
 
 const workspacePath = z
   .string()
@@ -49,7 +50,7 @@ export function contentDisposition(name: string): string {
 
 export function registerWorkspaceRoutes(
   app: FastifyInstance,
-  chains: ChainService,
+  chains: ChainCatalog,
   workspace: (agentId: string) => Promise<string>,
 ): void {
   const files = new WorkspaceService(chains, workspace);
@@ -110,7 +111,7 @@ export function registerWorkspaceRoutes(
     { schema: { tags, params, querystring: pathQuery, response: { 200: done } } },
     async (request) => {
       await files.remove(request.params.agentId, request.query.path);
-      return { success: true, message: `"${request.query.path}" deleted` };
+      return deleted(`"${request.query.path}"`);
     },
   );
 

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { writeFileAtomic } from '../../core/atomic-write.ts';
 import { AppError, conflict, forbidden, invalid, isAppError, notFound } from '../../core/errors.ts';
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
-import type { ChainService } from '../rules/rules.service.ts';
+import type { ChainCatalog } from '../../chains/chain-catalog.ts';
 
 /** Largest file returned as text by `readText`; bigger files are for download only. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -31,7 +31,7 @@ export interface Download {
 
 export class WorkspaceService {
   constructor(
-    private readonly chains: ChainService,
+    private readonly chains: ChainCatalog,
     private readonly workspace: (agentId: string) => Promise<string>,
   ) {}
 

@@ -4,11 +4,11 @@
 // hashed password or a plain-text one from the config file, so timing tells nothing.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import type { ConfigStore } from '../../config/config-store.ts';
-import type { Config } from '../../config/schema.ts';
-import { AppError, unauthenticated } from '../../core/errors.ts';
-import { own, randomToken } from '../../core/ids.ts';
-import { digest, hashPassword, isPasswordHash, verifyPassword } from '../../core/secrets.ts';
+import type { ConfigStore } from '../config/config-store.ts';
+import type { Config } from '../config/schema.ts';
+import { AppError, unauthenticated } from '../core/errors.ts';
+import { own, randomToken } from '../core/ids.ts';
+import { digest, hashPassword, isPasswordHash, verifyPassword } from '../core/secrets.ts';
 import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from './users.ts';
 
 export type Principal =

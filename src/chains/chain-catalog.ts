@@ -1,13 +1,14 @@
-// Agents and rule chains: files on disk, validated and loaded into the engine. A broken file never
+// The catalogue of agents and rule chains: files on disk, validated and loaded into the engine. A broken file never
 // stops the server; its chain is simply not loaded and its error is shown in the chain's status.
-import type { RuleChainDefinition } from '../../engine/dsl.ts';
-import type { RuleEngine } from '../../engine/engine.ts';
-import { newMessage } from '../../engine/message.ts';
-import type { RunOptions, RunResult } from '../../engine/types.ts';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
-import { isValidId } from '../../core/ids.ts';
-import { KeyedMutex } from '../../core/keyed-mutex.ts';
-import type { ChainFileStore, ChainLocation } from '../../storage/chain-files.ts';
+import type { RuleChainDefinition } from '../engine/dsl.ts';
+import type { RuleEngine } from '../engine/engine.ts';
+import { newMessage } from '../engine/message.ts';
+import type { RunOptions, RunResult } from '../engine/types.ts';
+import { AppError, conflict, invalid, notFound } from '../core/errors.ts';
+import { isValidId } from '../core/ids.ts';
+import { KeyedMutex } from '../core/keyed-mutex.ts';
+import type { ChainFileStore, ChainLocation } from '../storage/chain-files.ts';
+import type { AgentDeletedListener, AgentDirectory } from './agent-directory.ts';
 
 export const AGENT_CATEGORY = 'agents';
 export const DEFAULT_AGENT_ID = 'main';
@@ -40,8 +41,6 @@ export interface ListFilter {
   loaded?: boolean | undefined;
 }
 
-export type AgentDeletedListener = (agentId: string) => Promise<void> | void;
-
 function categoryOf(definition: Record<string, unknown> | undefined): string | undefined {
   const ruleChain = definition?.['ruleChain'] as { additionalInfo?: { category?: unknown } } | undefined;
   const category = ruleChain?.additionalInfo?.category;
@@ -53,10 +52,18 @@ function idOf(body: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-export class ChainService {
+export class ChainCatalog {
   private readonly entries = new Map<string, Entry>();
   private readonly deletedListeners: AgentDeletedListener[] = [];
   private readonly writes = new KeyedMutex();
+  /** The narrow view of this catalogue that turns, the scheduler and channels use. */
+  readonly agents: AgentDirectory = {
+    get: (agentId) => this.get(agentId, { kind: 'agent' }),
+    require: (agentId) => this.requireRunnableAgent(agentId),
+    list: () => this.list({ kind: 'agent' }),
+    run: (chainId, data, metadata, options) => this.execute(chainId, data, metadata, options),
+    onDeleted: (listener) => this.onAgentDeleted(listener),
+  };
 
   constructor(
     private readonly engine: RuleEngine,
