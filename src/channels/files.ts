@@ -2,11 +2,11 @@
 // workspace, named "<agentId>:<path inside that workspace>" (e.g. "main:reports/chart.png"). The path
 // is resolved after following links; anything outside the workspace, a missing agent or file, or a
 // folder is refused. Nothing else on the disk (config, data root, secrets) can be sent.
-import { constants } from 'node:fs';
-import { open, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError, invalid } from '../core/errors.ts';
 import { ID_PATTERN } from '../core/ids.ts';
+import { openRegularFile } from '../core/open-regular-file.ts';
 import { resolveInWorkspace } from '../tools/workspace-path.ts';
 
 export interface WorkspaceAccess {
@@ -53,15 +53,14 @@ export async function resolveOutboundFile(
 /**
  * Reads the file at `path` (already resolved inside the workspace) through one handle, and only if
  * that handle is still the file the path names: a folder swapped for a link between the check and
- * the read (by an agent's shell, say) would otherwise let the read leave the workspace.
+ * the read (by an agent's shell, say) would otherwise let the read leave the workspace. The handle
+ * is a regular file's, opened without waiting on a FIFO (see openRegularFile).
  */
 async function readChecked(field: string, path: string, maxBytes: number): Promise<Blob> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => {
-    throw invalid(`${field}: the file cannot be opened`);
+  const { handle, info } = await openRegularFile(path, field).catch((error: unknown) => {
+    throw error instanceof AppError ? error : invalid(`${field}: the file cannot be opened`);
   });
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw invalid(`${field}: not a regular file`);
     if (info.size === 0) throw invalid(`${field}: the file is empty`);
     if (info.size > maxBytes)
       throw new AppError('too-large', `${field}: the file is larger than ${maxBytes} bytes`);

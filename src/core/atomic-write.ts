@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, readdir, rename, mkdir, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +36,8 @@ async function writeNow(path: string, content: string | Uint8Array, mode: number
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  const dir = await open(folder, 'r').catch(() => undefined);
+  // O_DIRECTORY: a folder swapped for a FIFO is refused at once instead of blocking a thread.
+  const dir = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY).catch(() => undefined);
   if (dir) {
     await dir.sync().catch(() => undefined);
     await dir.close();

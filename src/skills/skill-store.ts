@@ -2,13 +2,15 @@
 // name and description, then Markdown) plus optional files. A SkillFolder is one root of such
 // folders: the global root under the data root, or an agent workspace's `skills/`. Anything that
 // is not a real folder with a readable, well-formed SKILL.md is skipped, never fatal.
+import { constants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { conflict, invalid, notFound } from '../core/errors.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
+import { readRegularFile } from '../core/open-regular-file.ts';
 
 export const SKILL_FILE = 'SKILL.md';
 export const SKILL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -86,10 +88,12 @@ export class SkillFolder {
     if (!isSkillName(name) || !(await isRealFolder(this.root))) return undefined;
     const folder = join(this.root, name);
     if (!(await isRealFolder(folder))) return undefined;
-    const file = join(folder, SKILL_FILE);
-    const info = await lstat(file).catch(() => undefined);
-    if (!info?.isFile() || info.size > MAX_SKILL_BYTES) return undefined;
-    return readFile(file, 'utf8').catch(() => undefined);
+    // Through one non-blocking handle: a SKILL.md swapped for a FIFO is refused, never waited on.
+    const bytes = await readRegularFile(join(folder, SKILL_FILE), SKILL_FILE, MAX_SKILL_BYTES + 1).catch(
+      () => undefined,
+    );
+    if (!bytes || bytes.length > MAX_SKILL_BYTES) return undefined;
+    return bytes.toString('utf8');
   }
 
   async read(name: string): Promise<SkillText | undefined> {
@@ -170,7 +174,8 @@ export class SkillFolder {
 }
 
 async function syncFolder(path: string): Promise<void> {
-  const handle = await open(path, 'r').catch(() => undefined);
+  // O_DIRECTORY: a folder swapped for a FIFO is refused at once instead of blocking a thread.
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY).catch(() => undefined);
   if (!handle) return;
   await handle.sync().catch(() => undefined);
   await handle.close();

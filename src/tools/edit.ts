@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
+import { openRegularFile } from '../core/open-regular-file.ts';
 import { toolArguments } from './tool-arguments.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
@@ -33,11 +34,7 @@ export function createEditTool(): Tool {
     async execute(args, context) {
       const { path, oldText, newText, replaceAll = false } = editArguments.parse(args);
       const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
-      const info = await stat(file);
-      if (info.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
-      if (info.size > MAX_EDIT_BYTES)
-        throw new AppError('too-large', `${path} is too large to edit (${info.size} bytes)`);
-      const content = await readFile(file, 'utf8');
+      const { info, content } = await readForEdit(file, path);
       const count = content.split(oldText).length - 1;
       if (count === 0) throw new AppError('invalid', `oldText was not found in ${path}`);
       if (count > 1 && !replaceAll) {
@@ -55,4 +52,15 @@ export function createEditTool(): Tool {
       return `replaced ${replaceAll ? count : 1} occurrence${count === 1 || !replaceAll ? '' : 's'} in ${path}`;
     },
   };
+}
+
+async function readForEdit(file: string, path: string): Promise<{ info: Stats; content: string }> {
+  const { handle, info } = await openRegularFile(file, path);
+  try {
+    if (info.size > MAX_EDIT_BYTES)
+      throw new AppError('too-large', `${path} is too large to edit (${info.size} bytes)`);
+    return { info, content: await handle.readFile('utf8') };
+  } finally {
+    await handle.close();
+  }
 }

@@ -5,6 +5,8 @@ export interface SearchOptions {
   source: string;
   flags: string;
   maxMatches: number;
+  /** Files found larger when opened are skipped. */
+  maxFileBytes: number;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -26,15 +28,27 @@ export interface SearchResult {
 // from the build alike. A runaway regex blocks only the worker, which the time limit terminates.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
-const { files, source, flags, maxMatches } = workerData;
+const { closeSync, constants, fstatSync, openSync, readFileSync } = require('node:fs');
+const { files, source, flags, maxMatches, maxFileBytes } = workerData;
 const regex = new RegExp(source, flags);
+// A file swapped for a FIFO since it was listed must not block the worker in open() or read(),
+// where terminating it cannot reach; so it is opened without waiting and read only if regular.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW || 0);
+function readRegular(path) {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const info = fstatSync(fd);
+    return info.isFile() && info.size <= maxFileBytes ? readFileSync(fd) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
 const matches = [];
 let capped = false;
 search: for (const file of files) {
   let buffer;
-  try { buffer = readFileSync(file.path); } catch { continue; }
-  if (buffer.subarray(0, 8192).includes(0)) continue;
+  try { buffer = readRegular(file.path); } catch { continue; }
+  if (buffer === undefined || buffer.subarray(0, 8192).includes(0)) continue;
   const lines = buffer.toString('utf8').split('\\n');
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
@@ -59,6 +73,7 @@ export function searchFiles(options: SearchOptions): Promise<SearchResult> {
         source: options.source,
         flags: options.flags,
         maxMatches: options.maxMatches,
+        maxFileBytes: options.maxFileBytes,
       },
     });
     let settled = false;

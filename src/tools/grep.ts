@@ -75,6 +75,7 @@ export function createGrepTool(config: GrepConfig = {}): Tool {
         source: pattern,
         flags,
         maxMatches: settings.maxMatches,
+        maxFileBytes: settings.maxFileBytes,
         timeoutMs: settings.timeoutMs,
         signal: context.signal,
       });
@@ -92,8 +93,8 @@ export function createGrepTool(config: GrepConfig = {}): Tool {
   };
 }
 
-// Regular files only, inside the workspace, under the size cap; links are skipped since their
-// target may lie outside.
+// Regular files only (the worker checks again as it opens them), inside the workspace, under the
+// size cap; links are skipped since their target may lie outside.
 async function candidateFiles(
   root: string,
   target: string,
@@ -105,9 +106,9 @@ async function candidateFiles(
   const byName = glob !== undefined && !glob.includes('/');
   const info = await stat(target);
   if (!info.isDirectory()) {
-    return info.size <= maxFileBytes
-      ? [{ path: target, relativePath: workspaceRelative(root, target), symlink: false }]
-      : [];
+    const name = workspaceRelative(root, target);
+    if (!info.isFile()) throw new AppError('invalid', `${name} is not a regular file`);
+    return info.size <= maxFileBytes ? [{ path: target, relativePath: name, symlink: false }] : [];
   }
   const files: WalkedFile[] = [];
   for await (const file of walkFiles(target, { signal, skipFolders: foldersToSkip(glob ?? '') })) {

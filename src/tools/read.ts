@@ -1,8 +1,9 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
+import { openRegularFile } from '../core/open-regular-file.ts';
 import { toolArguments } from './tool-arguments.ts';
 import { parseToolConfig } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
@@ -56,9 +57,10 @@ export function createReadTool(config: ReadConfig = {}): Tool {
     async execute(args, context) {
       const { path, offset = 1, limit = DEFAULT_LINE_LIMIT } = readArguments.parse(args);
       const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
-      const info = await stat(file);
-      if (info.isDirectory()) throw new AppError('invalid', `${path} is a directory; use glob to list it`);
-      const handle = await open(file, 'r');
+      if ((await stat(file)).isDirectory()) {
+        throw new AppError('invalid', `${path} is a directory; use glob to list it`);
+      }
+      const { handle, info } = await openRegularFile(file, path);
       try {
         const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size));
         await handle.read(head, 0, head.length, 0);

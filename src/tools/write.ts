@@ -47,6 +47,8 @@ export function createWriteTool(config: WriteConfig = {}): Tool {
       const file = await resolveInWorkspace(context.workspaceDir, path);
       const existing = await stat(file).catch(() => undefined);
       if (existing?.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
+      // Replacing a FIFO, socket or device would surprise whoever made it; only files are written.
+      if (existing && !existing.isFile()) throw new AppError('invalid', `${path} is not a regular file`);
       context.signal.throwIfAborted();
       // Keep the mode of a replaced file, so an edited script stays executable.
       await writeFileAtomic(file, content, existing ? { mode: existing.mode & 0o777 } : {});

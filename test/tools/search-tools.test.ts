@@ -69,6 +69,32 @@ describe('glob tool', () => {
     assert.equal(lines.at(-1), '[20 more not shown; narrow the pattern]');
   });
 
+  it('answers a pathological pattern promptly', async () => {
+    // Checked one at a time, so a backtracking matcher fails after seconds rather than minutes.
+    const cases: Array<[string, string]> = [
+      ['*a*a*a*a*a*a*a*a*b', 'a'.repeat(50)],
+      [`${'*a'.repeat(20)}*b`, 'a'.repeat(60)],
+    ];
+    const glob = createGlobTool();
+    for (const [pattern, name] of cases) {
+      await writeFile(join(fixture.workspace, name), '');
+      const started = performance.now();
+      assert.equal(await glob.execute({ pattern }, fixture.context()), `no files match ${pattern}`);
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1000, `${pattern} took ${Math.round(elapsed)} ms`);
+    }
+  });
+
+  it('refuses a glob longer than the cap', async () => {
+    await assert.rejects(
+      createGlobTool().execute({ pattern: '*'.repeat(5000) }, fixture.context()),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.kind === 'invalid' &&
+        error.message.startsWith('glob pattern too long'),
+    );
+  });
+
   it('refuses to search outside the workspace', async () => {
     const glob = createGlobTool();
     await assert.rejects(glob.execute({ pattern: '*', path: '..' }, fixture.context()), outsideRefusal);
@@ -116,6 +142,21 @@ describe('grep tool', () => {
       await grep.execute({ pattern: 'export', glob: 'src/lib/*.ts' }, fixture.context()),
       'src/lib/util.ts:1: export function util(): string {',
     );
+  });
+
+  it('filters by a pathological glob promptly', async () => {
+    await writeFile(join(fixture.workspace, 'a'.repeat(50)), 'needle\n');
+    await writeFile(join(fixture.workspace, `${'a'.repeat(59)}b`), 'needle\n');
+    const grep = createGrepTool();
+    for (const glob of ['*a*a*a*a*a*a*a*a*b', `${'*a'.repeat(20)}*b`]) {
+      const started = performance.now();
+      assert.equal(
+        await grep.execute({ pattern: 'needle', glob }, fixture.context()),
+        `${'a'.repeat(59)}b:1: needle`,
+      );
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1000, `${glob} took ${Math.round(elapsed)} ms`);
+    }
   });
 
   it('never reads through links out of the workspace', async () => {

@@ -1,7 +1,8 @@
 // The system prompt of an agent turn: the node's templated prompt, then the agent's workspace
 // files that shape it (each capped), in a fixed order, then a compact list of the agent's skills.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import type { SkillFolder } from '../../skills/skill-store.ts';
+import { readRegularFile } from '../../core/open-regular-file.ts';
 import { pathResolver, type Template } from '../template.ts';
 
 export const PROMPT_FILES = [
@@ -14,9 +15,12 @@ export const PROMPT_FILES = [
 ] as const;
 export const PROMPT_FILE_CAP = 20_000;
 
+// Only regular files are read (a FIFO named AGENTS.md would stall the server's file I/O), and only
+// their head: UTF-8 spends at most three bytes on a UTF-16 unit, so `cap * 3 + 4` bytes hold more
+// than `cap` characters whenever the file does.
 async function readCapped(path: string, cap: number): Promise<string | undefined> {
   try {
-    const text = await readFile(path, 'utf8');
+    const text = (await readRegularFile(path, path, cap * 3 + 4)).toString('utf8');
     return text.length > cap ? `${text.slice(0, cap)}\n[... truncated at ${cap} characters]` : text;
   } catch {
     return undefined;
