@@ -7,6 +7,7 @@ import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
 import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage } from './types.ts';
+import { collectTurn } from '../turns/turn-events.ts';
 
 /** Sent instead of an answer when the turn fails; it never carries the failure's details. */
 export const APOLOGY = 'Sorry, I could not answer that just now. Please try again later.';
@@ -53,20 +54,22 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   let reply: string;
   let outcome: InboundOutcome;
   try {
-    const output = await deps.turns.run({
-      agentId: route.agentId,
-      input: message.text,
-      session: channelSession(message, route.agentId),
-      metadata: {
-        channel: message.platform,
-        accountId: message.accountId,
-        chatId: message.chatId,
-        chatType: message.chatType,
-        senderId: message.senderId,
-        ...(message.messageId ? { messageId: message.messageId } : {}),
-      },
-      signal,
-    });
+    const output = await collectTurn(
+      deps.turns.run({
+        agentId: route.agentId,
+        input: message.text,
+        session: channelSession(message, route.agentId),
+        metadata: {
+          channel: message.platform,
+          accountId: message.accountId,
+          chatId: message.chatId,
+          chatType: message.chatType,
+          senderId: message.senderId,
+          ...(message.messageId ? { messageId: message.messageId } : {}),
+        },
+        signal,
+      }),
+    );
     reply = output.text;
     outcome = 'replied';
   } catch (error) {

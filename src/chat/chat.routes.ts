@@ -4,11 +4,11 @@ import { watchClient } from '../http/disconnect.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
-import type { RunEvent } from '../engine/types.ts';
 import { SseWriter } from '../http/sse.ts';
 import type { ChatMessage, ModelParams } from '../model-providers/types.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
+import { collectTurn } from '../turns/turn-events.ts';
 import type { Principal } from '../auth/auth-service.ts';
 import { chatRequestSchema, messageText, type ChatRequest } from './chat.schema.ts';
 import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
@@ -73,7 +73,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       const { input, history } = splitMessages(body);
       turns.checkAgent(agentId);
       const ids = completionIds(agentId);
-      const turn: Omit<TurnInput, 'signal' | 'onEvent'> = {
+      const turn: Omit<TurnInput, 'signal'> = {
         agentId,
         input,
         history,
@@ -84,7 +84,9 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
 
       if (!body.stream) {
         const client = watchClient(reply);
-        const output = await turns.run({ ...turn, signal: client.signal }).finally(client.dispose);
+        const output = await collectTurn(turns.run({ ...turn, signal: client.signal })).finally(
+          client.dispose,
+        );
         return {
           id: ids.id,
           object: 'chat.completion',
@@ -100,15 +102,18 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       const agui = String(request.headers['x-stream-protocol'] ?? '').toLowerCase() === 'agui';
       const sse = new SseWriter(reply);
       sse.send(chunk(ids, { role: 'assistant', content: '' }));
-      const onEvent = (event: RunEvent): void => {
-        const frame = eventChunk(ids, event, agui);
-        if (frame) sse.send(frame);
-      };
       try {
-        const output = await turns.run({ ...turn, signal: sse.signal, onEvent });
-        sse.send(chunk(ids, {}, 'stop'));
-        if (body.stream_options?.include_usage) sse.send(usageChunk(ids, output.usage));
-        sse.send('[DONE]');
+        for await (const event of turns.run({ ...turn, signal: sse.signal })) {
+          if (event.type === 'error') throw event.error;
+          if (event.type === 'done') {
+            sse.send(chunk(ids, {}, 'stop'));
+            if (body.stream_options?.include_usage) sse.send(usageChunk(ids, event.usage));
+            sse.send('[DONE]');
+            break;
+          }
+          const frame = eventChunk(ids, event, agui);
+          if (frame) sse.send(frame);
+        }
       } catch (error) {
         if (!sse.isClosed) {
           if (!isAppError(error)) request.log.error({ err: error }, 'chat stream failed');

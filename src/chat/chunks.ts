@@ -1,6 +1,6 @@
 // Run events to Chat Completions chunks: the one mapping of the stream's wire format.
 import { randomUUID } from 'node:crypto';
-import type { RunEvent } from '../engine/types.ts';
+import type { TurnEvent } from '../turns/turn-events.ts';
 import type { Usage } from '../model-providers/types.ts';
 
 export interface CompletionIds {
@@ -46,8 +46,8 @@ export function usageChunk(ids: CompletionIds, usage: Usage | undefined) {
   };
 }
 
-/** The chunk for a run event, or undefined when the event is not shown in this protocol. */
-export function eventChunk(ids: CompletionIds, event: RunEvent, agui: boolean) {
+/** The chunk for a turn event, or undefined when the event is not shown as a chunk of its own. */
+export function eventChunk(ids: CompletionIds, event: TurnEvent, agui: boolean) {
   switch (event.type) {
     case 'text-delta':
       return event.text === '' ? undefined : chunk(ids, { content: event.text });
@@ -77,10 +77,9 @@ export function eventChunk(ids: CompletionIds, event: RunEvent, agui: boolean) {
           },
         ],
       });
-    case 'node-start':
-    case 'node-end':
     case 'usage':
-    case 'run-end':
+    case 'error':
+    case 'done':
       return undefined;
   }
 }

@@ -17,18 +17,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** A signal that aborts when any of the given signals aborts. */
-export function anySignal(signals: Array<AbortSignal | undefined>): AbortSignal {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return AbortSignal.any(present);
-}
-
 /** A push-based async iterable: producers push, one consumer iterates. */
 export class AsyncQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private closed = false;
-  private failure: { error: unknown } | undefined;
 
   push(item: T): void {
     if (this.closed) return;
@@ -50,28 +43,17 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     }
   }
 
-  fail(error: unknown): void {
-    this.failure = { error };
-    this.close();
-  }
-
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for (;;) {
       if (this.items.length > 0) {
         yield this.items.shift() as T;
         continue;
       }
-      if (this.closed) {
-        if (this.failure) throw this.failure.error;
-        return;
-      }
+      if (this.closed) return;
       const result = await new Promise<IteratorResult<T>>((resolve) => {
         this.waiting = resolve;
       });
-      if (result.done) {
-        if (this.failure) throw this.failure.error;
-        return;
-      }
+      if (result.done) return;
       yield result.value;
     }
   }

@@ -1,5 +1,7 @@
 // One agent turn: the session's history in, the agent's chain run with it, the turn's messages
-// persisted. Turns of one session run one at a time; turns of different sessions run concurrently.
+// persisted. A turn is an async iterable of TurnEvents (see turn-events.ts). Turns of one session
+// run one at a time; turns of different sessions run concurrently.
+import { AsyncQueue } from '../core/async.ts';
 import { AppError, isAppError } from '../core/errors.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { withConversation, type Conversation } from '../engine/ai/conversation.ts';
@@ -7,6 +9,7 @@ import type { RunEvent } from '../engine/types.ts';
 import type { ChatMessage, ModelParams, Usage } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
+import type { TurnEvent, TurnOutput } from './turn-events.ts';
 
 export interface TurnInput {
   agentId: string;
@@ -16,13 +19,8 @@ export interface TurnInput {
   session?: { key: string; info: SessionInfo };
   params?: ModelParams;
   metadata?: Record<string, string>;
+  /** Stops the turn (a client that went away, a time limit). Ending the iteration stops it too. */
   signal: AbortSignal;
-  onEvent?: (event: RunEvent) => void;
-}
-
-export interface TurnOutput {
-  text: string;
-  usage: Usage | undefined;
 }
 
 function addUsage(total: Usage | undefined, next: Usage): Usage {
@@ -47,13 +45,46 @@ export class TurnRunner {
     this.agents.require(agentId);
   }
 
-  run(input: TurnInput): Promise<TurnOutput> {
-    const session = input.session;
-    if (!session) return this.runNow(input, input.history ?? []);
-    return this.locks.run(session.key, async () => this.runNow(input, await this.sessions.load(session.key)));
+  /**
+   * Runs one turn. Nothing starts until the events are iterated; leaving the loop early (break, a
+   * thrown error) stops the turn. The last event is `done` or `error`.
+   */
+  run(input: TurnInput): AsyncIterable<TurnEvent> {
+    return this.events(input);
   }
 
-  private async runNow(input: TurnInput, history: ChatMessage[]): Promise<TurnOutput> {
+  private async *events(input: TurnInput): AsyncGenerator<TurnEvent> {
+    const stop = new AbortController();
+    const signal = AbortSignal.any([input.signal, stop.signal]);
+    const queue = new AsyncQueue<TurnEvent>();
+    const emit = (event: TurnEvent): void => queue.push(event);
+    const session = input.session;
+    const running = (
+      session
+        ? this.locks.run(session.key, async () =>
+            this.runNow({ ...input, signal }, await this.sessions.load(session.key), emit),
+          )
+        : this.runNow({ ...input, signal }, input.history ?? [], emit)
+    )
+      .then(
+        (output) => emit({ type: 'done', ...output }),
+        (error: unknown) =>
+          emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) }),
+      )
+      .finally(() => queue.close());
+    try {
+      yield* queue;
+    } finally {
+      stop.abort(new AppError('unavailable', 'the turn was stopped'));
+      await running;
+    }
+  }
+
+  private async runNow(
+    input: TurnInput,
+    history: ChatMessage[],
+    emit: (event: TurnEvent) => void,
+  ): Promise<TurnOutput> {
     this.agents.require(input.agentId);
     let recorded: ChatMessage[] | undefined;
     let failure: unknown;
@@ -66,9 +97,24 @@ export class TurnRunner {
     let text = '';
     let usage: Usage | undefined;
     const onEvent = (event: RunEvent): void => {
-      if (event.type === 'text-delta') text += event.text;
-      else if (event.type === 'usage') usage = addUsage(usage, event.usage);
-      input.onEvent?.(event);
+      switch (event.type) {
+        case 'text-delta':
+          text += event.text;
+          emit(event);
+          break;
+        case 'usage':
+          usage = addUsage(usage, event.usage);
+          emit(event);
+          break;
+        case 'tool-call-start':
+        case 'tool-call-result':
+          emit(event);
+          break;
+        case 'node-start':
+        case 'node-end':
+        case 'run-end':
+          break;
+      }
     };
     const result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
       signal: input.signal,
@@ -82,7 +128,7 @@ export class TurnRunner {
     if (text === '' && result.results.length > 0) {
       // A chain without a model node: its result is the answer; report it as text too.
       text = result.results.map((message) => message.data).join('\n');
-      input.onEvent?.({ type: 'text-delta', text });
+      emit({ type: 'text-delta', text });
     }
     if (input.session) {
       const messages = recorded ?? [

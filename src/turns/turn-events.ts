@@ -1,0 +1,40 @@
+// The one streaming shape of an agent turn. Chat completions (streamed or folded), channel replies
+// and cron runs all consume it; only the edges turn it into bytes.
+import type { ToolType } from '../tools/types.ts';
+import type { Usage } from '../model-providers/types.ts';
+
+export type TurnEvent =
+  | { type: 'text-delta'; text: string }
+  | {
+      type: 'tool-call-start';
+      toolCallId: string;
+      toolCallName: string;
+      arguments: string;
+      toolType: ToolType;
+    }
+  | {
+      type: 'tool-call-result';
+      toolCallId: string;
+      toolCallName: string;
+      content: string;
+      toolType: ToolType;
+    }
+  | { type: 'usage'; usage: Usage }
+  /** The turn failed; `error` is an AppError (its kind gives the status) or, for our own faults, any Error. */
+  | { type: 'error'; error: Error }
+  /** The turn finished: the whole answer and the usage summed over every model call. */
+  | { type: 'done'; text: string; usage: Usage | undefined };
+
+export interface TurnOutput {
+  text: string;
+  usage: Usage | undefined;
+}
+
+/** Folds a turn's events into its answer; an error event is thrown. For callers that do not stream. */
+export async function collectTurn(events: AsyncIterable<TurnEvent>): Promise<TurnOutput> {
+  for await (const event of events) {
+    if (event.type === 'error') throw event.error;
+    if (event.type === 'done') return { text: event.text, usage: event.usage };
+  }
+  throw new Error('the turn ended without an answer');
+}
