@@ -1,5 +1,5 @@
 // buildApp: the fastify instance with every route, the auth policy and the error handler. It does
-// no I/O of its own: every service arrives through AppDeps, so tests build it with fakes.
+// no I/O of its own and builds no service: every service arrives through AppDeps.
 import { fileURLToPath } from 'node:url';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -12,24 +12,22 @@ import { nestedDeeperThan } from './core/json-depth.ts';
 import { installErrorHandler, sendError } from './http/error-handler.ts';
 import { installOriginGuard } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
+import { API_PREFIX } from './http/prefix.ts';
 import { registerStaticUi } from './http/static-ui.ts';
-import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
-import type { AuthService } from './auth/auth-service.ts';
-import { registerLogRoutes } from './resources/logs/logs.routes.ts';
-import { registerCronRoutes } from './resources/cron/cron.routes.ts';
-import { registerConfigRoutes } from './resources/config/config.routes.ts';
-import { ConfigService } from './resources/config/config.service.ts';
-import { ModelsService } from './resources/config/models.service.ts';
-import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
-import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerChatRoutes } from './chat/chat.routes.ts';
-import { registerBindingRoutes } from './resources/channels/bindings.routes.ts';
+import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
+import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
+import { registerBindingRoutes } from './resources/bindings/bindings.routes.ts';
 import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
-import { ChannelsService } from './resources/channels/channels.service.ts';
-import { registerSendRoutes } from './resources/channels/send.routes.ts';
-import { MAX_UPLOAD_BYTES, registerSkillRoutes } from './resources/skills/skills.routes.ts';
-import { SkillService } from './resources/skills/skills.service.ts';
+import { registerConfigRoutes } from './resources/config/config.routes.ts';
+import { registerCronRoutes } from './resources/cron/cron.routes.ts';
+import { registerLogRoutes } from './resources/logs/logs.routes.ts';
+import { registerMessageRoutes } from './resources/messages/messages.routes.ts';
+import { registerModelRoutes } from './resources/models/models.routes.ts';
+import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
+import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
+import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
@@ -51,7 +49,7 @@ declare module 'fastify' {
 
 export interface AppDeps {
   store: ConfigStore;
-  auth: AuthService;
+  /** Every service, built by createServices (services.ts); the app only registers routes over them. */
   services: Services;
   logger?: FastifyServerOptions['logger'];
   version?: string;
@@ -125,32 +123,38 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowedHosts: store.current.server.allowed_hosts,
     allowedOrigins: store.current.server.allowed_origins,
   }));
-  installAuth(app, deps.auth, () => store.current.security.requireAuth);
+  installAuth(app, deps.services.auth, () => store.current.security.requireAuth);
 
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send('OK'),
   );
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
-  registerAuthRoutes(app, deps.auth, store.current.security.loginRateLimit);
-  registerConfigRoutes(app, new ConfigService(store), new ModelsService(store));
-  const { chains, registry, sessions, turns } = deps.services;
-  registerAgentRoutes(app, chains);
-  registerRuleRoutes(app, chains, registry, () => store.current.server.request_timeout_ms);
-  registerToolRoutes(app, chains);
-  registerSessionRoutes(app, sessions);
-  registerWorkspaceRoutes(app, chains, deps.services.workspace);
-  registerSkillRoutes(app, new SkillService(chains, deps.services.workspace, deps.services.skillsDir));
-  registerChannelRoutes(app, new ChannelsService(store));
-  registerBindingRoutes(app, store, chains);
-  registerSendRoutes(app, store, deps.services.channels, {
-    requireAgent: (agentId) => void chains.get(agentId, { kind: 'agent' }),
-    workspace: deps.services.workspace,
-  });
-  registerChatRoutes(app, turns);
-  registerCronRoutes(app, deps.services.scheduler);
-  registerLogRoutes(app, deps.services.engine.runLogs);
+  // Resource routes are declared relative to the prefix. The hooks, parsers and error handler set
+  // on the root above apply inside this plugin too (fastify hands them down to child contexts).
+  const resources = deps.services.resources;
+  await app.register(
+    async (api) => {
+      registerAuthRoutes(api, resources.auth);
+      registerConfigRoutes(api, resources.config);
+      registerModelRoutes(api, resources.models);
+      registerAgentRoutes(api, resources.agents);
+      registerRuleRoutes(api, resources.rules);
+      registerToolRoutes(api, resources.tools);
+      registerSessionRoutes(api, resources.sessions);
+      registerWorkspaceRoutes(api, resources.workspace);
+      registerSkillRoutes(api, resources.skills);
+      registerChannelRoutes(api, resources.channels);
+      registerBindingRoutes(api, resources.bindings);
+      registerMessageRoutes(api, resources.messages);
+      registerCronRoutes(api, resources.cron);
+      registerLogRoutes(api, resources.logs);
+    },
+    { prefix: API_PREFIX },
+  );
+  // The chat endpoint (src/chat) still declares its full path, so it is registered at the root.
+  registerChatRoutes(app, deps.services.turns);
 
   return app;
 }

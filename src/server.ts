@@ -11,7 +11,6 @@ import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
 import { loggerOptions } from './http/logger.ts';
-import { AuthService } from './auth/auth-service.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 
@@ -93,11 +92,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   await mkdir(config.data.root_dir, { recursive: true, mode: 0o700 });
   await mkdir(config.data.logs_dir, { recursive: true });
 
-  const auth = new AuthService(store, await jwtSecret(config));
-  const services = await createServices(store);
+  const services = await createServices(store, { jwtSecret: await jwtSecret(config) });
   const app = await buildApp({
     store,
-    auth,
     services,
     logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
   });

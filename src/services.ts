@@ -1,5 +1,6 @@
-// Builds the services behind the HTTP app from a config store. Shared by the server and the test
-// harness, so both wire the product the same way.
+// The composition root of the services: builds every service behind the HTTP app (the domain
+// services and one per REST resource) from a config store. Shared by the server and the test
+// harness, so both wire the product the same way; routes and app.ts only receive what is built here.
 import { mkdir, realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
@@ -20,8 +21,45 @@ import { TurnRunner } from './turns/agent-turn.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
 import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import { AuthService } from './auth/auth-service.ts';
+import { randomToken } from './core/ids.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { AgentsService } from './resources/agents/agents.service.ts';
+import { UserAuthService } from './resources/auth/auth.service.ts';
+import { BindingsService } from './resources/bindings/bindings.service.ts';
+import { ChannelsService } from './resources/channels/channels.service.ts';
+import { ConfigService } from './resources/config/config.service.ts';
+import { CronService } from './resources/cron/cron.service.ts';
+import { LogsService } from './resources/logs/logs.service.ts';
+import { MessagesService } from './resources/messages/messages.service.ts';
+import { ModelsService } from './resources/models/models.service.ts';
+import { RulesService } from './resources/rules/rules.service.ts';
+import { SessionsService } from './resources/sessions/sessions.service.ts';
+import { SkillsService } from './resources/skills/skills.service.ts';
+import { ToolsService } from './resources/tools/tools.service.ts';
+import { WorkspaceService } from './resources/workspace/workspace.service.ts';
+
+/** The services behind the REST resources: one per folder of src/resources. */
+export interface ResourceServices {
+  agents: AgentsService;
+  auth: UserAuthService;
+  bindings: BindingsService;
+  channels: ChannelsService;
+  config: ConfigService;
+  cron: CronService;
+  logs: LogsService;
+  messages: MessagesService;
+  models: ModelsService;
+  rules: RulesService;
+  sessions: SessionsService;
+  skills: SkillsService;
+  tools: ToolsService;
+  workspace: WorkspaceService;
+}
 
 export interface Services {
+  /** Users, tokens and API keys; also what the auth hook resolves credentials with. */
+  auth: AuthService;
   registry: NodeRegistry;
   engine: RuleEngine;
   chains: ChainCatalog;
@@ -34,10 +72,13 @@ export interface Services {
   workspace(agentId: string): Promise<string>;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
+  resources: ResourceServices;
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
+  /** JWT signing secret (the server reads or makes it); by default a random one, so tokens end with the process. */
+  jwtSecret?: string;
   /** Options of the model registry (tests shorten retry back-off). */
   models?: ModelRegistryOptions;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
@@ -117,7 +158,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   channels.start();
-  return {
+  const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
+  const domain: DomainServices = {
+    auth,
     registry,
     engine,
     chains,
@@ -135,5 +178,35 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await modelThreads?.close();
       await db.destroy();
     },
+  };
+  return { ...domain, resources: createResourceServices(store, domain) };
+}
+
+/** Everything but the resource services, which are built over these. */
+type DomainServices = Omit<Services, 'resources'>;
+
+function createResourceServices(store: ConfigStore, domain: DomainServices): ResourceServices {
+  const { chains, workspace } = domain;
+  const agents = new AgentsService(chains);
+  const config = store.current;
+  return {
+    agents,
+    // security.loginRateLimit is read at start (changing it asks for a restart).
+    auth: new UserAuthService(domain.auth, new RateLimiter(config.security.loginRateLimit, 60_000)),
+    bindings: new BindingsService(store, agents),
+    channels: new ChannelsService(store),
+    config: new ConfigService(store),
+    cron: new CronService(domain.scheduler, agents),
+    logs: new LogsService(domain.engine.runLogs),
+    messages: new MessagesService(store, domain.channels, {
+      requireAgent: (agentId) => agents.requireAgent(agentId),
+      workspace,
+    }),
+    models: new ModelsService(store),
+    rules: new RulesService(chains, domain.registry, () => store.current.server.request_timeout_ms),
+    sessions: new SessionsService(domain.sessions),
+    skills: new SkillsService(agents, workspace, domain.skillsDir),
+    tools: new ToolsService(chains),
+    workspace: new WorkspaceService(agents, workspace),
   };
 }

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { buildApp } from '../app.ts';
 import { ConfigStore } from '../config/config-store.ts';
 import { loadConfigFile, type Env } from '../config/load.ts';
-import { AuthService } from '../auth/auth-service.ts';
+import type { AuthService } from '../auth/auth-service.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
 
 export interface TestApp {
@@ -46,16 +46,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await writeFile(configPath, text);
   const env = options.env ?? {};
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
-  const auth = new AuthService(store, TEST_JWT_SECRET);
-  const services = await createServices(store, options.services);
-  const app = await buildApp({ store, auth, services, logger: options.logger ?? false });
+  const services = await createServices(store, { jwtSecret: TEST_JWT_SECRET, ...options.services });
+  const app = await buildApp({ store, services, logger: options.logger ?? false });
   options.before?.(app);
   await app.ready();
   const url = options.listen ? await app.listen({ host: '127.0.0.1', port: 0 }) : '';
   return {
     app,
     store,
-    auth,
+    auth: services.auth,
     services,
     dir,
     configPath,

@@ -50,10 +50,14 @@ export class TurnRunner {
    * thrown error) stops the turn. The last event is `done` or `error`.
    */
   run(input: TurnInput): AsyncIterable<TurnEvent> {
-    return this.events(input);
+    return { [Symbol.asyncIterator]: () => this.start(input) };
   }
 
-  private async *events(input: TurnInput): AsyncGenerator<TurnEvent> {
+  /**
+   * A hand-written iterator rather than an async generator: a generator's return() waits behind a
+   * pending next(), so a consumer could not stop a turn that is waiting on its model.
+   */
+  private start(input: TurnInput): AsyncIterator<TurnEvent> {
     const stop = new AbortController();
     const signal = AbortSignal.any([input.signal, stop.signal]);
     const queue = new AsyncQueue<TurnEvent>();
@@ -72,12 +76,21 @@ export class TurnRunner {
           emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) }),
       )
       .finally(() => queue.close());
-    try {
-      yield* queue;
-    } finally {
+    const events = queue[Symbol.asyncIterator]();
+    const finish = async (): Promise<IteratorReturnResult<undefined>> => {
       stop.abort(new AppError('unavailable', 'the turn was stopped'));
+      queue.close();
       await running;
-    }
+      return { done: true, value: undefined };
+    };
+    return {
+      next: () => events.next(),
+      return: finish,
+      throw: async (error: unknown) => {
+        await finish();
+        throw error;
+      },
+    };
   }
 
   private async runNow(

@@ -1,80 +1,41 @@
+// Auth over REST: POST /auth/login (public), the caller's API key and password (login token only).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
-import { RateLimiter } from '../../http/rate-limit.ts';
-import type { AuthService } from '../../auth/auth-service.ts';
+import { apiKeyAnswer, loginAnswer, loginBody, passwordAnswer, passwordBody } from './auth.schema.ts';
+import { LoginRateLimited, type UserAuthService } from './auth.service.ts';
 
-const loginBody = z.object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) });
-const passwordBody = z.object({
-  oldPassword: z.string().min(1).max(1024),
-  newPassword: z.string().min(8, 'must be at least 8 characters').max(1024),
-});
-const apiKeyResponse = z.object({ apiKey: z.string() });
-
-function username(principal: { kind: string; username?: string } | undefined): string {
-  if (principal?.kind !== 'user' || !principal.username)
-    throw new AppError('unauthenticated', 'a login token is required');
-  return principal.username;
-}
-
-export function registerAuthRoutes(
-  app: FastifyInstance,
-  auth: AuthService,
-  loginLimitPerMinute: number,
-): void {
-  const limiter = new RateLimiter(loginLimitPerMinute, 60_000);
+export function registerAuthRoutes(app: FastifyInstance, auth: UserAuthService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['auth'];
 
   api.post(
-    '/api/v1/auth/login',
-    {
-      config: { auth: 'public' },
-      schema: {
-        tags: ['auth'],
-        body: loginBody,
-        response: { 200: z.object({ token: z.string(), expireAt: z.string() }) },
-      },
-    },
+    '/auth/login',
+    { config: { auth: 'public' }, schema: { tags, body: loginBody, response: { 200: loginAnswer } } },
     async (request, reply) => {
-      const wait = limiter.hit(request.ip);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        throw new AppError('rate-limited', `too many login attempts; try again in ${wait} s`);
+      try {
+        return await auth.login(request.ip, request.body);
+      } catch (error) {
+        if (error instanceof LoginRateLimited) reply.header('retry-after', String(error.retryAfterSeconds));
+        throw error;
       }
-      return auth.login(request.body.username, request.body.password);
     },
   );
 
   api.get(
-    '/api/v1/auth/api-key',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], response: { 200: apiKeyResponse } } },
-    async (request) => ({ apiKey: await auth.getApiKey(username(request.principal)) }),
+    '/auth/api-key',
+    { config: { auth: 'jwt' }, schema: { tags, response: { 200: apiKeyAnswer } } },
+    async (request) => auth.apiKey(request.principal),
   );
 
   api.post(
-    '/api/v1/auth/api-key',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], response: { 200: apiKeyResponse } } },
-    async (request) => ({ apiKey: await auth.regenerateApiKey(username(request.principal)) }),
+    '/auth/api-key',
+    { config: { auth: 'jwt' }, schema: { tags, response: { 200: apiKeyAnswer } } },
+    async (request) => auth.regenerateApiKey(request.principal),
   );
 
   api.put(
-    '/api/v1/auth/password',
-    {
-      config: { auth: 'jwt' },
-      schema: {
-        tags: ['auth'],
-        body: passwordBody,
-        response: { 200: z.object({ success: z.boolean(), message: z.string() }) },
-      },
-    },
-    async (request) => {
-      await auth.changePassword(
-        username(request.principal),
-        request.body.oldPassword,
-        request.body.newPassword,
-      );
-      return { success: true, message: 'password changed; log in again' };
-    },
+    '/auth/password',
+    { config: { auth: 'jwt' }, schema: { tags, body: passwordBody, response: { 200: passwordAnswer } } },
+    async (request) => auth.changePassword(request.principal, request.body),
   );
 }

@@ -4,24 +4,9 @@ import type { ConfigStore } from '../../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../../config/schema.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { own, randomToken } from '../../core/ids.ts';
+import type { AccountBody, AccountPatch, AccountView, PlatformView } from './channels.schema.ts';
 
-export interface AccountInput {
-  id: string;
-  name?: string | undefined;
-  description?: string | undefined;
-  enabled?: boolean | undefined;
-  dm_policy?: 'allow' | 'allowlist' | 'disabled' | undefined;
-  group_policy?: 'allow' | 'allowlist' | 'disabled' | undefined;
-  allow_from?: string[] | undefined;
-  app_id?: string | undefined;
-  app_secret?: string | undefined;
-  api_base?: string | undefined;
-  api_key?: string | undefined;
-  binding?: { agentId: string; match?: Record<string, unknown> | undefined } | undefined;
-}
-
-export type AccountPatch = Omit<AccountInput, 'id' | 'binding'>;
-
+/** The platform a path names; an unknown one is a 404. */
 export function platformOf(name: string): Platform {
   if (!(PLATFORMS as readonly string[]).includes(name)) {
     throw notFound(`unknown channel platform "${name}"; known: ${PLATFORMS.join(', ')}`);
@@ -33,7 +18,7 @@ function secretOf(platform: Platform, account: AccountConfig): string | undefine
   return platform === 'api' ? account.api_key : account.app_secret;
 }
 
-export function accountView(platform: Platform, id: string, account: AccountConfig) {
+function accountView(platform: Platform, id: string, account: AccountConfig): AccountView {
   return {
     id,
     name: account.name,
@@ -47,7 +32,7 @@ export function accountView(platform: Platform, id: string, account: AccountConf
   };
 }
 
-function platformView(config: Config, platform: Platform) {
+function platformView(config: Config, platform: Platform): PlatformView {
   const section = config.channels[platform];
   return {
     enabled: section?.enabled ?? false,
@@ -86,7 +71,7 @@ export class ChannelsService {
   }
 
   /** Creates an account; an api account without a key gets one, returned here once as apiKey. */
-  async create(name: string, input: AccountInput) {
+  async create(name: string, input: AccountBody) {
     const platform = platformOf(name);
     let generated: string | undefined;
     await this.store.update((editor, current) => {

@@ -2,11 +2,13 @@
 // secrets the caller did not send, and never store their redacted form.
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
-import { conflict, invalid, notFound } from '../../core/errors.ts';
+import { conflict, invalid } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
-import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
+import { restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';
+import { providerView } from '../models/models.service.ts';
+import type { ConfigPatch, ConfigUpdateAnswer } from './config.schema.ts';
 
 /** Settings read only at start; changing them answers with restartRequired. */
 const RESTART_KEYS = [
@@ -22,21 +24,6 @@ const RESTART_KEYS = [
   ['engine', 'script_workers'],
   ['engine', 'model_workers'],
 ] as const;
-
-export function providerView(config: Config, id: string) {
-  const provider = own(config.models.providers, id);
-  if (!provider) throw notFound(`model provider "${id}" not found`);
-  return {
-    id,
-    name: provider.name ?? id,
-    base_url: redactUrlCredentials(provider.base_url),
-    model: provider.model,
-    models: provider.models,
-    failover: provider.failover,
-    hasApiKey: Boolean(provider.api_key),
-    default: config.models.default_provider === id,
-  };
-}
 
 export function configView(config: Config) {
   return {
@@ -98,8 +85,8 @@ export class ConfigService {
   }
 
   /** Deep-merges a partial configuration; the whole result is validated before anything is written. */
-  async update(patch: Patch): Promise<{ success: true; message: string; restartRequired: string[] }> {
-    const body = stripViewFields(structuredClone(patch), this.store.current);
+  async update(patch: ConfigPatch): Promise<ConfigUpdateAnswer> {
+    const body = stripViewFields(structuredClone(patch) as Patch, this.store.current);
     const security = isObject(body['security']) ? body['security'] : undefined;
     const users = security && isObject(security['users']) ? security['users'] : undefined;
     if (security && users) delete security['users'];

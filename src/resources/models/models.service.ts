@@ -1,22 +1,32 @@
 // Model provider configuration: the models section of the config file, edited through the API.
 import type { ConfigStore } from '../../config/config-store.ts';
+import type { Config } from '../../config/schema.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
 import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
-import { providerView } from './config.service.ts';
+import type {
+  DefaultProviderBody,
+  ModelsSummary,
+  ProviderBody,
+  ProviderPatch,
+  ProviderView,
+} from './models.schema.ts';
 
-export interface ProviderInput {
-  id: string;
-  name?: string | undefined;
-  base_url: string;
-  api_key?: string | undefined;
-  model?: string | undefined;
-  models?: Array<{ name: string; alias?: string | undefined }> | undefined;
-  failover?: string[] | undefined;
-  timeout_ms?: number | undefined;
+/** A provider as the API shows it: no key (hasApiKey), credentials in base_url redacted. */
+export function providerView(config: Config, id: string): ProviderView {
+  const provider = own(config.models.providers, id);
+  if (!provider) throw notFound(`model provider "${id}" not found`);
+  return {
+    id,
+    name: provider.name ?? id,
+    base_url: redactUrlCredentials(provider.base_url),
+    model: provider.model,
+    models: provider.models,
+    failover: provider.failover,
+    hasApiKey: Boolean(provider.api_key),
+    default: config.models.default_provider === id,
+  };
 }
-
-export type ProviderPatch = { [K in keyof Omit<ProviderInput, 'id'>]?: ProviderInput[K] | undefined };
 
 function definedEntries(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
@@ -25,17 +35,17 @@ function definedEntries(value: Record<string, unknown>): Record<string, unknown>
 export class ModelsService {
   constructor(private readonly store: ConfigStore) {}
 
-  list() {
+  list(): ProviderView[] {
     const config = this.store.current;
     return Object.keys(config.models.providers).map((id) => providerView(config, id));
   }
 
-  get(id: string) {
+  get(id: string): ProviderView {
     return providerView(this.store.current, id);
   }
 
   /** The default provider's settings, or the demo model when none is configured. */
-  summary() {
+  summary(): ModelsSummary {
     const config = this.store.current;
     const id = config.models.default_provider;
     const current = id ? own(config.models.providers, id) : undefined;
@@ -53,12 +63,7 @@ export class ModelsService {
    * PUT /config/models: `default` chooses the default provider (created when it does not exist and a
    * base_url is given); model, api_key and base_url then apply to that provider.
    */
-  async updateDefault(body: {
-    model?: string | undefined;
-    api_key?: string | undefined;
-    base_url?: string | undefined;
-    default?: string | undefined;
-  }) {
+  async updateDefault(body: DefaultProviderBody): Promise<ModelsSummary> {
     await this.store.update((editor, current) => {
       const id = body.default || current.models.default_provider;
       if (!id) throw notFound('no default provider is configured; name one in "default" with a base_url');
@@ -81,7 +86,7 @@ export class ModelsService {
     return this.summary();
   }
 
-  async create(input: ProviderInput) {
+  async create(input: ProviderBody): Promise<ProviderView> {
     await this.store.update((editor, current) => {
       if (own(current.models.providers, input.id))
         throw conflict(`model provider "${input.id}" already exists`);
@@ -93,7 +98,7 @@ export class ModelsService {
     return this.get(input.id);
   }
 
-  async update(id: string, patch: ProviderPatch) {
+  async update(id: string, patch: ProviderPatch): Promise<ProviderView> {
     await this.store.update((editor, current) => {
       const stored = own(current.models.providers, id);
       if (!stored) throw notFound(`model provider "${id}" not found`);
@@ -104,7 +109,7 @@ export class ModelsService {
     return this.get(id);
   }
 
-  async setApiKey(id: string, apiKey: string) {
+  async setApiKey(id: string, apiKey: string): Promise<ProviderView> {
     return this.update(id, { api_key: apiKey });
   }
 
@@ -120,7 +125,7 @@ export class ModelsService {
     });
   }
 
-  async reload() {
+  async reload(): Promise<ModelsSummary> {
     await this.store.reload();
     return this.summary();
   }

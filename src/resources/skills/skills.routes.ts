@@ -4,45 +4,24 @@
 // 413 upload over the size limit; 415 an upload that is not multipart/form-data.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError, invalid } from '../../core/errors.ts';
-import { paginate, paginationQuery, pageSchema } from '../../http/pagination.ts';
-import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_BYTES, SKILL_NAME } from '../../skills/skill-store.ts';
-import { idParam } from '../../http/params.ts';
-import type { SkillPlace, SkillScope, SkillService } from './skills.service.ts';
-import { deleted } from '../../http/answers.ts';
-
-export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-
-const skillName = z.string().regex(SKILL_NAME, 'must be 1-64 letters, digits, "-" or "_"');
-const description = z.string().max(MAX_DESCRIPTION_LENGTH);
-const content = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_SKILL_BYTES)
-  .meta({ description: 'Markdown instructions (SKILL.md without its front matter)' });
-const targetScope = z.enum(['global', 'local']);
-const listScope = z.enum(['all', 'global', 'local']);
-const skillSchema = z.object({
-  name: z.string(),
-  description: z.string(),
-  content: z.string(),
-  scope: targetScope,
-});
-const done = z.object({ success: z.boolean(), message: z.string() });
-const nameParams = z.object({ name: skillName });
-const agentParams = z.object({ agentId: idParam });
-const agentNameParams = z.object({ agentId: idParam, name: skillName });
-const createBody = z.object({ name: skillName, description: description.default(''), content });
-const updateBody = z.object({ description: description.optional(), content: content.optional() });
-const placeQuery = z.object({ scope: targetScope.optional(), agentId: idParam.optional() });
-
-/** An explicit scope wins; otherwise local when an agent is named, else global. */
-function place(scope: SkillScope | undefined, agentId: string | undefined): SkillPlace {
-  const resolved = scope ?? (agentId ? 'local' : 'global');
-  if (resolved === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
-  return { scope: resolved, agentId };
-}
+import { deleted, successAnswer } from '../../http/answers.ts';
+import { pageSchema, paginate, paginationQuery } from '../../http/pagination.ts';
+import { agentParams } from '../agents/agents.schema.ts';
+import {
+  agentNameParams,
+  copyBody,
+  createBody,
+  findQuery,
+  globalCreateBody,
+  globalUpdateBody,
+  nameParams,
+  placeQuery,
+  skillList,
+  skillSchema,
+  updateBody,
+} from './skills.schema.ts';
+import type { SkillsService } from './skills.service.ts';
 
 /** The zip and the text fields of a multipart upload. */
 async function readUpload(
@@ -68,22 +47,16 @@ async function readUpload(
   return { archive, fields };
 }
 
-export function registerSkillRoutes(app: FastifyInstance, skills: SkillService): void {
+export function registerSkillRoutes(app: FastifyInstance, skills: SkillsService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['skills'];
+  const skillPage = pageSchema(skillSchema);
 
   // Agent skills: the local scope of the agent in the path.
-  const base = '/api/v1/agents/:agentId/skills';
+  const base = '/agents/:agentId/skills';
   api.get(
     base,
-    {
-      schema: {
-        tags,
-        params: agentParams,
-        querystring: paginationQuery,
-        response: { 200: pageSchema(skillSchema) },
-      },
-    },
+    { schema: { tags, params: agentParams, querystring: paginationQuery, response: { 200: skillPage } } },
     async (request) => paginate(await skills.list('local', request.params.agentId), request.query),
   );
   api.get(
@@ -107,7 +80,7 @@ export function registerSkillRoutes(app: FastifyInstance, skills: SkillService):
   );
   api.delete(
     `${base}/:name`,
-    { schema: { tags, params: agentNameParams, response: { 200: done } } },
+    { schema: { tags, params: agentNameParams, response: { 200: successAnswer } } },
     async (request) => {
       await skills.remove({ scope: 'local', agentId: request.params.agentId }, request.params.name);
       return deleted(`skill "${request.params.name}"`);
@@ -120,7 +93,7 @@ export function registerSkillRoutes(app: FastifyInstance, skills: SkillService):
         tags,
         params: agentParams,
         description: 'multipart/form-data; part `file` is a zip of skill folders or a single SKILL.md.',
-        response: { 201: z.array(skillSchema) },
+        response: { 201: skillList },
       },
     },
     async (request, reply) => {
@@ -133,136 +106,89 @@ export function registerSkillRoutes(app: FastifyInstance, skills: SkillService):
 
   // Global skills, and any scope by query or body.
   api.get(
-    '/api/v1/skills',
+    '/skills',
     {
       schema: {
         tags,
-        querystring: paginationQuery.extend({ scope: listScope.default('all'), agentId: idParam.optional() }),
-        response: { 200: pageSchema(skillSchema) },
+        querystring: paginationQuery.extend(findQuery.shape),
+        response: { 200: skillPage },
       },
     },
-    async (request) => {
-      const { scope, agentId } = request.query;
-      if (scope === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
-      return paginate(await skills.list(scope, agentId), request.query);
-    },
+    async (request) => paginate(await skills.list(request.query.scope, request.query.agentId), request.query),
   );
   api.get(
-    '/api/v1/skills/:name',
-    {
-      schema: {
-        tags,
-        params: nameParams,
-        querystring: z.object({ scope: listScope.default('all'), agentId: idParam.optional() }),
-        response: { 200: skillSchema },
-      },
-    },
-    async (request) => {
-      const { scope, agentId } = request.query;
-      if (scope === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
-      return skills.get(request.params.name, scope, agentId);
-    },
+    '/skills/:name',
+    { schema: { tags, params: nameParams, querystring: findQuery, response: { 200: skillSchema } } },
+    async (request) => skills.get(request.params.name, request.query.scope, request.query.agentId),
   );
   api.post(
-    '/api/v1/skills',
-    {
-      schema: {
-        tags,
-        body: createBody.extend({ scope: targetScope.optional(), agentId: idParam.optional() }),
-        response: { 201: skillSchema },
-      },
-    },
+    '/skills',
+    { schema: { tags, body: globalCreateBody, response: { 201: skillSchema } } },
     async (request, reply) => {
       const { scope, agentId, ...skill } = request.body;
-      const created = await skills.create(place(scope, agentId), skill);
+      const created = await skills.create({ scope, agentId }, skill);
       return reply.code(201).send(created);
     },
   );
   api.put(
-    '/api/v1/skills/:name',
+    '/skills/:name',
     {
       schema: {
         tags,
         params: nameParams,
         querystring: placeQuery,
-        body: updateBody.extend({
-          name: skillName.optional(),
-          scope: targetScope.optional(),
-          agentId: idParam.optional(),
-        }),
+        body: globalUpdateBody,
         response: { 200: skillSchema },
       },
     },
     async (request) => {
-      const { name, scope, agentId, ...changes } = request.body;
-      if (name !== undefined && name !== request.params.name) {
-        throw invalid(
-          'body.name: a skill cannot be renamed by PUT; use POST /skills/copy and delete the old one',
-        );
-      }
-      const where = place(scope ?? request.query.scope, agentId ?? request.query.agentId);
+      const { scope, agentId, ...changes } = request.body;
+      const where = { scope: scope ?? request.query.scope, agentId: agentId ?? request.query.agentId };
       return skills.update(where, request.params.name, changes);
     },
   );
   api.delete(
-    '/api/v1/skills/:name',
-    { schema: { tags, params: nameParams, querystring: placeQuery, response: { 200: done } } },
+    '/skills/:name',
+    { schema: { tags, params: nameParams, querystring: placeQuery, response: { 200: successAnswer } } },
     async (request) => {
-      await skills.remove(place(request.query.scope, request.query.agentId), request.params.name);
+      await skills.remove(request.query, request.params.name);
       return deleted(`skill "${request.params.name}"`);
     },
   );
   api.post(
-    '/api/v1/skills/upload',
+    '/skills/upload',
     {
       schema: {
         tags,
         description: 'multipart/form-data: `file` (zip), `scope` (global default, or local with `agentId`).',
-        response: { 201: z.array(skillSchema) },
+        response: { 201: skillList },
       },
     },
     async (request, reply) => {
       const { archive, fields } = await readUpload(request);
-      const parsed = placeQuery.safeParse({
+      const where = placeQuery.safeParse({
         scope: fields['scope'] || undefined,
         agentId: fields['agentId'] || undefined,
       });
-      if (!parsed.success) throw invalid('scope must be "global" or "local", and agentId a valid agent id');
-      const installed = await skills.upload(place(parsed.data.scope, parsed.data.agentId), archive);
+      if (!where.success) throw invalid('scope must be "global" or "local", and agentId a valid agent id');
+      const installed = await skills.upload(where.data, archive);
       return reply.code(201).send(installed);
     },
   );
   api.post(
-    '/api/v1/skills/copy',
+    '/skills/copy',
     {
       schema: {
         tags,
         description:
           'Copies a skill folder. Source: `name` in `scope` (all: local of agentId first, then global). ' +
           'Target: `targetScope`, `targetAgentId` (defaults to agentId) for local, `newName` (defaults to name).',
-        body: z.object({
-          name: skillName,
-          scope: listScope.default('all'),
-          agentId: idParam.optional(),
-          targetScope,
-          targetAgentId: idParam.optional(),
-          newName: skillName.optional(),
-        }),
+        body: copyBody,
         response: { 201: skillSchema },
       },
     },
     async (request, reply) => {
-      const { name, scope, agentId, targetAgentId = agentId, newName = name } = request.body;
-      if (scope === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
-      if (request.body.targetScope === 'local' && !targetAgentId) {
-        throw invalid('targetAgentId (or agentId) is required when targetScope is "local"');
-      }
-      const copied = await skills.copy(
-        { scope, agentId },
-        name,
-        { scope: request.body.targetScope, agentId: targetAgentId },
-        newName,
-      );
+      const copied = await skills.copy(request.body);
       return reply.code(201).send(copied);
     },
   );

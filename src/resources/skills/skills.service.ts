@@ -14,13 +14,8 @@ import {
   requireSkillName,
   type SkillText,
 } from '../../skills/skill-store.ts';
-import type { ChainCatalog } from '../../chains/chain-catalog.ts';
-
-export type SkillScope = 'global' | 'local';
-
-export interface Skill extends SkillText {
-  scope: SkillScope;
-}
+import type { AgentCheck } from '../agents/agents.service.ts';
+import type { CopyBody, PlaceQuery, Skill, SkillScope } from './skills.schema.ts';
 
 /** Where a skill lives: the global root, or the workspace of `agentId`. */
 export interface SkillPlace {
@@ -28,20 +23,32 @@ export interface SkillPlace {
   agentId?: string | undefined;
 }
 
-export class SkillService {
+/** Reads may name every scope (`all`); the local one needs an agent. */
+function checkScope(scope: SkillScope | 'all', agentId: string | undefined): void {
+  if (scope === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
+}
+
+/** An explicit scope wins; otherwise local when an agent is named, else global. */
+function placeOf(where: PlaceQuery): SkillPlace {
+  const scope = where.scope ?? (where.agentId ? 'local' : 'global');
+  checkScope(scope, where.agentId);
+  return { scope, agentId: where.agentId };
+}
+
+export class SkillsService {
   private readonly global: SkillFolder;
 
   constructor(
-    private readonly chains: ChainCatalog,
+    private readonly agents: AgentCheck,
     private readonly workspace: (agentId: string) => Promise<string>,
     globalDir: string,
   ) {
     this.global = new SkillFolder(globalDir);
   }
 
-  /** 404 for an unknown agent. */
+  /** 404 for an unknown agent (an upload checks it before reading the archive). */
   requireAgent(agentId: string): void {
-    this.chains.get(agentId, { kind: 'agent' });
+    this.agents.requireAgent(agentId);
   }
 
   private async folder(place: SkillPlace): Promise<SkillFolder> {
@@ -53,6 +60,7 @@ export class SkillService {
 
   /** `all`: with an agent, its local skills and the global ones they do not shadow; else global. */
   async list(scope: SkillScope | 'all', agentId?: string): Promise<Skill[]> {
+    checkScope(scope, agentId);
     if (scope !== 'all') {
       const folder = await this.folder({ scope, agentId });
       return (await folder.list()).map((skill) => ({ ...skill, scope }));
@@ -67,6 +75,7 @@ export class SkillService {
   }
 
   async get(name: string, scope: SkillScope | 'all', agentId?: string): Promise<Skill> {
+    checkScope(scope, agentId);
     requireSkillName(name);
     if (scope === 'all') {
       if (agentId) {
@@ -78,16 +87,24 @@ export class SkillService {
     return { ...(await (await this.folder({ scope, agentId })).get(name)), scope };
   }
 
-  async create(place: SkillPlace, skill: SkillText): Promise<Skill> {
+  async create(where: PlaceQuery, skill: SkillText): Promise<Skill> {
+    const place = placeOf(where);
     await (await this.folder(place)).create(skill);
     return { ...skill, scope: place.scope };
   }
 
+  /** Changes the description or content; a skill keeps its name (`changes.name` may only repeat it). */
   async update(
-    place: SkillPlace,
+    where: PlaceQuery,
     name: string,
-    changes: { description?: string | undefined; content?: string | undefined },
+    changes: { name?: string | undefined; description?: string | undefined; content?: string | undefined },
   ): Promise<Skill> {
+    if (changes.name !== undefined && changes.name !== name) {
+      throw invalid(
+        'body.name: a skill cannot be renamed by PUT; use POST /skills/copy and delete the old one',
+      );
+    }
+    const place = placeOf(where);
     const folder = await this.folder(place);
     const current = await folder.get(name);
     const next: SkillText = {
@@ -99,20 +116,25 @@ export class SkillService {
     return { ...next, scope: place.scope };
   }
 
-  async remove(place: SkillPlace, name: string): Promise<void> {
-    await (await this.folder(place)).remove(name);
+  async remove(where: PlaceQuery, name: string): Promise<void> {
+    await (await this.folder(placeOf(where))).remove(name);
   }
 
-  /** Copies the whole skill folder (SKILL.md and its files); the copy's front matter gets its new name. */
-  async copy(
-    from: SkillPlace | { scope: 'all'; agentId?: string | undefined },
-    name: string,
-    to: SkillPlace,
-    newName: string,
-  ): Promise<Skill> {
+  /**
+   * Copies the whole skill folder (SKILL.md and its files); the copy's front matter gets its new name.
+   * Source: `name` in `scope`; target: `targetScope`, `targetAgentId` (default agentId), `newName`
+   * (default name).
+   */
+  async copy(request: CopyBody): Promise<Skill> {
+    const { name, scope, agentId, targetAgentId = agentId, newName = name } = request;
+    if (scope === 'local' && !agentId) throw invalid('agentId is required when scope is "local"');
+    if (request.targetScope === 'local' && !targetAgentId) {
+      throw invalid('targetAgentId (or agentId) is required when targetScope is "local"');
+    }
+    const to: SkillPlace = { scope: request.targetScope, agentId: targetAgentId };
     requireSkillName(newName);
-    const source = await this.get(name, from.scope, from.agentId);
-    const sourceFolder = await this.folder({ scope: source.scope, agentId: from.agentId });
+    const source = await this.get(name, scope, agentId);
+    const sourceFolder = await this.folder({ scope: source.scope, agentId });
     const target = await this.folder(to);
     if (sourceFolder.root === target.root && name === newName) {
       throw conflict(`skill "${newName}" already exists`);
@@ -129,7 +151,8 @@ export class SkillService {
    * Installs the skills of a zip: one or more `<name>/SKILL.md` folders, or a single root SKILL.md
    * named by its front matter. Everything is checked before the first write; 409 if a name is taken.
    */
-  async upload(place: SkillPlace, archive: Uint8Array): Promise<Skill[]> {
+  async upload(where: PlaceQuery, archive: Uint8Array): Promise<Skill[]> {
+    const place = placeOf(where);
     const folder = await this.folder(place);
     const skills = groupSkills(await readSkillArchive(archive));
     for (const skill of skills) {

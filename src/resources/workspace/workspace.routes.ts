@@ -5,38 +5,19 @@
 // (NUL byte) or non-UTF-8 file; those two can still be downloaded.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import type { ChainCatalog } from '../../chains/chain-catalog.ts';
-import { idParam } from '../../http/params.ts';
-import { WorkspaceService } from './workspace.service.ts';
-import { deleted } from '../../http/answers.ts';
-
-const workspacePath = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(4096)
-  .meta({ description: 'Path relative to the workspace root' });
-const params = z.object({ agentId: idParam });
-const pathQuery = z.object({ path: workspacePath });
-const listQuery = z.object({
-  path: z.string().max(4096).default('').meta({ description: 'Folder relative to the workspace root' }),
-});
-const newName = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(255)
-  .refine(
-    (name) => name !== '.' && name !== '..' && !/[/\\\0]/.test(name),
-    'must be a single file or folder name, without "/", "\\", NUL, "." or ".."',
-  );
-const entrySchema = z.object({
-  name: z.string(),
-  isDir: z.boolean(),
-  size: z.number().int().optional().meta({ description: 'Files only' }),
-  modTime: z.string().optional().meta({ description: 'Files only: ISO 8601 UTC' }),
-});
-const contentSchema = z.object({ content: z.string() });
-const done = z.object({ success: z.boolean(), message: z.string() });
+import { deleted, succeeded } from '../../http/answers.ts';
+import { agentParams as params } from '../agents/agents.schema.ts';
+import {
+  contentSchema,
+  createDirBody,
+  createFileBody,
+  done,
+  entryList,
+  listQuery,
+  pathQuery,
+  renameBody,
+} from './workspace.schema.ts';
+import type { WorkspaceService } from './workspace.service.ts';
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266, RFC 8187). */
 export function contentDisposition(name: string): string {
@@ -48,19 +29,14 @@ export function contentDisposition(name: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
-export function registerWorkspaceRoutes(
-  app: FastifyInstance,
-  chains: ChainCatalog,
-  workspace: (agentId: string) => Promise<string>,
-): void {
-  const files = new WorkspaceService(chains, workspace);
+export function registerWorkspaceRoutes(app: FastifyInstance, files: WorkspaceService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['workspace'];
-  const base = '/api/v1/agents/:agentId/workspace';
+  const base = '/agents/:agentId/workspace';
 
   api.get(
     `${base}/entries`,
-    { schema: { tags, params, querystring: listQuery, response: { 200: z.array(entrySchema) } } },
+    { schema: { tags, params, querystring: listQuery, response: { 200: entryList } } },
     async (request) => files.list(request.params.agentId, request.query.path),
   );
 
@@ -75,7 +51,7 @@ export function registerWorkspaceRoutes(
     { schema: { tags, params, querystring: pathQuery, body: contentSchema, response: { 200: done } } },
     async (request) => {
       await files.update(request.params.agentId, request.query.path, request.body.content);
-      return { success: true, message: `file "${request.query.path}" saved` };
+      return succeeded(`file "${request.query.path}" saved`);
     },
   );
 
@@ -85,24 +61,24 @@ export function registerWorkspaceRoutes(
       schema: {
         tags,
         params,
-        body: z.object({ path: workspacePath, content: z.string().default('') }),
+        body: createFileBody,
         response: { 201: done },
       },
     },
     async (request, reply) => {
       await files.createFile(request.params.agentId, request.body.path, request.body.content);
       reply.code(201);
-      return { success: true, message: `file "${request.body.path}" created` };
+      return succeeded(`file "${request.body.path}" created`);
     },
   );
 
   api.post(
     `${base}/dirs`,
-    { schema: { tags, params, body: z.object({ path: workspacePath }), response: { 201: done } } },
+    { schema: { tags, params, body: createDirBody, response: { 201: done } } },
     async (request, reply) => {
       await files.createDir(request.params.agentId, request.body.path);
       reply.code(201);
-      return { success: true, message: `folder "${request.body.path}" created` };
+      return succeeded(`folder "${request.body.path}" created`);
     },
   );
 
@@ -122,14 +98,14 @@ export function registerWorkspaceRoutes(
         tags,
         params,
         querystring: pathQuery,
-        body: z.object({ newName }),
+        body: renameBody,
         response: { 200: done },
       },
     },
     async (request) => {
       const { path } = request.query;
       await files.rename(request.params.agentId, path, request.body.newName);
-      return { success: true, message: `"${path}" renamed to "${request.body.newName}"` };
+      return succeeded(`"${path}" renamed to "${request.body.newName}"`);
     },
   );
 

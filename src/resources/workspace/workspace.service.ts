@@ -8,19 +8,11 @@ import type { Readable } from 'node:stream';
 import { writeFileAtomic } from '../../core/atomic-write.ts';
 import { AppError, conflict, forbidden, invalid, isAppError, notFound } from '../../core/errors.ts';
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
-import type { ChainCatalog } from '../../chains/chain-catalog.ts';
+import type { AgentCheck } from '../agents/agents.service.ts';
+import type { WorkspaceEntry } from './workspace.schema.ts';
 
 /** Largest file returned as text by `readText`; bigger files are for download only. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
-
-export interface WorkspaceEntry {
-  name: string;
-  isDir: boolean;
-  /** Files only. */
-  size?: number;
-  /** Files only: ISO 8601 UTC. */
-  modTime?: string;
-}
 
 export interface Download {
   /** The file's own name on disk (a link's target name). */
@@ -31,7 +23,7 @@ export interface Download {
 
 export class WorkspaceService {
   constructor(
-    private readonly chains: ChainCatalog,
+    private readonly agents: AgentCheck,
     private readonly workspace: (agentId: string) => Promise<string>,
   ) {}
 
@@ -154,7 +146,7 @@ export class WorkspaceService {
 
   /** The agent's workspace folder; unknown agents are refused before anything is created. */
   private async root(agentId: string): Promise<string> {
-    this.chains.get(agentId, { kind: 'agent' });
+    this.agents.requireAgent(agentId);
     return this.workspace(agentId);
   }
 
