@@ -150,11 +150,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMessageRoutes(api, resources.messages);
       registerCronRoutes(api, resources.cron);
       registerLogRoutes(api, resources.logs);
+      registerChatRoutes(api, deps.services.turns);
     },
     { prefix: API_PREFIX },
   );
-  // The chat endpoint (src/chat) still declares its full path, so it is registered at the root.
-  registerChatRoutes(app, deps.services.turns);
 
   return app;
 }

@@ -65,7 +65,7 @@ function apiSession(
 export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.post(
-    '/api/v1/chat/completions',
+    '/chat/completions',
     { config: { auth: 'chat' }, schema: { tags: ['chat'], body: chatRequestSchema } },
     async (request, reply) => {
       const body = request.body;

@@ -84,7 +84,7 @@ export class CronScheduler {
 
   async create(input: CronTaskInput): Promise<CronTaskView> {
     const schedule = validateCronExpression(input.schedule);
-    await this.requireAgent(input.target);
+    this.agents.get(input.target);
     const fields = { name: input.name, schedule, message: input.message, target: input.target };
     const id = input.id ?? newTaskId(input.name);
     if (!(await this.store.insert(id, fields))) throw conflict(`cron task "${id}" already exists`);
@@ -113,14 +113,8 @@ export class CronScheduler {
     return this.get(id);
   }
 
-  /** 404 for an unknown agent. */
-  requireAgent(agentId: string): Promise<void> {
-    this.agents.get(agentId);
-    return Promise.resolve();
-  }
-
   private async find(id: string, agentId?: string): Promise<StoredCronTask> {
-    if (agentId !== undefined) await this.requireAgent(agentId);
+    if (agentId !== undefined) this.agents.get(agentId);
     const task = await this.store.get(id);
     if (!task || (agentId !== undefined && task.target !== agentId)) {
       throw notFound(`cron task "${id}" not found`);

@@ -1,8 +1,8 @@
 // The files of an agent's workspace, for the REST API. Every requested path is resolved inside the
 // workspace after following links (tools/workspace-path.ts), so no path, `..` or link reaches out.
 // Delete and rename act on the entry itself: a link is removed or renamed, never what it points to.
-import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { writeFileAtomic } from '../../core/atomic-write.ts';
@@ -10,6 +10,7 @@ import { AppError, conflict, forbidden, invalid, isAppError, notFound } from '..
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
 import type { AgentCheck } from '../agents/agents.service.ts';
 import type { WorkspaceEntry } from './workspace.schema.ts';
+import { openRegularFile } from '../../core/open-regular-file.ts';
 
 /** Largest file returned as text by `readText`; bigger files are for download only. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -46,7 +47,7 @@ export class WorkspaceService {
     return this.guarded(requested, async () => {
       const root = await this.root(agentId);
       const file = await resolveInWorkspace(root, requested, { mustExist: true });
-      const handle = await openRegularFile(file, requested);
+      const { handle } = await openRegularFile(file, requested);
       try {
         const tooLarge = (size: number) =>
           new AppError(
@@ -131,7 +132,7 @@ export class WorkspaceService {
     return this.guarded(requested, async () => {
       const root = await this.root(agentId);
       const file = await resolveInWorkspace(root, requested, { mustExist: true });
-      const handle = await openRegularFile(file, requested);
+      const { handle } = await openRegularFile(file, requested);
       try {
         const { size } = await handle.stat();
         // Exactly `size` bytes, so the response matches its Content-Length even if the file grows.
@@ -221,22 +222,6 @@ async function describe(root: string, path: string, name: string): Promise<Works
   }
   if (info.isDirectory()) return { name, isDir: true };
   return { name, isDir: false, size: info.size, modTime: info.mtime.toISOString() };
-}
-
-/**
- * Opens a resolved path for reading. O_NONBLOCK keeps a FIFO from hanging the open; O_NOFOLLOW
- * refuses a path swapped for a link after it was resolved.
- */
-async function openRegularFile(file: string, requested: string): Promise<FileHandle> {
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
-  const handle = await open(file, flags);
-  try {
-    requireRegularFile(await handle.stat(), requested);
-    return handle;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
 }
 
 function requireRegularFile(info: Stats, requested: string): void {
