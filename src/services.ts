@@ -1,7 +1,7 @@
 // The composition root of the services: builds every service behind the HTTP app (the domain
 // services and one per REST resource) from a config store. Shared by the server and the test
 // harness, so both wire the product the same way; routes and app.ts only receive what is built here.
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
 import type { ConfigStore } from './config/config-store.ts';
@@ -38,6 +38,7 @@ import { SessionsService } from './resources/sessions/sessions.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
+import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -107,18 +108,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
 
   const files = new ChainFileStore(root);
   const skillsDir = resolve(root, 'skills');
-  // Created and resolved once per agent; every turn needs it, and it does not move.
-  const workspaces = new Map<string, Promise<string>>();
-  const workspace = (agentId: string): Promise<string> => {
-    let found = workspaces.get(agentId);
-    if (!found) {
-      const path = join(files.agentDir(agentId), 'workspace');
-      found = mkdir(path, { recursive: true }).then(() => realpath(path));
-      found.catch(() => workspaces.delete(agentId));
-      workspaces.set(agentId, found);
-    }
-    return found;
-  };
+  const workspaces = new AgentWorkspaces(files);
+  const workspace = (agentId: string): Promise<string> => workspaces.resolve(agentId);
 
   const registry = createDefaultRegistry();
   const engine = new RuleEngine({
@@ -144,7 +135,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const sessions = new SessionStore(db);
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
-    workspaces.delete(agentId);
+    workspaces.forget(agentId);
     await sessions.clearAgent(agentId);
   });
   await chains.init();

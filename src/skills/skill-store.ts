@@ -2,6 +2,10 @@
 // name and description, then Markdown) plus optional files. A SkillFolder is one root of such
 // folders: the global root under the data root, or an agent workspace's `skills/`. Anything that
 // is not a real folder with a readable, well-formed SKILL.md is skipped, never fatal.
+//
+// The skills module: this store and skill-archive.ts (zip uploads) here; the `skill` tool that
+// agents call is tools/skill.ts (beside the other built-in tools, behind the one Tool interface);
+// the REST resource is resources/skills/; the skills list in the prompt is engine/ai/system-prompt.ts.
 import { constants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
