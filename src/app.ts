@@ -31,6 +31,7 @@ import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
+import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.type('text/plain; charset=utf-8').send('OK'),
   );
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
+  await registerWebhookRoutes(app, deps.services.resources.webhooks);
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
   // Resource routes are declared relative to the prefix. The hooks, parsers and error handler set

@@ -20,7 +20,9 @@ import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
+import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
 import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -39,6 +41,7 @@ import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
+import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -55,6 +58,7 @@ export interface ResourceServices {
   sessions: SessionsService;
   skills: SkillsService;
   tools: ToolsService;
+  webhooks: WebhooksService;
   workspace: WorkspaceService;
 }
 
@@ -84,7 +88,12 @@ export interface ServiceOptions {
   models?: ModelRegistryOptions;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
   /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
-  channels?: Omit<ChannelManagerOptions, 'logger'>;
+  channels?: Omit<ChannelManagerOptions, 'logger'> & {
+    /** Options of the built-in adapters (tests point them at fakes). */
+    platforms?: Omit<AdapterOptions, 'logger'>;
+    /** Adapters used instead of the built-in ones of the same platforms (tests). */
+    adapters?: ChannelAdapter[];
+  };
 }
 
 function globals(config: Config): Record<string, unknown> {
@@ -144,10 +153,20 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await scheduler.start();
-  const channels = new ChannelManager(store, turns, {
-    ...options.channels,
+  const { platforms, adapters: replacements = [], ...channelOptions } = options.channels ?? {};
+  // Adapters log through the manager's logger, which becomes the server's once it exists.
+  const managerRef: { current?: ChannelManager } = {};
+  const adapters = [
+    ...builtInAdapters({ ...platforms, logger: () => managerRef.current?.logger }).filter(
+      (adapter) => !replacements.some((replacement) => replacement.platform === adapter.platform),
+    ),
+    ...replacements,
+  ];
+  const channels = new ChannelManager(store, turns, adapters, {
+    ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  managerRef.current = channels;
   channels.start();
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const domain: DomainServices = {
@@ -185,7 +204,8 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     // security.loginRateLimit is read at start (changing it asks for a restart).
     auth: new UserAuthService(domain.auth, new RateLimiter(config.security.loginRateLimit, 60_000)),
     bindings: new BindingsService(store, agents),
-    channels: new ChannelsService(store),
+    channels: new ChannelsService(store, domain.channels),
+    webhooks: new WebhooksService(domain.channels),
     config: new ConfigService(store),
     cron: new CronService(domain.scheduler, agents),
     logs: new LogsService(domain.engine.runLogs),

@@ -6,11 +6,12 @@ import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
-import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage } from './types.ts';
-import { collectTurn } from '../turns/turn-events.ts';
+import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage, ReplyStream } from './types.ts';
 
 /** Sent instead of an answer when the turn fails; it never carries the failure's details. */
 export const APOLOGY = 'Sorry, I could not answer that just now. Please try again later.';
+/** Closes a streamed reply whose answer came out empty (a plain reply is then not sent at all). */
+export const EMPTY_ANSWER = '(no answer)';
 
 /** Session scope of channel conversations: one session per account and peer (group or DM sender). */
 export const CHANNEL_SESSION_SCOPE = 'per_account_channel_peer';
@@ -28,9 +29,73 @@ export interface InboundDeps {
   turnTimeoutMs?: number;
 }
 
+/** One session per account and peer; a thread (Slack, Feishu topics) has a session of its own. */
 export function channelSession(message: InboundMessage, agentId: string) {
+  const peer = `${message.accountId}:${peerOf(message)}`;
+  if (message.threadId) {
+    const info = { agentId, channel: message.platform, scope: 'thread' };
+    return { key: sessionKey({ ...info, scopeId: `${peer}:${message.threadId}` }), info };
+  }
   const info = { agentId, channel: message.platform, scope: CHANNEL_SESSION_SCOPE };
-  return { key: sessionKey({ ...info, scopeId: `${message.accountId}:${peerOf(message)}` }), info };
+  return { key: sessionKey({ ...info, scopeId: peer }), info };
+}
+
+/** A streamed reply, edited no more often than the platform allows; edits never overlap. */
+interface ThrottledReply {
+  show(text: string): void;
+  finish(text: string): Promise<void>;
+}
+
+async function startReply(
+  message: InboundMessage,
+  deps: InboundDeps,
+  where: object,
+): Promise<ThrottledReply | undefined> {
+  const { adapter } = deps;
+  if (!adapter.capabilities.editMessage || !adapter.beginReply) return undefined;
+  let stream: ReplyStream;
+  try {
+    stream = await adapter.beginReply(deps.account, message, deps.signal);
+  } catch (error) {
+    // The answer still goes out as a plain message.
+    deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not start a streamed reply');
+    return undefined;
+  }
+  const interval = adapter.editIntervalMs ?? 1000;
+  let latest = '';
+  let shown = '';
+  let lastEdit = 0;
+  let editing: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const edit = (): void => {
+    timer = undefined;
+    if (editing || latest === shown) return;
+    const text = latest;
+    lastEdit = Date.now();
+    editing = stream
+      .update(text)
+      .then(() => {
+        shown = text;
+      })
+      .catch((error: unknown) =>
+        deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not update the reply'),
+      )
+      .finally(() => {
+        editing = undefined;
+      });
+  };
+  return {
+    show(text) {
+      latest = text;
+      if (timer || editing) return;
+      timer = setTimeout(edit, Math.max(0, lastEdit + interval - Date.now()));
+    },
+    async finish(text) {
+      clearTimeout(timer);
+      await editing;
+      await stream.finish(text);
+    },
+  };
 }
 
 export async function handleInbound(message: InboundMessage, deps: InboundDeps): Promise<InboundOutcome> {
@@ -49,31 +114,53 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     deps.logger?.info({ ...where, reason: decision.reason }, 'channel message refused by policy');
     return 'refused';
   }
+  if (
+    message.chatType === 'group' &&
+    account.group_require_mention !== false &&
+    message.mentioned === false
+  ) {
+    return 'ignored';
+  }
   const route = resolveAgent(config.bindings, message);
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(deps.turnTimeoutMs ?? 10 * 60_000)]);
-  let reply: string;
+  const { adapter } = deps;
+  const stream = await startReply(message, deps, where);
+  const stopTyping =
+    !stream && adapter.capabilities.typing && adapter.showTyping
+      ? adapter.showTyping(deps.account, message, deps.signal)
+      : undefined;
+  let reply = '';
   let outcome: InboundOutcome;
   try {
-    const output = await collectTurn(
-      deps.turns.run({
-        agentId: route.agentId,
-        input: message.text,
-        session: channelSession(message, route.agentId),
-        metadata: {
-          channel: message.platform,
-          accountId: message.accountId,
-          chatId: message.chatId,
-          chatType: message.chatType,
-          senderId: message.senderId,
-          ...(message.messageId ? { messageId: message.messageId } : {}),
-        },
-        signal,
-      }),
-    );
-    reply = output.text;
+    const turn = deps.turns.run({
+      agentId: route.agentId,
+      input: message.text,
+      session: channelSession(message, route.agentId),
+      metadata: {
+        channel: message.platform,
+        accountId: message.accountId,
+        chatId: message.chatId,
+        chatType: message.chatType,
+        senderId: message.senderId,
+        ...(message.messageId ? { messageId: message.messageId } : {}),
+        ...(message.threadId ? { threadId: message.threadId } : {}),
+      },
+      signal,
+    });
+    for await (const event of turn) {
+      if (event.type === 'error') throw event.error;
+      if (event.type === 'done') reply = event.text;
+      else if (event.type === 'text-delta') {
+        reply += event.text;
+        stream?.show(reply);
+      }
+    }
     outcome = 'replied';
   } catch (error) {
-    if (deps.signal.aborted) return 'failed';
+    if (deps.signal.aborted) {
+      stopTyping?.();
+      return 'failed';
+    }
     deps.logger?.warn(
       {
         ...where,
@@ -85,6 +172,18 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     );
     reply = APOLOGY;
     outcome = 'apologized';
+  } finally {
+    stopTyping?.();
+  }
+  if (stream) {
+    try {
+      await stream.finish(reply.trim() === '' ? EMPTY_ANSWER : reply);
+      return outcome;
+    } catch (error) {
+      if (!deps.signal.aborted)
+        deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not finish the channel reply');
+      return 'failed';
+    }
   }
   if (reply.trim() === '') {
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
@@ -93,6 +192,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   try {
     await deps.adapter.sendText(deps.account, message.chatId, reply, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,
+      threadId: message.threadId,
       signal: deps.signal,
     });
     return outcome;

@@ -1,19 +1,29 @@
-// Runs the channel adapters: one receiving loop per enabled account of an enabled platform that has
-// an adapter (only telegram for now). Started with the services, reconciled on every config change
-// (an account whose credentials or API origin changed is restarted; policies and bindings are read
-// live, so changing them interrupts nothing), stopped on close.
+// Runs the channel adapters handed in by the composition root. Every enabled account of an enabled
+// platform is either held by one long connection (kept up by the shared reconnect loop) or accepts
+// the platform's webhook calls. Reconciled on every config change: an account whose credentials,
+// mode or API origin changed is reconnected; policies and bindings are read live, so changing them
+// interrupts nothing. Each account's connection state is kept for the API.
 import type { ConfigStore } from '../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../config/schema.ts';
-import { errorMessage } from '../core/errors.ts';
+import { AppError, errorMessage, notFound } from '../core/errors.ts';
+import { own } from '../core/ids.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
+import { RecentIds } from './dedupe.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
-import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
-import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage } from './types.ts';
+import { keepConnected, type BackoffOptions } from './reconnect.ts';
+import type {
+  AccountStatus,
+  ChannelAccount,
+  ChannelAdapter,
+  ChannelLogger,
+  InboundMessage,
+  WebhookReply,
+  WebhookRequest,
+} from './types.ts';
 
 export interface ChannelManagerOptions {
-  telegram?: Omit<TelegramOptions, 'logger'>;
-  /** Adapters to use instead of the built-in ones (tests). */
-  adapters?: Partial<Record<Platform, ChannelAdapter>>;
+  /** Back-off of the reconnect loop (tests shorten it). */
+  backoff?: BackoffOptions;
   /** Messages handled at once per account; more are dropped with a warning (default 32). */
   maxInFlight?: number;
   turnTimeoutMs?: number;
@@ -24,43 +34,48 @@ export interface ChannelManagerOptions {
 
 interface Runner {
   fingerprint: string;
+  account: ChannelAccount;
   controller: AbortController;
   done: Promise<void>;
+  deliver: (message: InboundMessage) => void;
 }
 
+/** The fields whose change needs a new connection; the others are read live. */
 function fingerprint(account: AccountConfig): string {
-  return JSON.stringify([
-    account.app_id ?? '',
-    account.app_secret ?? '',
-    account.api_key ?? '',
-    account.api_base ?? '',
-  ]);
+  const { name, description, dm_policy, group_policy, allow_from, group_require_mention, ...rest } = account;
+  void [name, description, dm_policy, group_policy, allow_from, group_require_mention];
+  return JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
 }
+
+const key = (platform: Platform, accountId: string): string => `${platform}/${accountId}`;
 
 export class ChannelManager {
   private readonly adapters = new Map<Platform, ChannelAdapter>();
   private readonly runners = new Map<string, Runner>();
+  private readonly statuses = new Map<string, AccountStatus>();
   /** Runners stopped by a reconfiguration that may still be finishing. */
   private readonly retiring = new Set<Promise<void>>();
-  private logger: ChannelLogger | undefined;
+  private currentLogger: ChannelLogger | undefined;
   private started = false;
   private stopped = false;
 
   constructor(
     private readonly store: ConfigStore,
     private readonly turns: TurnRunner,
+    adapters: readonly ChannelAdapter[],
     private readonly options: ChannelManagerOptions = {},
   ) {
-    this.logger = options.logger;
-    this.adapters.set('telegram', new TelegramAdapter({ ...options.telegram, logger: () => this.logger }));
-    for (const [platform, adapter] of Object.entries(options.adapters ?? {})) {
-      if (adapter) this.adapters.set(platform as Platform, adapter);
-    }
+    this.currentLogger = options.logger;
+    for (const adapter of adapters) this.adapters.set(adapter.platform, adapter);
   }
 
   /** Sets the logger used from now on (the server's, once it exists). */
   useLogger(logger: ChannelLogger): void {
-    this.logger = logger;
+    this.currentLogger = logger;
+  }
+
+  get logger(): ChannelLogger | undefined {
+    return this.currentLogger;
   }
 
   adapterFor(platform: Platform): ChannelAdapter | undefined {
@@ -70,6 +85,27 @@ export class ChannelManager {
   /** Ids of the accounts being received for, as "platform/account". */
   running(): string[] {
     return [...this.runners.keys()].sort();
+  }
+
+  /** The connection state of an account, for the API. */
+  status(platform: Platform, accountId: string): AccountStatus {
+    const found = this.statuses.get(key(platform, accountId));
+    if (found) return found;
+    const config = this.store.current;
+    const account = own(config.channels[platform]?.accounts, accountId);
+    const since = new Date().toISOString();
+    if (platform === 'api') {
+      const on = config.channels.api?.enabled !== false && account?.enabled === true;
+      return { state: on ? 'connected' : 'disabled', since };
+    }
+    if (!this.adapters.has(platform))
+      return { state: 'error', error: `platform "${platform}" is not supported`, since };
+    return { state: 'disabled', since };
+  }
+
+  /** Problems of an account's fields for its platform (none for platforms without an adapter). */
+  validateAccount(platform: Platform, account: AccountConfig): string[] {
+    return this.adapters.get(platform)?.validateAccount(account) ?? [];
   }
 
   start(): void {
@@ -87,72 +123,144 @@ export class ChannelManager {
     await Promise.all([...runners.map((runner) => runner.done), ...this.retiring]);
   }
 
+  /** One platform request to POST /webhooks/{platform}/{accountId}. */
+  async handleWebhook(platform: Platform, accountId: string, request: WebhookRequest): Promise<WebhookReply> {
+    const adapter = this.adapters.get(platform);
+    const runner = this.runners.get(key(platform, accountId));
+    if (!adapter?.handleWebhook || !runner || adapter.inboundStyle(runner.account.config) !== 'webhook') {
+      throw notFound(`no webhook for account "${accountId}" of platform "${platform}"`);
+    }
+    return adapter.handleWebhook(runner.account, request, runner.deliver);
+  }
+
+  private setStatus(id: string, status: AccountStatus): void {
+    const previous = this.statuses.get(id);
+    if (previous?.state === status.state && previous.error === status.error) return;
+    this.statuses.set(id, status);
+  }
+
   private reconcile(config: Config): void {
     if (this.stopped) return;
     const wanted = new Map<string, ChannelAccount>();
     for (const platform of PLATFORMS) {
+      const adapter = this.adapters.get(platform);
+      if (!adapter) continue;
       const section = config.channels[platform];
-      if (!section?.enabled || !this.adapters.has(platform)) continue;
-      for (const [id, account] of Object.entries(section.accounts)) {
-        if (account.enabled && account.app_secret)
-          wanted.set(`${platform}/${id}`, { platform, id, config: account });
+      for (const [id, account] of Object.entries(section?.accounts ?? {})) {
+        const where = key(platform, id);
+        if (!section?.enabled || !account.enabled) {
+          this.setStatus(where, { state: 'disabled', since: new Date().toISOString() });
+          continue;
+        }
+        const problems = adapter.validateAccount(account);
+        if (problems.length > 0) {
+          this.setStatus(where, {
+            state: 'error',
+            error: problems.join('; '),
+            since: new Date().toISOString(),
+          });
+          continue;
+        }
+        wanted.set(where, { platform, id, config: account });
       }
     }
-    for (const [key, runner] of this.runners) {
-      const next = wanted.get(key);
+    for (const [id, runner] of this.runners) {
+      const next = wanted.get(id);
       if (!next || fingerprint(next.config) !== runner.fingerprint) {
         runner.controller.abort(new Error('channel account reconfigured'));
-        this.runners.delete(key);
+        this.runners.delete(id);
         this.retiring.add(runner.done);
         void runner.done.finally(() => this.retiring.delete(runner.done));
-      }
+      } else runner.account = next;
     }
-    for (const [key, account] of wanted) {
-      if (!this.runners.has(key)) this.runners.set(key, this.run(account));
+    for (const id of this.statuses.keys()) {
+      const [platform, accountId] = id.split('/') as [Platform, string];
+      if (!own(config.channels[platform]?.accounts, accountId)) this.statuses.delete(id);
+    }
+    for (const [id, account] of wanted) {
+      if (!this.runners.has(id)) this.runners.set(id, this.run(id, account));
     }
   }
 
-  private run(account: ChannelAccount): Runner {
-    const adapter = this.adapters.get(account.platform);
+  private run(id: string, account: ChannelAccount): Runner {
+    const adapter = this.adapters.get(account.platform) as ChannelAdapter;
     const controller = new AbortController();
     const inFlight = new Set<Promise<void>>();
+    const recent = new RecentIds();
     const limit = this.options.maxInFlight ?? 32;
     const where = { platform: account.platform, accountId: account.id };
-    const deliver = (message: InboundMessage): void => {
-      if (controller.signal.aborted || !adapter) return;
-      if (inFlight.size >= limit) {
-        this.logger?.warn(
-          { ...where, chatId: message.chatId },
-          'too many channel messages in flight; dropped one',
-        );
-        return;
-      }
-      const handled = handleInbound(message, {
-        config: () => this.store.current,
-        turns: this.turns,
-        adapter,
-        account,
-        logger: this.logger,
-        signal: controller.signal,
-        ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
-      })
-        .then((outcome) => this.options.onHandled?.(message, outcome))
-        .catch((error: unknown) =>
-          this.logger?.warn({ ...where, err: errorMessage(error) }, 'channel message failed'),
-        );
-      inFlight.add(handled);
-      void handled.finally(() => inFlight.delete(handled));
+    const runner: Runner = {
+      fingerprint: fingerprint(account.config),
+      account,
+      controller,
+      done: Promise.resolve(),
+      deliver: (message) => {
+        if (controller.signal.aborted) return;
+        // Message ids are unique per chat on some platforms (Telegram), so the chat is part of the key.
+        if (message.messageId !== undefined && recent.repeat(`${message.chatId}\u0000${message.messageId}`)) {
+          this.logger?.info(
+            { ...where, messageId: message.messageId },
+            'redelivered channel message dropped',
+          );
+          return;
+        }
+        if (inFlight.size >= limit) {
+          this.logger?.warn(
+            { ...where, chatId: message.chatId },
+            'too many channel messages in flight; dropped one',
+          );
+          return;
+        }
+        const handled = handleInbound(message, {
+          config: () => this.store.current,
+          turns: this.turns,
+          adapter,
+          account: runner.account,
+          logger: this.logger,
+          signal: controller.signal,
+          ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
+        })
+          .then((outcome) => this.options.onHandled?.(message, outcome))
+          .catch((error: unknown) =>
+            this.logger?.warn({ ...where, err: errorMessage(error) }, 'channel message failed'),
+          );
+        inFlight.add(handled);
+        void handled.finally(() => inFlight.delete(handled));
+      },
     };
     this.logger?.info(where, 'channel account started');
-    const loop = adapter
-      ? adapter.start(account, deliver, controller.signal).catch((error: unknown) => {
-          this.logger?.warn({ ...where, err: errorMessage(error) }, 'channel receiving stopped on an error');
-        })
-      : Promise.resolve();
-    const done = loop.then(async () => {
+    let receiving: Promise<void>;
+    if (adapter.inboundStyle(account.config) === 'webhook') {
+      // Ready as soon as it is configured: the platform calls us.
+      this.setStatus(id, { state: 'connected', since: new Date().toISOString() });
+      receiving = new Promise((resolve) =>
+        controller.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+    } else if (adapter.connect) {
+      const connect = adapter.connect.bind(adapter);
+      receiving = keepConnected({
+        ...this.options.backoff,
+        signal: controller.signal,
+        connect: (link) => connect(runner.account, link),
+        deliver: runner.deliver,
+        onStatus: (status) => {
+          if (!controller.signal.aborted) this.setStatus(id, status);
+        },
+        onRetry: (failures, delayMs, error) =>
+          this.logger?.warn(
+            { ...where, failures, delayMs, err: error },
+            'channel connection lost; reconnecting',
+          ),
+      });
+    } else {
+      const error = new AppError('not-implemented', `platform "${account.platform}" cannot receive messages`);
+      this.setStatus(id, { state: 'error', error: error.message, since: new Date().toISOString() });
+      receiving = Promise.resolve();
+    }
+    runner.done = receiving.then(async () => {
       await Promise.all([...inFlight]);
       this.logger?.info(where, 'channel account stopped');
     });
-    return { fingerprint: fingerprint(account.config), controller, done };
+    return runner;
   }
 }

@@ -6,11 +6,14 @@
 import { sleep } from '../core/async.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import { readCapped } from '../core/read-capped.ts';
+import type { AccountConfig } from '../config/schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
   ChannelLogger,
+  ConnectionLink,
   InboundMessage,
+  InboundStyle,
   OutboundMedia,
   SendResult,
   SendTextOptions,
@@ -21,17 +24,12 @@ export const TELEGRAM_API_BASE = 'https://api.telegram.org';
 export const TELEGRAM_TEXT_LIMIT = 4096;
 /** An empty long poll that came back sooner than this waits out the rest before the next one. */
 const MIN_EMPTY_POLL_MS = 1000;
-const MAX_RETRY_AFTER_MS = 3_600_000;
 /** The largest Bot API reply read; anything bigger is refused unread. */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 export interface TelegramOptions {
   /** Long-poll timeout of getUpdates, in seconds (default 30). */
   pollTimeoutSeconds?: number;
-  /** First back-off after a failed poll, in ms (default 1000); doubles up to maxBackoffMs. */
-  backoffMs?: number;
-  /** Longest back-off, in ms (default 60000). */
-  maxBackoffMs?: number;
   /** Time limit of one send call, in ms (default 60000). */
   requestTimeoutMs?: number;
   /** A send answered with 429 is retried once when retry_after is at most this many seconds (default 5). */
@@ -48,7 +46,26 @@ export class TelegramError extends AppError {
   ) {
     super('upstream', message);
   }
+
+  /** The reconnect loop's hint (see channels/reconnect.ts). */
+  get retryAfterMs(): number | undefined {
+    return this.retryAfter === undefined ? undefined : this.retryAfter * 1000;
+  }
 }
+
+/** Account fields of other platforms, refused on a telegram account. */
+const UNUSED_FIELDS = [
+  'mode',
+  'agent_id',
+  'verification_token',
+  'encrypt_key',
+  'token',
+  'encoding_aes_key',
+  'card_template_id',
+  'app_token',
+  'signing_secret',
+  'api_key',
+] as const;
 
 interface TgUser {
   id: number;
@@ -115,73 +132,85 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly platform = 'telegram' as const;
   /** The Bot API's limits for uploads: 10 MB for photos, 50 MB for other files. */
   readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 50 * 1024 * 1024 };
+  readonly capabilities = { editMessage: false, typing: true, images: false, files: true };
 
   constructor(private readonly options: TelegramOptions = {}) {}
 
-  async start(
-    account: ChannelAccount,
-    deliver: (message: InboundMessage) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
+  /** Where each account's polling goes on after a reconnect: past the last update seen. */
+  private readonly offsets = new Map<string, number>();
+
+  validateAccount(account: AccountConfig): string[] {
+    const problems: string[] = [];
+    if (account.enabled && !account.app_secret) problems.push('app_secret: the bot token is required');
+    for (const field of UNUSED_FIELDS) {
+      if (account[field] !== undefined) problems.push(`${field}: not used by telegram`);
+    }
+    return problems;
+  }
+
+  inboundStyle(): InboundStyle {
+    return 'long-connection';
+  }
+
+  /**
+   * Long polling with getUpdates until a poll fails or the link's signal aborts. The manager's
+   * reconnect loop waits (honouring retry_after) and calls again; the offset is kept across calls.
+   */
+  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
     const timeout = this.options.pollTimeoutSeconds ?? 30;
-    const base = this.options.backoffMs ?? 1000;
-    const max = this.options.maxBackoffMs ?? 60_000;
-    let offset: number | undefined;
-    let failures = 0;
+    const { signal } = link;
     while (!signal.aborted) {
       const started = Date.now();
-      try {
-        const result = await this.call(
-          account,
-          'getUpdates',
-          { ...(offset !== undefined ? { offset } : {}), timeout, allowed_updates: ['message'] },
-          signal,
-          (timeout + 15) * 1000,
-        );
-        failures = 0;
-        const updates = Array.isArray(result) ? (result as unknown[]) : [];
-        for (const update of updates) {
-          // The offset moves past every update first, so one malformed update cannot block the rest.
-          if (typeof update !== 'object' || update === null) continue;
-          const id = (update as { update_id?: unknown }).update_id;
-          if (typeof id !== 'number' || !Number.isSafeInteger(id)) continue;
-          offset = Math.max(offset ?? 0, id + 1);
-          try {
-            const inbound = toInbound(account.id, update as TgUpdate);
-            if (inbound) deliver(inbound);
-          } catch (error) {
-            this.options
-              .logger?.()
-              ?.warn(
-                { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
-                'telegram update skipped',
-              );
-          }
+      const offset = this.offsets.get(account.id);
+      const result = await this.call(
+        account,
+        'getUpdates',
+        { ...(offset !== undefined ? { offset } : {}), timeout, allowed_updates: ['message'] },
+        signal,
+        (timeout + 15) * 1000,
+      );
+      link.connected();
+      const updates = Array.isArray(result) ? (result as unknown[]) : [];
+      for (const update of updates) {
+        // The offset moves past every update first, so one malformed update cannot block the rest.
+        if (typeof update !== 'object' || update === null) continue;
+        const id = (update as { update_id?: unknown }).update_id;
+        if (typeof id !== 'number' || !Number.isSafeInteger(id)) continue;
+        this.offsets.set(account.id, Math.max(this.offsets.get(account.id) ?? 0, id + 1));
+        try {
+          const inbound = toInbound(account.id, update as TgUpdate);
+          if (inbound) link.deliver(inbound);
+        } catch (error) {
+          this.options
+            .logger?.()
+            ?.warn(
+              { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
+              'telegram update skipped',
+            );
         }
-        // A server that answers an empty long poll at once (a proxy ignoring `timeout`) must not
-        // make this a busy loop.
-        if (updates.length === 0 && Date.now() - started < MIN_EMPTY_POLL_MS) {
-          await sleep(MIN_EMPTY_POLL_MS, signal).catch(() => undefined);
-        }
-      } catch (error) {
-        if (signal.aborted) break;
-        failures += 1;
-        const backoff = Math.min(base * 2 ** Math.min(failures - 1, 16), max);
-        const retryAfter = error instanceof TelegramError ? error.retryAfter : undefined;
-        // The server's retry_after is honoured, but never below the back-off nor above an hour.
-        const delayMs =
-          retryAfter !== undefined
-            ? Math.min(Math.max(retryAfter * 1000, backoff), MAX_RETRY_AFTER_MS)
-            : backoff;
-        this.options
-          .logger?.()
-          ?.warn(
-            { platform: 'telegram', accountId: account.id, failures, delayMs, err: errorMessage(error) },
-            'telegram polling failed; retrying',
-          );
-        await sleep(delayMs, signal).catch(() => undefined);
+      }
+      // A server that answers an empty long poll at once (a proxy ignoring `timeout`) must not
+      // make this a busy loop.
+      if (updates.length === 0 && Date.now() - started < MIN_EMPTY_POLL_MS) {
+        await sleep(MIN_EMPTY_POLL_MS, signal).catch(() => undefined);
       }
     }
+  }
+
+  showTyping(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void {
+    // A chat action lasts about five seconds on the client; it is renewed until the answer is sent.
+    const send = (): void => {
+      void this.call(
+        account,
+        'sendChatAction',
+        { chat_id: message.chatId, action: 'typing' },
+        signal,
+        10_000,
+      ).catch(() => undefined);
+    };
+    send();
+    const timer = setInterval(send, 4500);
+    return () => clearInterval(timer);
   }
 
   async sendText(

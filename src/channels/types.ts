@@ -2,6 +2,11 @@
 // ChannelAdapter; routing, policies, sessions and agent turns are shared by all of them.
 import type { AccountConfig, Platform } from '../config/schema.ts';
 
+/** An image a user sent, as the model will see it: a data: URL (or a URL the model can fetch). */
+export interface InboundImage {
+  url: string;
+}
+
 /** One message received from a chat platform, already reduced to what routing needs. */
 export interface InboundMessage {
   platform: Platform;
@@ -11,7 +16,15 @@ export interface InboundMessage {
   chatType: 'dm' | 'group';
   senderId: string;
   text: string;
+  /** The platform's id of the message: replies refer to it, and redeliveries are dropped by it. */
   messageId?: string;
+  /** A thread the message belongs to (Slack, Feishu topics): the reply goes there too. */
+  threadId?: string;
+  /** Whether the bot is mentioned; undefined when the platform does not say (Telegram). */
+  mentioned?: boolean;
+  images?: InboundImage[];
+  /** What the adapter needs to answer this very message (a DingTalk sessionWebhook, a WeCom req_id). */
+  replyContext?: Record<string, string>;
 }
 
 /** The account an adapter works for, as configured when the adapter was started or called. */
@@ -33,6 +46,8 @@ export type OutboundMedia =
 export interface SendTextOptions {
   /** Reply to this message of the chat (used for answers in groups). */
   replyTo?: string | undefined;
+  /** Post in this thread of the chat. */
+  threadId?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -41,20 +56,92 @@ export interface ChannelLogger {
   warn(object: object, message: string): void;
 }
 
+/** What an adapter can do beyond sending text. */
+export interface ChannelCapabilities {
+  /** Shows a reply at once and edits it in place as the answer streams (beginReply). */
+  editMessage: boolean;
+  /** Shows a typing indicator while the agent works (showTyping). */
+  typing: boolean;
+  /** Images from users reach the model; send-image works. */
+  images: boolean;
+  /** send-file works. */
+  files: boolean;
+}
+
+/** How an account receives messages. */
+export type InboundStyle = 'long-connection' | 'webhook';
+
+/** Connection state of an account, shown on every account in the API. */
+export interface AccountStatus {
+  state: 'connected' | 'connecting' | 'error' | 'disabled';
+  error?: string;
+  /** When the account entered this state (ISO 8601). */
+  since: string;
+}
+
+/** What a long connection is given by the manager's reconnect loop. */
+export interface ConnectionLink {
+  /** Aborts when the account is stopped, reconfigured or deleted. */
+  signal: AbortSignal;
+  /** Hands one received message on; never throws, never blocks receiving. */
+  deliver(message: InboundMessage): void;
+  /** Call when the platform has accepted the connection: the account shows `connected`. */
+  connected(): void;
+}
+
+/** One HTTP request of a platform to POST /webhooks/{platform}/{accountId}. */
+export interface WebhookRequest {
+  /** GET for the URL checks some platforms make (WeCom), POST for events. */
+  method: 'GET' | 'POST';
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** The raw body, as signatures are computed over it. */
+  body: Buffer;
+}
+
+export interface WebhookReply {
+  status: number;
+  /** JSON (an object) or text (a string) to answer with. */
+  body?: unknown;
+  contentType?: string;
+}
+
+/** A reply shown at once and edited as the answer streams (Feishu card, WeCom stream, Slack update). */
+export interface ReplyStream {
+  /** Shows the answer so far; the caller throttles calls to the adapter's editIntervalMs. */
+  update(text: string): Promise<void>;
+  /** Shows the final answer (splitting it into more messages where it is too long). */
+  finish(text: string): Promise<void>;
+}
+
 export interface ChannelAdapter {
   readonly platform: Platform;
+  readonly capabilities: ChannelCapabilities;
   /** Largest local file the platform accepts, in bytes, per kind. */
   readonly maxUploadBytes: { image: number; file: number };
+  /** Least time between two edits of a streamed reply, in ms (the platform's rate limit). */
+  readonly editIntervalMs?: number;
   /**
-   * Receives messages for one account until `signal` aborts, handing each to `deliver` (which must
-   * not throw and does not block receiving). Resolves once receiving has stopped; errors of the
-   * platform are retried with back-off inside, never thrown.
+   * Checks an account's fields for this platform (required credentials, fields it does not take),
+   * returning one problem per field; called on every create and update.
    */
-  start(
+  validateAccount(account: AccountConfig): string[];
+  /** How this account receives messages. */
+  inboundStyle(account: AccountConfig): InboundStyle;
+  /**
+   * Long connection: connects, receives until the link's signal aborts or the platform drops the
+   * connection, then resolves (or throws). The manager reconnects with back-off and jitter.
+   */
+  connect?(account: ChannelAccount, link: ConnectionLink): Promise<void>;
+  /**
+   * Webhook: verifies and answers one request of the platform. A request that fails the platform's
+   * signature, token or decryption is answered 401 and delivers nothing.
+   */
+  handleWebhook?(
     account: ChannelAccount,
+    request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
-    signal: AbortSignal,
-  ): Promise<void>;
+  ): Promise<WebhookReply>;
   /** Sends text, split as the platform requires. Failures are AppErrors of kind `upstream`. */
   sendText(
     account: ChannelAccount,
@@ -64,6 +151,10 @@ export interface ChannelAdapter {
   ): Promise<SendResult>;
   sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
   sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
+  /** With capabilities.editMessage: starts the reply to `message` (a "thinking" card or stream). */
+  beginReply?(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): Promise<ReplyStream>;
+  /** With capabilities.typing: shows typing in the chat until the returned function is called. */
+  showTyping?(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void;
 }
 
 /**

@@ -49,7 +49,41 @@ export const accountSchema = z.strictObject({
   dm_policy: policy.default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),
+  /** In groups, answer only messages that mention the bot (platforms that report mentions). */
+  group_require_mention: z.boolean().optional(),
+  // Platform-specific fields; each platform's adapter says which it takes (channels/<platform>/).
+  /** wecom: `bot` (smart robot, long connection; default) or `app` (callback app over a webhook). */
+  mode: z.enum(['bot', 'app']).optional(),
+  /** wecom app mode: the application's AgentId. */
+  agent_id: z.string().optional(),
+  /** feishu / feishu_webhook: the event subscription's Verification Token (write-only). */
+  verification_token: z.string().optional(),
+  /** feishu / feishu_webhook: the Encrypt Key of encrypted events (write-only). */
+  encrypt_key: z.string().optional(),
+  /** wecom app mode: the callback Token (write-only). */
+  token: z.string().optional(),
+  /** wecom app mode: the callback EncodingAESKey (write-only). */
+  encoding_aes_key: z.string().optional(),
+  /** dingtalk: the AI card template streamed into; plain markdown replies when empty. */
+  card_template_id: z.string().optional(),
+  /** slack: the app-level token (xapp-...) of Socket Mode (write-only). */
+  app_token: z.string().optional(),
+  /** slack Events API mode: the app's Signing Secret (write-only). */
+  signing_secret: z.string().optional(),
 });
+
+/** Account fields that are secrets: accepted on writes, never shown (views say which are set). */
+export const ACCOUNT_SECRET_FIELDS = [
+  'app_secret',
+  'api_key',
+  'verification_token',
+  'encrypt_key',
+  'token',
+  'encoding_aes_key',
+  'app_token',
+  'signing_secret',
+] as const;
+export type AccountSecretField = (typeof ACCOUNT_SECRET_FIELDS)[number];
 
 const platformSchema = z.strictObject({
   enabled: z.boolean().default(true),

@@ -24,6 +24,13 @@ export interface OriginPolicy {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'platform': called by a chat platform from anywhere, authenticated by its own signature. */
+    origin?: 'platform';
+  }
+}
+
 /** The name of a Host header value without its port, lower-cased, IPv6 without brackets. */
 export function hostName(header: string): string {
   const value = header.trim().toLowerCase();
@@ -84,6 +91,7 @@ export function crossSiteReason(request: FastifyRequest, policy: OriginPolicy): 
 
 export function installOriginGuard(app: FastifyInstance, policy: () => OriginPolicy): void {
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.origin === 'platform') return;
     const current = policy();
     if (!current.requireAuth && !isTrustedHost(request.headers.host, current)) {
       throw forbidden(

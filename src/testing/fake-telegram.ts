@@ -32,6 +32,8 @@ export interface FakeTelegramMessage {
   text?: string;
   /** Only the bot with this token receives it (default: whichever bot polls first). */
   token?: string;
+  /** The message_id (default: the update id); a repeat imitates a redelivery. */
+  messageId?: number;
 }
 
 interface Failure {
@@ -62,6 +64,8 @@ export interface FakeTelegram {
     times?: number,
     options?: { description?: string; retryAfter?: number },
   ): void;
+  /** From now on only these tokens are accepted (a token revoked in BotFather). */
+  setTokens(tokens: string[]): void;
   /** Calls of one method, oldest first. */
   callsOf(method: string): FakeTelegramCall[];
   /** Resolves when `count` calls of `method` have been seen (rejects after timeoutMs). */
@@ -121,6 +125,7 @@ async function parseRequest(
 }
 
 export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  let accepted = options.tokens ? [...options.tokens] : undefined;
   const calls: FakeTelegramCall[] = [];
   const updates: Array<{ update_id: number; message: unknown; token?: string | undefined; raw?: unknown }> =
     [];
@@ -155,7 +160,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     const call: FakeTelegramCall = { token, method, contentType, ...parsed, at: Date.now() };
     calls.push(call);
     notify();
-    if (options.tokens && !options.tokens.includes(token)) {
+    if (accepted && !accepted.includes(token)) {
       return sendJson(response, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     }
     const failure = failures.get(method)?.shift();
@@ -269,6 +274,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       notify();
       return updateId;
     },
+    setTokens(tokens) {
+      accepted = [...tokens];
+    },
     pushMessage(message) {
       const updateId = nextUpdateId++;
       const chatType = message.chatType ?? 'private';
@@ -276,7 +284,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         update_id: updateId,
         token: message.token,
         message: {
-          message_id: updateId,
+          message_id: message.messageId ?? updateId,
           date: Math.floor(Date.now() / 1000),
           chat: { id: message.chatId, type: chatType },
           from: {

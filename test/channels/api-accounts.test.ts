@@ -21,8 +21,10 @@ describe('api channel accounts', () => {
     assert.equal(created.statusCode, 201, created.body);
     const body = created.json();
     assert.match(body.apiKey, /^sk-/);
+    assert.equal(body.status.state, 'connected');
+    assert.ok(!Number.isNaN(Date.parse(body.status.since)));
     assert.deepEqual(
-      { ...body, apiKey: undefined },
+      { ...body, apiKey: undefined, status: undefined },
       {
         id: 'crm',
         name: 'CRM',
@@ -33,7 +35,9 @@ describe('api channel accounts', () => {
         allowFrom: [],
         appId: '',
         hasSecret: true,
+        secretsSet: [],
         apiKey: undefined,
+        status: undefined,
       },
     );
     const read = await t.app.inject({ method: 'GET', url: '/api/v1/channels/api/accounts/crm', headers });

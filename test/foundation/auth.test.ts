@@ -199,6 +199,10 @@ describe('authentication', () => {
       // The only public routes: health, login, and the static web UI (its API calls carry the token).
       if (['/health', '/api/v1/auth/login', '/', '/ui', '/ui/', '/ui/x'].includes(url)) {
         assert.notEqual(response.statusCode, 401, `${route.method} ${route.url}`);
+      } else if (url === '/webhooks/x/x') {
+        // Platform callbacks carry no JWT: their adapter checks the platform's signature. No
+        // account "x" exists, so nothing answers here.
+        assert.equal(response.statusCode, 404, `${route.method} ${route.url}`);
       } else {
         assert.equal(
           response.statusCode,

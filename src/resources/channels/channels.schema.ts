@@ -18,6 +18,16 @@ export const accountFields = {
   app_secret: stored.app_secret.unwrap().min(1).max(4096).optional(),
   api_base: stored.api_base.unwrap().max(2000).optional(),
   api_key: stored.api_key.unwrap().min(16, 'must be at least 16 characters').max(4096).optional(),
+  group_require_mention: stored.group_require_mention,
+  mode: stored.mode,
+  agent_id: stored.agent_id.unwrap().max(200).optional(),
+  verification_token: stored.verification_token.unwrap().min(1).max(4096).optional(),
+  encrypt_key: stored.encrypt_key.unwrap().min(1).max(4096).optional(),
+  token: stored.token.unwrap().min(1).max(4096).optional(),
+  encoding_aes_key: stored.encoding_aes_key.unwrap().min(1).max(4096).optional(),
+  card_template_id: stored.card_template_id.unwrap().max(500).optional(),
+  app_token: stored.app_token.unwrap().min(1).max(4096).optional(),
+  signing_secret: stored.signing_secret.unwrap().min(1).max(4096).optional(),
 };
 
 export const accountPatch = z.strictObject(accountFields);
@@ -41,6 +51,18 @@ export const accountView = z.object({
   allowFrom: z.array(z.string()),
   appId: z.string(),
   hasSecret: z.boolean(),
+  /** The other secret fields that are set (encrypt_key, token, ...); their values are never shown. */
+  secretsSet: z.array(z.string()),
+  groupRequireMention: z.boolean().optional(),
+  mode: stored.mode,
+  agentId: z.string().optional(),
+  cardTemplateId: z.string().optional(),
+  /** The connection state of the account. */
+  status: z.object({
+    state: z.enum(['connected', 'connecting', 'error', 'disabled']),
+    error: z.string().optional(),
+    since: z.string(),
+  }),
 });
 /** A created account; an api account whose key was generated shows it here, once. */
 export const createdAccountView = accountView.extend({ apiKey: z.string().optional() });

@@ -1,8 +1,15 @@
 // Channel platforms and their accounts, kept in the channels section of the config file. Secrets
 // (app_secret, and the api platform's api_key) are write-only: views show hasSecret.
 import type { ConfigStore } from '../../config/config-store.ts';
-import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../../config/schema.ts';
-import { conflict, notFound } from '../../core/errors.ts';
+import {
+  ACCOUNT_SECRET_FIELDS,
+  PLATFORMS,
+  accountSchema,
+  type AccountConfig,
+  type Config,
+  type Platform,
+} from '../../config/schema.ts';
+import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { own, randomToken } from '../../core/ids.ts';
 import type { AccountBody, AccountPatch, AccountView, PlatformView } from './channels.schema.ts';
 
@@ -18,7 +25,19 @@ function secretOf(platform: Platform, account: AccountConfig): string | undefine
   return platform === 'api' ? account.api_key : account.app_secret;
 }
 
-function accountView(platform: Platform, id: string, account: AccountConfig): AccountView {
+/** Connection state and per-platform checks, from the channel manager. */
+export interface ChannelRuntime {
+  status(platform: Platform, accountId: string): AccountView['status'];
+  validateAccount(platform: Platform, account: AccountConfig): string[];
+}
+
+function accountView(
+  platform: Platform,
+  id: string,
+  account: AccountConfig,
+  runtime: ChannelRuntime,
+): AccountView {
+  const main = platform === 'api' ? 'api_key' : 'app_secret';
   return {
     id,
     name: account.name,
@@ -29,17 +48,33 @@ function accountView(platform: Platform, id: string, account: AccountConfig): Ac
     allowFrom: account.allow_from,
     appId: account.app_id ?? '',
     hasSecret: Boolean(secretOf(platform, account)),
+    secretsSet: ACCOUNT_SECRET_FIELDS.filter((field) => field !== main && Boolean(account[field])),
+    ...(account.group_require_mention === undefined
+      ? {}
+      : { groupRequireMention: account.group_require_mention }),
+    ...(account.mode === undefined ? {} : { mode: account.mode }),
+    ...(account.agent_id === undefined ? {} : { agentId: account.agent_id }),
+    ...(account.card_template_id === undefined ? {} : { cardTemplateId: account.card_template_id }),
+    status: runtime.status(platform, id),
   };
 }
 
-function platformView(config: Config, platform: Platform): PlatformView {
+/** Refuses an account its platform cannot use (a missing credential, another platform's field). */
+function checkAccount(runtime: ChannelRuntime, platform: Platform, id: string, raw: unknown): void {
+  const parsed = accountSchema.safeParse(raw);
+  if (!parsed.success) return; // the config schema reports it with its path when the file is validated
+  const problems = runtime.validateAccount(platform, parsed.data);
+  if (problems.length > 0) throw invalid(`${platform} account "${id}": ${problems.join('; ')}`);
+}
+
+function platformView(config: Config, platform: Platform, runtime: ChannelRuntime): PlatformView {
   const section = config.channels[platform];
   return {
     enabled: section?.enabled ?? false,
     accounts: Object.fromEntries(
       Object.entries(section?.accounts ?? {}).map(([id, account]) => [
         id,
-        accountView(platform, id, account),
+        accountView(platform, id, account, runtime),
       ]),
     ),
   };
@@ -50,24 +85,29 @@ function defined(value: Record<string, unknown>): Record<string, unknown> {
 }
 
 export class ChannelsService {
-  constructor(private readonly store: ConfigStore) {}
+  constructor(
+    private readonly store: ConfigStore,
+    private readonly runtime: ChannelRuntime,
+  ) {}
 
   all() {
     const config = this.store.current;
     return {
-      platforms: Object.fromEntries(PLATFORMS.map((platform) => [platform, platformView(config, platform)])),
+      platforms: Object.fromEntries(
+        PLATFORMS.map((platform) => [platform, platformView(config, platform, this.runtime)]),
+      ),
     };
   }
 
   platform(name: string) {
-    return platformView(this.store.current, platformOf(name));
+    return platformView(this.store.current, platformOf(name), this.runtime);
   }
 
   account(name: string, id: string) {
     const platform = platformOf(name);
     const account = own(this.store.current.channels[platform]?.accounts, id);
     if (!account) throw notFound(`account "${id}" not found on platform "${platform}"`);
-    return accountView(platform, id, account);
+    return accountView(platform, id, account, this.runtime);
   }
 
   /** Creates an account; an api account without a key gets one, returned here once as apiKey. */
@@ -85,6 +125,7 @@ export class ChannelsService {
         ...fields,
         ...(platform === 'api' ? { api_key: secret ?? generated } : { app_secret: secret }),
       });
+      checkAccount(this.runtime, platform, id, stored);
       if (!current.channels[platform]) editor.set(['channels', platform], { enabled: true, accounts: {} });
       editor.set(['channels', platform, 'accounts', id], stored);
       if (binding) {
@@ -106,13 +147,15 @@ export class ChannelsService {
         throw notFound(`account "${id}" not found on platform "${platform}"`);
       const { api_key, app_secret, ...fields } = patch;
       const secret = platform === 'api' ? (api_key ?? app_secret) : app_secret;
-      editor.merge(
-        ['channels', platform, 'accounts', id],
-        defined({
-          ...fields,
-          ...(secret ? { [platform === 'api' ? 'api_key' : 'app_secret']: secret } : {}),
-        }),
-      );
+      const changes = defined({
+        ...fields,
+        ...(secret ? { [platform === 'api' ? 'api_key' : 'app_secret']: secret } : {}),
+      });
+      checkAccount(this.runtime, platform, id, {
+        ...(editor.get(['channels', platform, 'accounts', id]) as object),
+        ...changes,
+      });
+      editor.merge(['channels', platform, 'accounts', id], changes);
     });
     return this.account(platform, id);
   }

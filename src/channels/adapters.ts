@@ -1,0 +1,13 @@
+// The adapters of the platforms we support, built once by the composition root. Adding a platform
+// means one line here (and its folder beside this file).
+import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
+import type { ChannelAdapter, ChannelLogger } from './types.ts';
+
+export interface AdapterOptions {
+  telegram?: Omit<TelegramOptions, 'logger'>;
+  logger: () => ChannelLogger | undefined;
+}
+
+export function builtInAdapters(options: AdapterOptions): ChannelAdapter[] {
+  return [new TelegramAdapter({ ...options.telegram, logger: options.logger })];
+}
