@@ -106,7 +106,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     chatId: message.chatId,
     senderId: message.senderId,
   };
-  if (message.text.trim() === '') return 'ignored';
+  if (message.text.trim() === '' && !message.images?.length) return 'ignored';
   const config = deps.config();
   const account = config.channels[message.platform]?.accounts[message.accountId] ?? deps.account.config;
   const decision = checkPolicy(account, message);
@@ -135,6 +135,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     const turn = deps.turns.run({
       agentId: route.agentId,
       input: message.text,
+      ...(message.images?.length ? { images: message.images.map((image) => image.url) } : {}),
       session: channelSession(message, route.agentId),
       metadata: {
         channel: message.platform,

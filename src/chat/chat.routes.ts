@@ -10,7 +10,7 @@ import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { collectTurn } from '../turns/turn-events.ts';
 import type { Principal } from '../auth/auth-service.ts';
-import { chatRequestSchema, messageText, type ChatRequest } from './chat.schema.ts';
+import { chatRequestSchema, messageImages, messageText, type ChatRequest } from './chat.schema.ts';
 import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
 
 function params(body: ChatRequest): ModelParams {
@@ -24,7 +24,7 @@ function params(body: ChatRequest): ModelParams {
 }
 
 /** The last message is the turn's input; earlier ones are the history of a stateless request. */
-function splitMessages(body: ChatRequest): { input: string; history: ChatMessage[] } {
+function splitMessages(body: ChatRequest): { input: string; images: string[]; history: ChatMessage[] } {
   const last = body.messages.at(-1);
   if (!last || last.role !== 'user')
     throw new AppError('invalid', 'messages: the last message must have role "user"');
@@ -33,10 +33,13 @@ function splitMessages(body: ChatRequest): { input: string; history: ChatMessage
     const text = messageText(message);
     if (message.role === 'system' || message.role === 'developer')
       history.push({ role: 'system', content: text });
-    else if (message.role === 'user') history.push({ role: 'user', content: text });
-    else if (message.role === 'assistant' && text !== '') history.push({ role: 'assistant', content: text });
+    else if (message.role === 'user') {
+      const images = messageImages(message);
+      history.push({ role: 'user', content: text, ...(images.length > 0 ? { images } : {}) });
+    } else if (message.role === 'assistant' && text !== '')
+      history.push({ role: 'assistant', content: text });
   }
-  return { input: messageText(last), history };
+  return { input: messageText(last), images: messageImages(last), history };
 }
 
 /**
@@ -70,12 +73,13 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
     async (request, reply) => {
       const body = request.body;
       const agentId = body.model;
-      const { input, history } = splitMessages(body);
+      const { input, images, history } = splitMessages(body);
       turns.checkAgent(agentId);
       const ids = completionIds(agentId);
       const turn: Omit<TurnInput, 'signal'> = {
         agentId,
         input,
+        ...(images.length > 0 ? { images } : {}),
         history,
         params: params(body),
         metadata: { channel: 'api', agentId, ...(body.sessionId ? { sessionId: body.sessionId } : {}) },

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const textPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const textPart = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  image_url: z.union([z.string(), z.looseObject({ url: z.string() })]).optional(),
+});
 const content = z.union([z.string(), z.array(textPart), z.null()]);
 
 export const chatMessageSchema = z.looseObject({
@@ -24,6 +28,17 @@ export const chatRequestSchema = z.looseObject({
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatRequestMessage = z.infer<typeof chatMessageSchema>;
+
+/** Pictures of a message's image_url parts (data: or http(s) URLs), for vision models. */
+export function messageImages(message: ChatRequestMessage): string[] {
+  const value = message.content;
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((part) => {
+    if (part.type !== 'image_url' || part.image_url === undefined) return [];
+    const url = typeof part.image_url === 'string' ? part.image_url : part.image_url.url;
+    return /^(data:image\/|https?:\/\/)/i.test(url) ? [url] : [];
+  });
+}
 
 export function messageText(message: ChatRequestMessage): string {
   const value = message.content;

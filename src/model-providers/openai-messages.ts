@@ -10,8 +10,16 @@ export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessage
   return messages.map((message): ChatCompletionMessageParam => {
     switch (message.role) {
       case 'system':
+        return { role: 'system', content: message.content };
       case 'user':
-        return { role: message.role, content: message.content };
+        if (!message.images?.length) return { role: 'user', content: message.content };
+        return {
+          role: 'user',
+          content: [
+            ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+            ...message.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+          ],
+        };
       case 'assistant':
         return {
           role: 'assistant',

@@ -10,7 +10,8 @@ export interface ToolCallRequest {
 
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  /** `images`: URLs (usually data: URLs) of pictures the user sent, for vision models. */
+  | { role: 'user'; content: string; images?: string[] }
   | { role: 'assistant'; content: string | null; toolCalls?: ToolCallRequest[] }
   | { role: 'tool'; toolCallId: string; content: string };
 

@@ -14,9 +14,13 @@ export interface SessionLimits {
   maxTokens: number;
 }
 
+/** What a model counts an image as, roughly (a detailed 1024px picture): not the data URL's length. */
+const IMAGE_TOKENS = 1000;
+
 export function estimateTokens(message: ChatMessage): number {
   const toolText = message.role === 'assistant' ? JSON.stringify(message.toolCalls ?? []) : '';
-  return Math.ceil(((message.content ?? '').length + toolText.length) / 4) + 4;
+  const images = message.role === 'user' ? (message.images?.length ?? 0) : 0;
+  return Math.ceil(((message.content ?? '').length + toolText.length) / 4) + 4 + images * IMAGE_TOKENS;
 }
 
 export class SessionStore {

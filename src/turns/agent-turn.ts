@@ -14,6 +14,8 @@ import type { TurnEvent, TurnOutput } from './turn-events.ts';
 export interface TurnInput {
   agentId: string;
   input: string;
+  /** Pictures sent with the input (URLs, usually data: URLs), for vision models. */
+  images?: string[];
   /** Earlier messages for a stateless turn (ignored when `session` is set). */
   history?: ChatMessage[];
   session?: { key: string; info: SessionInfo };
@@ -103,6 +105,7 @@ export class TurnRunner {
     let failure: unknown;
     const conversation: Conversation = {
       history,
+      ...(input.images?.length ? { images: input.images } : {}),
       ...(input.params ? { params: input.params } : {}),
       record: (messages) => (recorded = messages),
       fail: (error) => (failure ??= error),

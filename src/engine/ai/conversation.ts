@@ -5,6 +5,8 @@ import type { RunExtras } from '../types.ts';
 export interface Conversation {
   /** Earlier messages of the session (or of a stateless request), oldest first. */
   history: ChatMessage[];
+  /** Pictures sent with this turn's input (URLs, usually data: URLs), for vision models. */
+  images?: string[];
   /** Request-level overrides of the node's params (temperature, max_tokens from a chat request). */
   params?: ModelParams;
   /** The node reports the messages of this turn here, for the caller to persist. */

@@ -127,7 +127,12 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
               resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
               ...(hasSkillTool ? { skills: () => skillListing.get(skillFolders(toolContext)) } : {}),
             });
-            const input: ChatMessage = { role: 'user', content: message.data };
+            const images = conversation?.images;
+            const input: ChatMessage = {
+              role: 'user',
+              content: message.data,
+              ...(images && images.length > 0 ? { images } : {}),
+            };
             const tools = await toolSet.tools(() => undefined);
             const result = await runAgentLoop({
               provider,
