@@ -5,6 +5,12 @@ import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import {
+  agentDefinition,
+  chainDefinition,
+  type AgentOptions,
+  type ToolSpec,
+} from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 const MCP_SERVER = join(import.meta.dirname, '..', '..', 'src', 'testing', 'mcp-echo-server.ts');
@@ -17,22 +23,8 @@ interface ToolEvent {
   arguments?: string;
 }
 
-function agent(id: string, tools: unknown[], extra: Record<string, unknown> = {}) {
-  return {
-    ruleChain: { id, name: id },
-    metadata: {
-      nodes: [
-        {
-          id: 'agent',
-          type: 'ai/agent',
-          configuration: { systemPrompt: 'You are ${ruleChain.id}. Motto: ${vars.motto}.', tools, ...extra },
-        },
-        { id: 'end', type: 'end' },
-      ],
-      connections: [{ fromId: 'agent', toId: 'end', type: 'Success' }],
-    },
-  };
-}
+const agent = (id: string, tools: ToolSpec[], options: AgentOptions = {}) =>
+  agentDefinition(id, { systemPrompt: 'You are ${ruleChain.id}. Motto: ${vars.motto}.', tools, ...options });
 
 describe('agent tools', () => {
   let upstream: FakeUpstream;
@@ -72,29 +64,25 @@ describe('agent tools', () => {
     await t.app.inject({
       method: 'POST',
       url: '/api/v1/rules',
-      payload: {
-        ruleChain: {
-          id: 'weather',
-          name: 'weather',
+      payload: chainDefinition(
+        'weather',
+        [
+          {
+            id: 't',
+            type: 'jsTransform',
+            configuration: {
+              jsScript: 'return {msg: {city: msg.city, sky: "sunny"}, metadata: metadata, msgType: msgType};',
+            },
+          },
+        ],
+        [],
+        {
           additionalInfo: {
             description: 'Gets the weather',
             inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
           },
         },
-        metadata: {
-          nodes: [
-            {
-              id: 't',
-              type: 'jsTransform',
-              configuration: {
-                jsScript:
-                  'return {msg: {city: msg.city, sky: "sunny"}, metadata: metadata, msgType: msgType};',
-              },
-            },
-          ],
-          connections: [],
-        },
-      },
+      ),
     });
     await t.app.inject({
       method: 'POST',
@@ -214,9 +202,11 @@ describe('agent tools', () => {
   });
 
   it('the system prompt renders its templates and composes the workspace files', async () => {
-    const created = agent('persona', []);
-    (created.ruleChain as Record<string, unknown>)['configuration'] = { vars: { motto: 'be brief' } };
-    await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: created });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: agent('persona', [], { vars: { motto: 'be brief' } }),
+    });
     const workspace = await t.services.workspace('persona');
     await writeFile(join(workspace, 'SOUL.md'), 'You love tea.');
     await writeFile(join(workspace, 'MEMORY.md'), 'The user is called Ada.');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-0123456789';
@@ -68,10 +69,7 @@ describe('chat endpoint errors', () => {
   });
 
   it('an agent that is not loaded is a 409', async () => {
-    const broken = {
-      ruleChain: { id: 'off', name: 'off', disabled: true },
-      metadata: { nodes: [{ id: 'a', type: 'ai/agent', configuration: {} }], connections: [] },
-    };
+    const broken = agentDefinition('off', { disabled: true });
     assert.equal(
       (await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: broken })).statusCode,
       201,

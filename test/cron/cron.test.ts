@@ -4,6 +4,7 @@ import { afterEach, describe, it } from 'node:test';
 import { validateCronExpression } from '../../src/scheduler/cron-expression.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
 
 const task = {
   name: 'Daily report',
@@ -158,10 +159,7 @@ describe('cron tasks over REST', () => {
 
   it('agent-level routes see only the tasks of their agent', async () => {
     t = await createTestApp();
-    const other = {
-      ruleChain: { id: 'other', name: 'other' },
-      metadata: { nodes: [{ id: 'a', type: 'ai/agent', configuration: {} }], connections: [] },
-    };
+    const other = agentDefinition('other');
     assert.equal((await inject('POST', '/api/v1/agents', other)).statusCode, 201);
     const { target: _target, ...fields } = task;
     const mine = await inject('POST', '/api/v1/agents/main/cron', { ...fields, id: 'mine' });
@@ -208,10 +206,7 @@ describe('cron tasks over REST', () => {
 
   it('deleting an agent deletes its tasks', async () => {
     t = await createTestApp();
-    const other = {
-      ruleChain: { id: 'other', name: 'other' },
-      metadata: { nodes: [{ id: 'a', type: 'ai/agent', configuration: {} }], connections: [] },
-    };
+    const other = agentDefinition('other');
     await inject('POST', '/api/v1/agents', other);
     await inject('POST', '/api/v1/cron', { ...task, id: 'gone', target: 'other' });
     await inject('POST', '/api/v1/cron', { ...task, id: 'kept' });
@@ -257,10 +252,7 @@ describe('cron scheduling', () => {
 
   it('runNow records a failure when the target agent is not loaded', async () => {
     t = await createTestApp();
-    const off = {
-      ruleChain: { id: 'off', name: 'off', disabled: true },
-      metadata: { nodes: [{ id: 'a', type: 'ai/agent', configuration: {} }], connections: [] },
-    };
+    const off = agentDefinition('off', { disabled: true });
     await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: off });
     await t.services.scheduler.create({ ...task, id: 'broken', target: 'off' });
     const result = await t.services.scheduler.runNow('broken');

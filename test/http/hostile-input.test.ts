@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { chainDefinition } from '../../src/testing/builders.ts';
 
 const PARAM_VALUES = ['x', '..%2F..%2Fetc%2Fpasswd', '%00', 'a'.repeat(300), '%E2%82', 'main'];
 const BODIES: Array<{ label: string; payload: string; type: string }> = [
@@ -139,7 +140,7 @@ describe('prototype-named ids on every route', () => {
                 { id: name, base_url: 'http://127.0.0.1:9/v1', name },
                 { id: name, app_secret: 'secret-value-123456', api_key: 'sk-0123456789abcdef' },
                 { username: name, password: 'x', agentId: name, sessionKey: name, target: name },
-                { ruleChain: { id: name, name }, metadata: { nodes: [] } },
+                chainDefinition(name, []),
                 { models: { providers: { [name]: { base_url: 'http://127.0.0.1:9/v1' } } } },
               ];
         for (const payload of bodies) {

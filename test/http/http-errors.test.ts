@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { chainDefinition } from '../../src/testing/builders.ts';
 
 describe('HTTP behaviour common to every route', () => {
   let t: TestApp;
@@ -123,7 +124,7 @@ describe('bodies', () => {
       await t.app.inject({
         method: 'POST',
         url: '/api/v1/rules',
-        payload: { ruleChain: { id: 'gone', name: 'g' }, metadata: { nodes: [{ id: 'e', type: 'end' }] } },
+        payload: chainDefinition('gone', [{ id: 'e', type: 'end' }], [], { name: 'g' }),
       });
       const removed = await t.app.inject({
         method: 'DELETE',

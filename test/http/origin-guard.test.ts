@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
 import { multipart, skillFile, text, zip } from '../skills/skill-fixtures.ts';
 
 describe('origin guard', () => {
@@ -10,13 +11,11 @@ describe('origin guard', () => {
 
   it('with auth off, a rebound Host name is refused with 403 and nothing is created', async () => {
     t = await createTestApp();
-    const template = (await t.app.inject({ method: 'GET', url: '/api/v1/agent-template' })).json();
-    template.ruleChain.id = 'rebound';
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/v1/agents',
       headers: { host: 'attacker.example:9527' },
-      payload: template,
+      payload: agentDefinition('rebound'),
     });
     assert.equal(created.statusCode, 403, created.body);
     assert.match(created.json().error, /^host not allowed/);

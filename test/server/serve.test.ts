@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/config/load.ts';
+import { chainDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
@@ -93,10 +94,7 @@ describe('agent-service serve', () => {
   it('SIGTERM lets an in-flight request finish before exiting 0', async () => {
     const server = run(['serve', '--port', '0'], dir);
     const [, url] = await waitFor(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    const chain = {
-      ruleChain: { id: 'slow', name: 'slow' },
-      metadata: { nodes: [{ id: 'wait', type: 'delay', configuration: { delayMs: 800 } }], connections: [] },
-    };
+    const chain = chainDefinition('slow', [{ id: 'wait', type: 'delay', configuration: { delayMs: 800 } }]);
     const created = await fetch(`${url}/api/v1/rules`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -153,7 +151,7 @@ describe('agent-service serve', () => {
       const writer = spawn(process.execPath, [
         '--import',
         'tsx',
-        join(import.meta.dirname, '..', 'fixtures', 'config-writer.ts'),
+        join(import.meta.dirname, 'fixtures', 'config-writer.ts'),
         path,
       ]);
       await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 interface ToolEvent {
@@ -25,20 +26,10 @@ describe('skill tool and prompt listing', () => {
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/v1/agents',
-      payload: {
-        ruleChain: { id: 'skilled', name: 'skilled', additionalInfo: { category: 'agents' } },
-        metadata: {
-          nodes: [
-            {
-              id: 'agent',
-              type: 'ai/agent',
-              configuration: { systemPrompt: 'Be useful.', tools: [{ type: 'builtin', name: 'skill' }] },
-            },
-            { id: 'end', type: 'end' },
-          ],
-          connections: [{ fromId: 'agent', toId: 'end', type: 'Success' }],
-        },
-      },
+      payload: agentDefinition('skilled', {
+        systemPrompt: 'Be useful.',
+        tools: [{ type: 'builtin', name: 'skill' }],
+      }),
     });
     assert.equal(created.statusCode, 201, created.body);
   });

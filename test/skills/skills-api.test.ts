@@ -5,6 +5,7 @@ import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
 import { multipart, skillFile, text, zip } from './skill-fixtures.ts';
 
 describe('skills API', () => {
@@ -22,10 +23,7 @@ describe('skills API', () => {
     });
 
   async function createAgent(id: string): Promise<void> {
-    const template = (await request('GET', '/agent-template')).json();
-    template.ruleChain.id = id;
-    template.ruleChain.name = id;
-    const response = await request('POST', '/agents', template);
+    const response = await request('POST', '/agents', agentDefinition(id));
     assert.equal(response.statusCode, 201, response.body);
   }
 
