@@ -1,5 +1,6 @@
 // The adapters of the platforms we support, built once by the composition root. Adding a platform
 // means one line here (and its folder beside this file).
+import { DingTalkAdapter } from './dingtalk/dingtalk-adapter.ts';
 import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
 import type { ChannelAdapter, ChannelLogger } from './types.ts';
 
@@ -9,5 +10,8 @@ export interface AdapterOptions {
 }
 
 export function builtInAdapters(options: AdapterOptions): ChannelAdapter[] {
-  return [new TelegramAdapter({ ...options.telegram, logger: options.logger })];
+  return [
+    new TelegramAdapter({ ...options.telegram, logger: options.logger }),
+    new DingTalkAdapter({ logger: options.logger }),
+  ];
 }

@@ -53,9 +53,10 @@ async function startReply(
 ): Promise<ThrottledReply | undefined> {
   const { adapter } = deps;
   if (!adapter.capabilities.editMessage || !adapter.beginReply) return undefined;
-  let stream: ReplyStream;
+  let stream: ReplyStream | undefined;
   try {
     stream = await adapter.beginReply(deps.account, message, deps.signal);
+    if (!stream) return undefined;
   } catch (error) {
     // The answer still goes out as a plain message.
     deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not start a streamed reply');
@@ -194,6 +195,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     await deps.adapter.sendText(deps.account, message.chatId, reply, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,
       threadId: message.threadId,
+      replyContext: message.replyContext,
       signal: deps.signal,
     });
     return outcome;

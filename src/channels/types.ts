@@ -48,6 +48,8 @@ export interface SendTextOptions {
   replyTo?: string | undefined;
   /** Post in this thread of the chat. */
   threadId?: string | undefined;
+  /** The replyContext of the message being answered (a DingTalk sessionWebhook, say). */
+  replyContext?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -151,8 +153,15 @@ export interface ChannelAdapter {
   ): Promise<SendResult>;
   sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
   sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
-  /** With capabilities.editMessage: starts the reply to `message` (a "thinking" card or stream). */
-  beginReply?(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): Promise<ReplyStream>;
+  /**
+   * With capabilities.editMessage: starts the reply to `message` (a "thinking" card or stream).
+   * Undefined means this account answers with a plain sendText instead (no card configured, say).
+   */
+  beginReply?(
+    account: ChannelAccount,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<ReplyStream | undefined>;
   /** With capabilities.typing: shows typing in the chat until the returned function is called. */
   showTyping?(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void;
 }

@@ -55,7 +55,7 @@ export class MessagesService {
     if (!adapter) {
       throw new AppError(
         'not-implemented',
-        `sending through platform "${platform}" is not implemented yet; supported: telegram`,
+        `sending through platform "${platform}" is not supported`,
       );
     }
     const section = this.store.current.channels[platform];

@@ -1,0 +1,98 @@
+// Pictures users send, fetched for the model as data: URLs: POST /v1.0/robot/messageFiles/download
+// turns a message's downloadCode into a short-lived download URL, which is read with a size cap.
+import type { InboundImage, ChannelAccount } from '../types.ts';
+import { DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
+
+export interface PictureOptions {
+  /** Largest picture read, in bytes; a larger one is skipped. */
+  maxBytes: number;
+  /** Most pictures taken from one message. */
+  maxCount: number;
+  timeoutMs: number;
+}
+
+const SIGNATURES: Array<[string, number[]]> = [
+  ['image/png', [0x89, 0x50, 0x4e, 0x47]],
+  ['image/jpeg', [0xff, 0xd8, 0xff]],
+  ['image/gif', [0x47, 0x49, 0x46, 0x38]],
+  ['image/webp', [0x52, 0x49, 0x46, 0x46]],
+  ['image/bmp', [0x42, 0x4d]],
+];
+
+/** The picture's type from its first bytes (a download URL's content type is often generic). */
+export function imageType(bytes: Uint8Array, declared: string | null): string | undefined {
+  const type = declared?.split(';')[0]?.trim().toLowerCase();
+  if (type?.startsWith('image/')) return type;
+  return SIGNATURES.find(([, magic]) => magic.every((byte, index) => bytes[index] === byte))?.[0];
+}
+
+/** Reads a body up to `limit` bytes; past that the read stops and fails. */
+async function readBytes(response: Response, limit: number): Promise<Uint8Array> {
+  const tooLarge = (): DingTalkError => new DingTalkError(`the picture is larger than ${limit} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Downloads one picture by its downloadCode and returns it as a data: URL. */
+export async function downloadPicture(
+  api: DingTalkOpenApi,
+  account: ChannelAccount,
+  downloadCode: string,
+  robotCode: string,
+  options: PictureOptions,
+  signal?: AbortSignal,
+): Promise<InboundImage> {
+  const answer = await api.call(
+    account,
+    'dingtalk robot/messageFiles/download',
+    'POST',
+    '/v1.0/robot/messageFiles/download',
+    { downloadCode, robotCode },
+    signal,
+  );
+  let url: URL;
+  try {
+    url = new URL(String(answer['downloadUrl']));
+  } catch {
+    throw new DingTalkError('dingtalk robot/messageFiles/download: no downloadUrl');
+  }
+  // The platform's storage is https; plain http only from the account's own API origin (a proxy).
+  if (url.protocol !== 'https:' && url.origin !== new URL(originsOf(account.config).api).origin) {
+    throw new DingTalkError('dingtalk robot/messageFiles/download: the downloadUrl is not https');
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      redirect: 'error',
+      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(signal ? [signal] : [])]),
+    });
+  } catch {
+    if (signal?.aborted) throw signal.reason;
+    throw new DingTalkError('dingtalk picture download: could not reach the download URL');
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new DingTalkError(`dingtalk picture download failed (${response.status})`);
+  }
+  const bytes = await readBytes(response, options.maxBytes);
+  const type = imageType(bytes, response.headers.get('content-type'));
+  if (!type) throw new DingTalkError('dingtalk picture download: the file is not an image');
+  return { url: `data:${type};base64,${Buffer.from(bytes).toString('base64')}` };
+}
