@@ -123,7 +123,13 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const registry = createDefaultRegistry();
   const engine = new RuleEngine({
     registry,
+    maxNodeExecutions: config.engine.max_node_executions,
+    maxFanOut: config.engine.max_fan_out,
     services: {
+      network: {
+        allowPrivateNetwork: config.engine.rest_allow_private_network,
+        allowedHosts: config.engine.rest_allowed_hosts,
+      },
       scriptTimeoutMs: config.engine.script_timeout_ms,
       scriptMemoryBytes: config.engine.script_memory_mb * 1024 * 1024,
       ...(config.engine.script_workers > 0 ? { scriptWorkers: config.engine.script_workers } : {}),

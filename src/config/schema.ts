@@ -193,6 +193,14 @@ export const configSchema = z.strictObject({
       script_workers: z.int().min(0).max(64).default(0),
       /** Worker threads that make model provider calls; 0 makes them on the main thread. */
       model_workers: z.int().min(0).max(16).default(1),
+      /** Node executions (and `for` iterations) one run may do, nested runs included; 413 past it. */
+      max_node_executions: z.int().positive().max(100_000_000).default(10_000),
+      /** Branches one node execution may start. */
+      max_fan_out: z.int().positive().max(1_000_000).default(1_000),
+      /** restApiCall may reach private, loopback and link-local addresses (off: refused, as web_fetch). */
+      rest_allow_private_network: z.boolean().default(false),
+      /** Hosts restApiCall may reach whatever they resolve to (`api.internal`, `10.0.0.5:8080`). */
+      rest_allowed_hosts: z.array(z.string().min(1).max(300)).default([]),
     })
     .prefault({}),
   agents: z

@@ -4,8 +4,7 @@ import { AppError } from './errors.ts';
 
 /** The body as UTF-8 text; past `limit` bytes the read stops and fails with a 502 `too large`. */
 export async function readCapped(response: Response, limit: number): Promise<string> {
-  const tooLarge = (): AppError =>
-    new AppError('upstream', `the response is larger than ${limit} bytes`);
+  const tooLarge = (): AppError => new AppError('upstream', `the response is larger than ${limit} bytes`);
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > limit) {
     await response.body?.cancel().catch(() => undefined);

@@ -9,6 +9,8 @@ import type { RuleChainDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import { ChainRun } from './run.ts';
 import { ScriptPool, workerHeapMbFor } from './script-pool.ts';
+import { RunBudget } from './run-budget.ts';
+import type { RunLimits } from './run-budget.ts';
 import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
 import { RunLogStore } from './run-log.ts';
@@ -21,6 +23,15 @@ export interface RuleEngineOptions {
   joinTimeoutMs?: number;
   /** How deep flow and tool chain calls may nest; default 16. */
   maxDepth?: number;
+  /**
+   * Node executions (and `for` iterations) one run may make, its nested runs included; default
+   * 10,000. Past it the run fails with a too-large error (a 413 over HTTP).
+   */
+  maxNodeExecutions?: number;
+  /** Branches the outputs of one node execution may start; default 1,000. */
+  maxFanOut?: number;
+  /** Node executions between two turns of the event loop, so timers and aborts fire; default 100. */
+  yieldEvery?: number;
 }
 
 interface LoadedChain {
@@ -33,6 +44,7 @@ export class RuleEngine {
   private readonly registry: NodeRegistry;
   private readonly services: NodeServices;
   private readonly maxDepth: number;
+  private readonly limits: RunLimits;
   private readonly chains = new Map<string, LoadedChain>();
   /** Ids whose latest definition is disabled: validated and kept out of service. */
   private readonly disabled = new Set<string>();
@@ -40,7 +52,6 @@ export class RuleEngine {
   private readonly applied = new Map<string, number>();
   private sequence = 0;
   private closed = false;
-  private readonly neverAborted = new AbortController().signal;
   private readonly host: RunHost;
   /** Logs of recent runs of chains with `debugMode` nodes. */
   readonly runLogs = new RunLogStore();
@@ -59,10 +70,14 @@ export class RuleEngine {
     this.ownPool = scriptPool ? undefined : pool;
     this.services = { ...options.services, scriptPool: pool };
     this.maxDepth = options.maxDepth ?? 16;
+    this.limits = {
+      maxNodeExecutions: options.maxNodeExecutions ?? 10_000,
+      maxFanOut: options.maxFanOut ?? 1_000,
+      yieldEvery: options.yieldEvery ?? 100,
+    };
     const joinTimeoutMs = options.joinTimeoutMs ?? 5000;
     this.host = {
       joinTimeoutMs,
-      neverAborted: this.neverAborted,
       runChain: (chainId, message, scope) => this.runChain(chainId, message, scope),
       // A body run inside a running chain: the outer run already holds the chain in service.
       runFrom: (chain, node, message, scope) => this.startRun(chain, node, message, scope, () => undefined),
@@ -142,23 +157,43 @@ export class RuleEngine {
     await this.ownPool?.close();
   }
 
+  /** Runs a chain; the run and every run it starts share one budget (see run-budget.ts). */
   execute(chainId: string, message: RuleMessage, options: RunOptions = {}): Promise<RunResult> {
+    let loaded: LoadedChain;
+    try {
+      loaded = this.inService(chainId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const budget = new RunBudget(this.limits, chainId, options.signal);
     const scope: RunScope = {
-      signal: options.signal ?? this.neverAborted,
+      budget,
       onEvent: options.onEvent,
       extras: options.extras ?? {},
       depth: 0,
     };
-    return this.runChain(chainId, message, scope);
+    return this.runLoaded(loaded, message, scope);
   }
 
   private runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult> {
-    if (this.closed) return Promise.reject(new AppError('unavailable', 'rule engine is closed'));
+    try {
+      return this.runLoaded(this.inService(chainId), message, scope);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private inService(chainId: string): LoadedChain {
+    if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
     const loaded = this.chains.get(chainId);
     if (!loaded) {
       const state = this.disabled.has(chainId) ? 'is disabled' : 'is not loaded';
-      return Promise.reject(new AppError('not-found', `rule chain "${chainId}" ${state}`));
+      throw new AppError('not-found', `rule chain "${chainId}" ${state}`);
     }
+    return loaded;
+  }
+
+  private runLoaded(loaded: LoadedChain, message: RuleMessage, scope: RunScope): Promise<RunResult> {
     const { compiled } = loaded;
     loaded.inFlight += 1;
     return this.startRun(compiled, compiled.first, message, scope, () => {

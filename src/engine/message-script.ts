@@ -1,6 +1,7 @@
 // RuleGo-style script functions `(msg, metadata, msgType, dataType)` over a sandbox. A message
 // crosses into the VM as one string: a JSON header line, a newline, then the raw data. The header
 // never holds a raw newline, and the data is parsed only inside the VM, so the host does no JSON work.
+import type { CallOwner } from './pending-call.ts';
 import type { ScriptPool } from './script-pool.ts';
 import type { NodeServices, RuleMessage } from './types.ts';
 
@@ -25,9 +26,19 @@ export const finishers = {
   }`,
 } as const;
 
+// QuickJS's Function constructor pastes the body into source text, so a body can close the function
+// early and hand back another one, whose closure would keep state from call to call. The source text
+// of the function made from a whole body is exactly the pasted text; anything else is refused.
 function functionSource(body: string, finisher: string): string {
+  const text = JSON.stringify(body);
   return `(() => {
-  const user = new Function('msg', 'metadata', 'msgType', 'dataType', ${JSON.stringify(body)});
+  const user = new Function('msg', 'metadata', 'msgType', 'dataType', ${text});
+  if (String(user) !== 'function anonymous(msg,metadata,msgType,dataType\\n) {\\n' + ${text} + '\\n}') {
+    throw new SyntaxError('the script must be the body of one function');
+  }
+  // arguments.callee reaches the function: frozen, it cannot carry anything to the next call.
+  Object.freeze(user.prototype);
+  Object.freeze(user);
   const finish = ${finisher};
   return (input) => {
     const split = input.indexOf('\\n');
@@ -69,9 +80,9 @@ export class MessageScript {
     return MessageScript.create(`return (${expression}\n);`, finisher, services);
   }
 
-  /** The finisher's string for `message`; rejects with ScriptError, or the reason when `signal` aborts. */
-  run(message: RuleMessage, signal?: AbortSignal): Promise<string> {
-    return this.pool.call(this.scriptId, encodeMessage(message), signal);
+  /** The finisher's string for `message`; rejects with ScriptError, or the reason when `owner.signal` aborts. */
+  run(message: RuleMessage, owner?: CallOwner): Promise<string> {
+    return this.pool.call(this.scriptId, encodeMessage(message), owner);
   }
 
   dispose(): void {

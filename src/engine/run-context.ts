@@ -1,11 +1,13 @@
 // The NodeContext a node sees during one call, over the run that makes the call.
 import type { CompiledChain } from './chain.ts';
+import type { RunBudget } from './run-budget.ts';
 import type { RunLogBuilder } from './run-log.ts';
 import type { NodeContext, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
 
 /** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
 export interface RunScope {
-  signal: AbortSignal;
+  /** Shared by the top-level run and every run it starts; it holds the run tree's abort signal. */
+  budget: RunBudget;
   onEvent: ((event: RunEvent) => void) | undefined;
   extras: RunExtras;
   depth: number;
@@ -30,7 +32,6 @@ export interface ContextHost {
 /** The NodeContext of one node call: one small object per hop instead of several closures. */
 export class RunNodeContext implements NodeContext {
   readonly chainId: string;
-  readonly signal: AbortSignal;
   readonly extras: RunExtras;
   readonly depth: number;
 
@@ -39,9 +40,12 @@ export class RunNodeContext implements NodeContext {
     readonly nodeId: string,
   ) {
     this.chainId = run.chain.id;
-    this.signal = run.scope.signal;
     this.extras = run.scope.extras;
     this.depth = run.scope.depth;
+  }
+
+  get signal(): AbortSignal {
+    return this.run.scope.budget.signal;
   }
 
   emit(event: RunEvent): void {
@@ -58,5 +62,12 @@ export class RunNodeContext implements NodeContext {
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
     return this.run.runNode(nodeId, message);
+  }
+
+  async checkpoint(): Promise<void> {
+    const { budget } = this.run.scope;
+    const turn = budget.spend();
+    if (turn) await turn;
+    if (budget.aborted) throw budget.reason;
   }
 }

@@ -13,6 +13,7 @@
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { ChainNode, CompiledChain } from './chain.ts';
 import { copyMessage, withErrorMessage } from './message.ts';
+import type { Cancellable } from './run-budget.ts';
 import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
 import { logMessage, RunLogBuilder } from './run-log.ts';
@@ -22,8 +23,6 @@ import type { NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './
 /** What a run needs from its engine. */
 export interface RunHost {
   readonly joinTimeoutMs: number;
-  /** The signal of runs started without one; it never aborts, so nothing listens to it. */
-  readonly neverAborted: AbortSignal;
   runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   /** Keeps the log of a finished run of a chain with logged nodes. */
@@ -39,7 +38,7 @@ interface Frame {
   closed: boolean;
 }
 
-export class ChainRun {
+export class ChainRun implements Cancellable {
   private outstanding = 0;
   private settled = false;
   private idled = false;
@@ -48,7 +47,6 @@ export class ChainRun {
   private readonly waiting = new Set<Frame>();
   private resolve: (result: RunResult) => void = () => undefined;
   private reject: (error: unknown) => void = () => undefined;
-  private readonly onAbort = (): void => this.cancel();
   /** Its own log (a chain with logged nodes), or the log of the run it is a body of. */
   private readonly log: RunLogBuilder | undefined;
   private readonly ownsLog: boolean;
@@ -68,9 +66,7 @@ export class ChainRun {
       this.resolve = resolve;
       this.reject = reject;
     });
-    if (this.scope.signal !== this.host.neverAborted) {
-      this.scope.signal.addEventListener('abort', this.onAbort, { once: true });
-    }
+    this.scope.budget.watch(this);
     // The caller keeps its message: nodes may change the one they are given in place.
     void this.visit(node, copyMessage(message), undefined);
     return promise;
@@ -115,7 +111,10 @@ export class ChainRun {
     this.outstanding += 1;
     try {
       if (this.settled) return;
-      if (this.scope.signal.aborted) {
+      const turn = this.scope.budget.spend();
+      if (turn) await turn;
+      if (this.settled) return;
+      if (this.scope.budget.aborted) {
         this.cancel();
         return;
       }
@@ -200,6 +199,12 @@ export class ChainRun {
     }
     if (count === 0) {
       this.branchEnded(frame);
+      return;
+    }
+    const { maxFanOut } = this.scope.budget.limits;
+    if (count > maxFanOut) {
+      const fanOut = `node "${node.id}" of rule chain "${this.chain.id}" started ${count} branches`;
+      this.scope.budget.fail(new AppError('too-large', `${fanOut}; the limit is ${maxFanOut}`));
       return;
     }
     let branchFrame = frame;
@@ -321,9 +326,10 @@ export class ChainRun {
     }
   }
 
-  private cancel(): void {
+  /** Ends the run with the reason of its aborted signal; the budget calls it for the whole tree. */
+  cancel(): void {
     if (this.settled) return;
-    const reason: unknown = this.scope.signal.reason;
+    const reason = this.scope.budget.reason;
     this.settle(
       undefined,
       reason instanceof AppError ? reason : new AppError('unavailable', 'run cancelled'),
@@ -358,12 +364,13 @@ export class ChainRun {
 
   private settle(result: RunResult | undefined, error: unknown): void {
     if (this.settled) return;
-    this.scope.signal.removeEventListener('abort', this.onAbort);
+    this.scope.budget.unwatch(this);
     if (this.scope.depth === 0) {
       const reported = result ?? { outcome: 'failure', results: [], error: errorMessage(error) };
       this.emit({ type: 'run-end', chainId: this.chain.id, result: reported });
     }
     this.settled = true;
+    if (this.scope.depth === 0) this.scope.budget.finish(result ? undefined : error);
     if (this.log && this.ownsLog) {
       const failed = result === undefined || result.outcome === 'failure';
       this.host.recordRun(

@@ -1,6 +1,7 @@
 // User JavaScript runs in QuickJS compiled to WebAssembly: a fresh context holds only the ECMAScript
 // built-ins, so there is no process, require, fs, network or timers to reach. Each sandbox has its
-// own runtime with a memory budget, a stack limit and a per-call deadline.
+// own runtime with a memory budget, a stack limit and a per-call deadline, and each call starts from
+// the same globals: nothing one call leaves behind is seen by the next (see sandbox-guard.ts).
 //
 // Limits, as enforced: the deadline is checked by QuickJS's interrupt handler, which runs every
 // ~10,000 interpreter steps, so a loop of heavy built-in calls can overrun it by far; that is why
@@ -9,6 +10,7 @@
 // check after any call that grew the heap, which rebuilds a runtime that holds more than its budget.
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { loadQuickJs } from './quickjs-loader.ts';
+import { GUARD_SOURCE } from './sandbox-guard.ts';
 import { ScriptError } from './script-error.ts';
 import type { QuickJs } from './quickjs-loader.ts';
 
@@ -25,10 +27,15 @@ export { ScriptError } from './script-error.ts';
 // while still allowing recursion about 1,500 calls deep.
 const MAX_STACK_BYTES = 256 * 1024;
 
+type CallResult = ReturnType<QuickJSContext['evalCode']>;
+
 interface SandboxState {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
+  /** The script's function, guarded: globals a call adds are removed after it. */
   entry: QuickJSHandle;
+  /** What `entry` throws when a call left globals that could not be removed. */
+  stale: QuickJSHandle;
 }
 
 /**
@@ -66,6 +73,17 @@ export class ScriptSandbox {
 
   call(input: string): string {
     if (this.disposed) throw new ScriptError('script sandbox is closed');
+    const output = this.attempt(input);
+    if (output !== undefined) return output;
+    // The previous call left globals the guard could not remove: this one runs in a fresh context.
+    this.reset();
+    const retried = this.attempt(input);
+    if (retried === undefined) throw new ScriptError('script failed: its context could not be reset');
+    return retried;
+  }
+
+  /** One call of the script; undefined when the context was stale and nothing ran. */
+  private attempt(input: string): string | undefined {
     const state = (this.state ??= this.build());
     const { context } = state;
     const { heap } = this.quickJs;
@@ -76,6 +94,10 @@ export class ScriptSandbox {
       const argument = context.newString(input);
       const result = context.callFunction(state.entry, context.undefined, argument);
       argument.dispose();
+      if (result.error && context.sameValue(result.error, state.stale)) {
+        result.error.dispose();
+        return undefined;
+      }
       if (result.error) {
         const failure = this.describe(context, result.error, this.limits.timeoutMs);
         result.error.dispose();
@@ -121,20 +143,40 @@ export class ScriptSandbox {
     runtime.setInterruptHandler(() => Date.now() > this.deadline);
     const context = runtime.newContext();
     const limitMs = this.limits.compileTimeoutMs ?? this.limits.timeoutMs;
-    this.deadline = Date.now() + limitMs;
-    const result = context.evalCode(this.source, 'script.js');
-    this.deadline = Number.POSITIVE_INFINITY;
-    if (result.error) {
-      const failure = this.describe(context, result.error, limitMs);
-      result.error.dispose();
+    const owned: QuickJSHandle[] = [];
+    const keep = (handle: QuickJSHandle): QuickJSHandle => {
+      owned.push(handle);
+      return handle;
+    };
+    try {
+      // The guard goes first, since evaluating the source can already run code. It is ours and ends
+      // (in a few ms, longer while the module warms up), so only the source is held to the limit.
+      const guard = keep(this.unwrap(context, context.evalCode(GUARD_SOURCE, 'guard.js'), limitMs));
+      const wrap = keep(context.getProp(guard, 0));
+      this.deadline = Date.now() + limitMs;
+      const script = keep(this.unwrap(context, context.evalCode(this.source, 'script.js'), limitMs));
+      const entry = this.unwrap(context, context.callFunction(wrap, context.undefined, script), limitMs);
+      return { runtime, context, entry, stale: context.getProp(guard, 1) };
+    } catch (error) {
+      for (const handle of owned.splice(0)) handle.dispose();
       context.dispose();
       runtime.dispose();
-      throw new ScriptError(failure.message);
+      throw error;
+    } finally {
+      this.deadline = Number.POSITIVE_INFINITY;
+      for (const handle of owned) handle.dispose();
     }
-    return { runtime, context, entry: result.value };
   }
 
-  /** A runtime keeping more than its budget between calls (globals, say) starts afresh next call. */
+  /** The value of an evaluation, or its exception as a ScriptError. */
+  private unwrap(context: QuickJSContext, result: CallResult, limitMs: number): QuickJSHandle {
+    if (!result.error) return result.value;
+    const failure = this.describe(context, result.error, limitMs);
+    result.error.dispose();
+    throw new ScriptError(failure.message);
+  }
+
+  /** A runtime keeping more than its budget between calls (promise jobs, say) starts afresh next call. */
   private dropIfOverBudget(): void {
     const state = this.state;
     if (!state) return;
@@ -147,6 +189,7 @@ export class ScriptSandbox {
     this.state = undefined;
     if (!state) return;
     state.entry.dispose();
+    state.stale.dispose();
     state.context.dispose();
     state.runtime.dispose();
   }

@@ -22,6 +22,7 @@ import { availableParallelism } from 'node:os';
 import type { SandboxLimits } from './sandbox.ts';
 import { ScriptError } from './script-error.ts';
 import { PendingCall } from './pending-call.ts';
+import type { CallOwner } from './pending-call.ts';
 import { ScriptThread } from './script-thread.ts';
 import type { ScriptSource, ThreadHost } from './script-thread.ts';
 import { siblingWorker, type WorkerEntry } from '../core/worker-entry.ts';
@@ -109,17 +110,20 @@ export class ScriptPool {
     return scriptId;
   }
 
-  /** Runs a compiled script on `input`; rejects with ScriptError, or the signal's reason on abort. */
-  call(scriptId: number, input: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * Runs a compiled script on `input`; rejects with ScriptError, or the signal's reason when the
+   * signal of `owner` (a node's context, say) aborts. That signal is read only while the call waits,
+   * so a run that never needs to cancel a call never has to make one.
+   */
+  call(scriptId: number, input: string, owner?: CallOwner): Promise<string> {
     const script = this.scripts.get(scriptId);
     if (!script) return Promise.reject(new ScriptError('script sandbox is closed'));
     // The input is copied into the script's heap, so one longer than its budget cannot fit.
     if (input.length > script.memoryBytes)
       return Promise.reject(new ScriptError('script exceeded memory limit'));
-    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<string>((resolve, reject) => {
-      const call = new PendingCall(scriptId, input, script.timeoutMs, signal, resolve, reject);
-      if (signal) this.aborts.watch(call);
+      const call = new PendingCall(scriptId, input, script.timeoutMs, owner, resolve, reject);
+      if (owner) this.aborts.watch(call);
       this.queue.push(call);
       this.schedule();
     });
@@ -220,9 +224,9 @@ class AbortSweep {
   private sweep(): void {
     for (const call of this.calls) {
       if (call.settled) this.calls.delete(call);
-      else if (call.signal?.aborted) {
+      else if (call.owner?.signal.aborted) {
         this.calls.delete(call);
-        call.reject(call.signal.reason);
+        call.reject(call.owner.signal.reason);
       }
     }
     if (this.calls.size === 0) this.stop();

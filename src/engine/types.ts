@@ -80,6 +80,11 @@ export interface NodeContext {
    * Optional so that hand-made contexts in tests need not provide it.
    */
   runNode?(nodeId: string, message: RuleMessage): Promise<RunResult>;
+  /**
+   * Counts one step of a node's own loop (a `for` iteration) against the run's budget, waits now and
+   * then for the event loop to turn, and throws when the run is aborted or over its budget.
+   */
+  checkpoint(): Promise<void>;
 }
 
 /** One output of a node: the relation type it ends with and the message to pass on. */
@@ -107,6 +112,14 @@ export interface EngineLogger {
   info(details: Record<string, unknown>, text: string): void;
 }
 
+/** Where nodes that call out (restApiCall) may connect. */
+export interface NetworkPolicy {
+  /** Loopback, private and link-local addresses too; default false: only public addresses. */
+  allowPrivateNetwork?: boolean;
+  /** Hosts reached whatever they resolve to, as in URLs: `api.internal`, `10.0.0.5:8080`, `[::1]`. */
+  allowedHosts?: readonly string[];
+}
+
 /** Services available to node factories; later layers add to it (model providers, tools). */
 export interface NodeServices {
   /** Time limit for one user-script call, in ms. */
@@ -117,6 +130,8 @@ export interface NodeServices {
   scriptWorkers?: number;
   /** Where user scripts run; the engine makes one from the settings above (and closes it) if absent. */
   scriptPool?: ScriptPool;
+  /** Where restApiCall may connect; default only public addresses. */
+  network?: NetworkPolicy;
   [service: string]: unknown;
 }
 

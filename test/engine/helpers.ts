@@ -37,14 +37,11 @@ export const testServices = (overrides: Partial<NodeServices> = {}): NodeService
   ...overrides,
 });
 
-export function createEngine(
-  options: Partial<RuleEngineOptions> & { registry?: NodeRegistry } = {},
-): RuleEngine {
+export function createEngine(options: Partial<RuleEngineOptions> = {}): RuleEngine {
   return new RuleEngine({
+    ...options,
     registry: options.registry ?? createDefaultRegistry(),
     services: options.services ?? testServices(),
-    ...(options.joinTimeoutMs === undefined ? {} : { joinTimeoutMs: options.joinTimeoutMs }),
-    ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
   });
 }
 

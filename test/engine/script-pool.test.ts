@@ -95,23 +95,22 @@ test('another chain answers while a hostile script holds a worker', async () => 
 });
 
 test('many concurrent calls are spread over the workers and all succeed', async () => {
-  const engine = createEngine({ services: testServices({ scriptTimeoutMs: 2000, scriptWorkers: 2 }) });
+  const entry = workerEntry(new URL('./fixtures/tagging-script-worker.ts', import.meta.url));
+  const pool = new ScriptPool({ workers: 2, entry });
   // Each call spins for about a millisecond, so the queue backs up and the second worker joins in.
-  const script =
-    'globalThis.worker = globalThis.worker || String(Math.random()); const until = Date.now() + 1; while (Date.now() < until) {} return {msg: {n: msg.n, worker: globalThis.worker}, metadata, msgType};';
-  await engine.load(chain('c1', [{ id: 't', type: 'jsTransform', configuration: { jsScript: script } }]));
-  const results = await Promise.all(
-    Array.from({ length: 1000 }, (_, n) => engine.execute('c1', newMessage({ n }))),
+  const id = await pool.compile(
+    '(input) => { const until = Date.now() + 1; while (Date.now() < until) {} return input; }',
+    { timeoutMs: 2000, memoryBytes: 16 << 20 },
   );
+  const outputs = await Promise.all(Array.from({ length: 1000 }, (_, n) => pool.call(id, String(n))));
   const workers = new Set<string>();
-  results.forEach((result, n) => {
-    assert.equal(result.outcome, 'success');
-    const data = JSON.parse(result.results[0]?.data ?? '{}') as { n: number; worker: string };
-    assert.equal(data.n, n);
-    workers.add(data.worker);
+  outputs.forEach((output, n) => {
+    const [worker, echoed] = output.split(':');
+    assert.equal(echoed, String(n));
+    workers.add(worker ?? '');
   });
   assert.equal(workers.size, 2, 'both workers ran calls');
-  await engine.close();
+  await pool.close();
 });
 
 test('calls batched behind a call that is stopped run again and succeed', async () => {
@@ -165,7 +164,7 @@ test('an aborted call settles at once while its worker is still busy', async () 
   const id = await pool.compile('(input) => { while (true) {} }', { timeoutMs: 2000, memoryBytes: 16 << 20 });
   const controller = new AbortController();
   const started = Date.now();
-  const call = pool.call(id, 'x', controller.signal);
+  const call = pool.call(id, 'x', controller);
   setTimeout(() => controller.abort(new Error('client went away')), 50);
   await assert.rejects(call, { message: 'client went away' });
   assert.ok(Date.now() - started < 1000, `settled after ${Date.now() - started} ms`);

@@ -42,10 +42,12 @@ export const forNode: NodeDefinition<Config> = {
       async process(message, context) {
         const range: unknown = numbers
           ? numberRange(Number(numbers[1]), Number(numbers[2]))
-          : JSON.parse((await script?.run(message, context.signal)) ?? 'null');
+          : JSON.parse((await script?.run(message, context)) ?? 'null');
         const collected: unknown[] = [];
         let last: RuleMessage | undefined;
         for (const [key, item, index] of entries(range)) {
+          // Counted against the run's budget, and lets the event loop turn (time limits, aborts).
+          await context.checkpoint();
           const result = await runBody(config.do, itemMessage(message, key, item, index), context);
           if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
           for (const output of result.results) collected.push(readData(output));
@@ -72,16 +74,22 @@ function runBody(target: string, message: RuleMessage, context: NodeContext): Pr
   return context.runNode(target, message);
 }
 
-/** [key, item, index] for an array, the entries of an object, or 0..n-1 for a number. */
-function entries(range: unknown): Array<[string, unknown, number]> {
-  if (typeof range === 'number')
-    return numberRange(0, range - 1).map((item, index) => [String(index), item, index]);
-  if (Array.isArray(range)) return range.map((item: unknown, index) => [String(index), item, index]);
-  if (typeof range === 'object' && range !== null) {
-    return Object.entries(range).map(([key, item], index) => [key, item, index]);
+/** [key, item, index] for an array, the entries of an object, or 0..n-1 for a number; one at a time. */
+function* entries(range: unknown): Generator<[string, unknown, number]> {
+  if (typeof range === 'number') {
+    const items = numberRange(0, range - 1);
+    for (let index = 0; index < items.length; index += 1) yield [String(index), items[index], index];
+  } else if (Array.isArray(range)) {
+    for (let index = 0; index < range.length; index += 1) yield [String(index), range[index], index];
+  } else if (typeof range === 'object' && range !== null) {
+    let index = 0;
+    for (const key of Object.keys(range)) {
+      yield [key, (range as Record<string, unknown>)[key], index];
+      index += 1;
+    }
+  } else if (range !== null && range !== undefined) {
+    throw new Error(`range must be an array, an object or a number, not ${typeof range}`);
   }
-  if (range === null || range === undefined) return [];
-  throw new Error(`range must be an array, an object or a number, not ${typeof range}`);
 }
 
 function numberRange(from: number, to: number): number[] {

@@ -20,7 +20,7 @@ export const jsFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = await MessageScript.create(config.jsScript, finishers.boolean, services);
     return {
       async process(message, context) {
-        const relation = (await script.run(message, context.signal)) === '1' ? 'True' : 'False';
+        const relation = (await script.run(message, context)) === '1' ? 'True' : 'False';
         return [{ relation, message }];
       },
       destroy: () => script.dispose(),

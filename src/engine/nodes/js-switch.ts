@@ -21,7 +21,7 @@ export const jsSwitchNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = await MessageScript.create(config.jsScript, finishers.relations, services);
     return {
       async process(message, context) {
-        const relations = JSON.parse(await script.run(message, context.signal)) as string[];
+        const relations = JSON.parse(await script.run(message, context)) as string[];
         return relations.map((relation) => ({ relation, message }));
       },
       destroy: () => script.dispose(),

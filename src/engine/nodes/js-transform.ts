@@ -24,7 +24,7 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = await MessageScript.create(config.jsScript, finishers.message, services);
     return {
       async process(message, context) {
-        const output = await script.run(message, context.signal);
+        const output = await script.run(message, context);
         return [{ relation: 'Success', message: decode(output, message) }];
       },
       destroy: () => script.dispose(),

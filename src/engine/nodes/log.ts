@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { finishers, MessageScript } from '../message-script.ts';
-import type { EngineLogger, NodeDefinition, NodeServices, RuleMessage } from '../types.ts';
+import type { EngineLogger, NodeContext, NodeDefinition, NodeServices, RuleMessage } from '../types.ts';
 
 const configSchema = z.object({
   jsScript: z.string().optional().meta({
@@ -21,15 +21,15 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = config.jsScript
       ? await MessageScript.create(config.jsScript, finishers.text, services)
       : undefined;
-    const format = (message: RuleMessage, signal: AbortSignal): Promise<string> | string =>
+    const format = (message: RuleMessage, context: NodeContext): Promise<string> | string =>
       script
-        ? script.run(message, signal)
+        ? script.run(message, context)
         : `${message.type} ${message.data} ${JSON.stringify(message.metadata)}`;
     return {
       async process(message, context) {
         // Without a logger there is nowhere to write, so the script is not run at all.
         if (logger) {
-          const text = await format(message, context.signal);
+          const text = await format(message, context);
           logger.info({ chainId, nodeId, messageId: message.id }, text);
         }
         return [{ relation: 'Success', message }];

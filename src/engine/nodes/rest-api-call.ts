@@ -1,12 +1,15 @@
-import { readCapped } from '../../core/read-capped.ts';
 import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
 import { messageResolver, Template } from '../template.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
+import { GuardedClient } from './guarded-request.ts';
+import type { GuardedAnswer } from './guarded-request.ts';
 
 const configSchema = z.object({
   restEndpointUrlPattern: z.string().min(1).meta({
     label: 'URL',
-    description: 'Endpoint URL; ${metadata.key}, ${msg.key} and ${vars.key} are replaced.',
+    description:
+      'Endpoint URL; ${metadata.key}, ${msg.key} and ${vars.key} are replaced. Private, loopback and link-local addresses are refused unless the server allows them.',
   }),
   requestMethod: z
     .enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'])
@@ -43,12 +46,13 @@ export const restApiCallNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { vars }) {
+  create(config, { vars, services }) {
     const url = Template.compile(config.restEndpointUrlPattern);
     const headers = Object.entries(config.headers).map(
       ([name, value]) => [name, Template.compile(value)] as const,
     );
     const slots = new Slots(config.maxParallelRequestsCount);
+    const client = new GuardedClient(services.network);
     return {
       async process(message, context) {
         const resolve = messageResolver(message, vars);
@@ -58,26 +62,25 @@ export const restApiCallNode: NodeDefinition<Config> = {
         if (withBody && !hasHeader(requestHeaders, 'content-type')) {
           requestHeaders['content-type'] = message.dataType === 'JSON' ? 'application/json' : 'text/plain';
         }
-        const signal =
-          config.readTimeoutMs > 0
-            ? AbortSignal.any([context.signal, AbortSignal.timeout(config.readTimeoutMs)])
-            : context.signal;
+        const timeout = config.readTimeoutMs > 0 ? AbortSignal.timeout(config.readTimeoutMs) : undefined;
+        const signal = timeout ? AbortSignal.any([context.signal, timeout]) : context.signal;
         await slots.acquire();
         try {
-          const response = await fetch(url.render(resolve), {
+          const response = await client.send(url.render(resolve), {
             method: config.requestMethod,
             headers: requestHeaders,
-            ...(withBody ? { body: message.data } : {}),
+            body: withBody ? message.data : undefined,
             signal,
-          }).catch((error: unknown) => {
-            throw describeFetchError(error, context.signal, config.readTimeoutMs);
+            maxBytes: MAX_RESPONSE_BYTES,
           });
-          const body = await readCapped(response, MAX_RESPONSE_BYTES);
-          return [answer(message, response, body)];
+          return [answer(message, response)];
+        } catch (error) {
+          throw describeError(error, context.signal, timeout, config.readTimeoutMs);
         } finally {
           slots.release();
         }
       },
+      destroy: () => client.close(),
     };
   },
 };
@@ -85,34 +88,35 @@ export const restApiCallNode: NodeDefinition<Config> = {
 /** The largest answer a restApiCall node reads; a bigger one ends the node in Failure. */
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-function answer(
-  message: RuleMessage,
-  response: Response,
-  body: string,
-): { relation: string; message: RuleMessage } {
+function answer(message: RuleMessage, response: GuardedAnswer): { relation: string; message: RuleMessage } {
+  const { body } = response;
   const metadata: Record<string, string> = {
     ...message.metadata,
     status: `${response.status} ${response.statusText}`.trim(),
     statusCode: String(response.status),
   };
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     metadata['errorMsg'] = `HTTP ${response.status}: ${body.slice(0, 500)}`;
     return { relation: 'Failure', message: { ...message, metadata, data: body } };
   }
-  const isJson = (response.headers.get('content-type') ?? '').includes('json');
+  const isJson = (response.contentType ?? '').includes('json');
   return {
     relation: 'Success',
     message: { ...message, metadata, data: body, dataType: isJson ? 'JSON' : 'TEXT' },
   };
 }
 
-function describeFetchError(error: unknown, runSignal: AbortSignal, timeoutMs: number): unknown {
+/** The run's own abort reason, the time limit, a refusal or size error as is; else the transport's. */
+function describeError(
+  error: unknown,
+  runSignal: AbortSignal,
+  timeout: AbortSignal | undefined,
+  timeoutMs: number,
+): unknown {
   if (runSignal.aborted) return runSignal.reason;
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return new Error(`request timed out after ${timeoutMs} ms`);
-  }
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return new Error(`request failed${cause}`);
+  if (timeout?.aborted) return new Error(`request timed out after ${timeoutMs} ms`);
+  if (error instanceof AppError) return error;
+  return new Error(`request failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

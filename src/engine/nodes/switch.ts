@@ -36,7 +36,7 @@ export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const script = await MessageScript.create(body, finishers.json, services);
     return {
       async process(message, context) {
-        const index = Number(await script.run(message, context.signal));
+        const index = Number(await script.run(message, context));
         const relation = config.cases[index]?.then ?? 'Default';
         return [{ relation, message }];
       },
