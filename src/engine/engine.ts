@@ -169,7 +169,7 @@ export class RuleEngine {
     const scope: RunScope = {
       budget,
       onEvent: options.onEvent,
-      extras: options.extras ?? {},
+      turn: options.turn ?? {},
       depth: 0,
     };
     return this.runLoaded(loaded, message, scope);

@@ -2,14 +2,14 @@
 import type { CompiledChain } from './chain.ts';
 import type { RunBudget } from './run-budget.ts';
 import type { RunLogBuilder } from './run-log.ts';
-import type { NodeContext, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
+import type { NodeContext, RuleMessage, RunEvent, RunResult, TurnContext } from './types.ts';
 
 /** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
 export interface RunScope {
   /** Shared by the top-level run and every run it starts; it holds the run tree's abort signal. */
   budget: RunBudget;
   onEvent: ((event: RunEvent) => void) | undefined;
-  extras: RunExtras;
+  turn: TurnContext;
   depth: number;
   /** The run log a body run (for, fork bodies) adds to: its chain's run, not a run of its own. */
   runLog?: RunLogBuilder | undefined;
@@ -23,7 +23,7 @@ export interface ContextHost {
   runChain(
     chainId: string,
     message: RuleMessage,
-    extras: RunExtras | undefined,
+    turn: TurnContext | undefined,
     isolated?: boolean,
   ): Promise<RunResult>;
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult>;
@@ -32,7 +32,7 @@ export interface ContextHost {
 /** The NodeContext of one node call: one small object per hop instead of several closures. */
 export class RunNodeContext implements NodeContext {
   readonly chainId: string;
-  readonly extras: RunExtras;
+  readonly turn: TurnContext;
   readonly depth: number;
 
   constructor(
@@ -40,7 +40,7 @@ export class RunNodeContext implements NodeContext {
     readonly nodeId: string,
   ) {
     this.chainId = run.chain.id;
-    this.extras = run.scope.extras;
+    this.turn = run.scope.turn;
     this.depth = run.scope.depth;
   }
 
@@ -55,9 +55,9 @@ export class RunNodeContext implements NodeContext {
   runChain(
     chainId: string,
     message: RuleMessage,
-    options?: { extras?: RunExtras; isolated?: boolean },
+    options?: { turn?: TurnContext; isolated?: boolean },
   ): Promise<RunResult> {
-    return this.run.runChain(chainId, message, options?.extras, options?.isolated);
+    return this.run.runChain(chainId, message, options?.turn, options?.isolated);
   }
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {

@@ -18,7 +18,7 @@ import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
 import { logMessage, RunLogBuilder } from './run-log.ts';
 import type { LoggedMessage, RunLog } from './run-log.ts';
-import type { NodeOutput, RuleMessage, RunEvent, RunExtras, RunResult } from './types.ts';
+import type { NodeOutput, RuleMessage, RunEvent, TurnContext, RunResult } from './types.ts';
 
 /** What a run needs from its engine. */
 export interface RunHost {
@@ -85,10 +85,10 @@ export class ChainRun implements Cancellable {
   runChain(
     chainId: string,
     message: RuleMessage,
-    extras: RunExtras | undefined,
+    turn: TurnContext | undefined,
     isolated = false,
   ): Promise<RunResult> {
-    const scope = this.nestedScope(extras);
+    const scope = this.nestedScope(turn);
     return this.host.runChain(chainId, message, isolated ? { ...scope, onEvent: undefined } : scope);
   }
 
@@ -98,10 +98,10 @@ export class ChainRun implements Cancellable {
     return this.host.runFrom(this.chain, node, message, { ...this.nestedScope(undefined), runLog: this.log });
   }
 
-  private nestedScope(extras: RunExtras | undefined): RunScope {
+  private nestedScope(turn: TurnContext | undefined): RunScope {
     return {
       ...this.scope,
-      extras: extras ?? this.scope.extras,
+      turn: turn ?? this.scope.turn,
       depth: this.scope.depth + 1,
       runLog: undefined,
     };
@@ -165,6 +165,7 @@ export class ChainRun implements Cancellable {
         nodeId: node.id,
         relations: ['Failure'],
         error: failure,
+        cause: error,
       });
       outputs = [{ relation: 'Failure', message: withErrorMessage(message, failure) }];
     }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
 import type { Usage } from '../model-providers/types.ts';
 import type { ScriptPool } from './script-pool.ts';
+import type { Conversation } from './ai/conversation.ts';
 
 export type DataType = 'JSON' | 'TEXT' | 'BINARY';
 
@@ -20,7 +21,15 @@ export interface RuleMessage {
 /** Events of one run, in order. Drivers (chat, REST, scheduler) turn them into bytes. */
 export type RunEvent =
   | { type: 'node-start'; chainId: string; nodeId: string; nodeType: string }
-  | { type: 'node-end'; chainId: string; nodeId: string; relations: string[]; error?: string }
+  /** `error` is the Failure's errorMsg; `cause` what the node threw (an AppError keeps its kind). */
+  | {
+      type: 'node-end';
+      chainId: string;
+      nodeId: string;
+      relations: string[];
+      error?: string;
+      cause?: unknown;
+    }
   | { type: 'text-delta'; text: string }
   | {
       type: 'tool-call-start';
@@ -47,14 +56,19 @@ export interface RunResult {
   error?: string;
 }
 
-/** Per-run extras supplied by the caller (agent turns put their conversation handle here). */
-export type RunExtras = Record<string, unknown>;
+/** What an agent turn hands its run: whose workspace the nodes work in, and the conversation. */
+export interface TurnContext {
+  /** The agent of the turn (a sub-agent's run names its own); absent: the chain itself. */
+  agentId?: string;
+  /** History in, this turn's messages out; absent for runs that are not agent turns. */
+  conversation?: Conversation;
+}
 
 export interface RunOptions {
   signal?: AbortSignal;
   /** Called synchronously for every event of the run, including nested flow runs. */
   onEvent?: (event: RunEvent) => void;
-  extras?: RunExtras;
+  turn?: TurnContext;
 }
 
 /** What a node sees while processing one message. */
@@ -62,18 +76,18 @@ export interface NodeContext {
   readonly chainId: string;
   readonly nodeId: string;
   readonly signal: AbortSignal;
-  readonly extras: RunExtras;
+  readonly turn: TurnContext;
   /** Nesting depth of flow/tool chain calls, to stop runaway recursion. */
   readonly depth: number;
   emit(event: RunEvent): void;
   /**
-   * Runs another loaded chain by id (looked up at call time), sharing signal, events and extras.
+   * Runs another loaded chain by id (looked up at call time), sharing signal, events and turn.
    * `isolated` keeps the nested run's events to itself (a sub-agent's text is not the caller's).
    */
   runChain(
     chainId: string,
     message: RuleMessage,
-    options?: { extras?: RunExtras; isolated?: boolean },
+    options?: { turn?: TurnContext; isolated?: boolean },
   ): Promise<RunResult>;
   /**
    * Runs the nodes reachable from `nodeId` in this same chain as a sub-run (the `for` node's body).

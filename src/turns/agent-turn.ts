@@ -4,7 +4,7 @@
 import { AsyncQueue } from '../core/async.ts';
 import { AppError, isAppError } from '../core/errors.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
-import { withConversation, type Conversation } from '../engine/ai/conversation.ts';
+import type { Conversation } from '../engine/ai/conversation.ts';
 import type { RunEvent } from '../engine/types.ts';
 import type { ChatMessage, ModelParams, Usage } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
@@ -102,13 +102,13 @@ export class TurnRunner {
   ): Promise<TurnOutput> {
     this.agents.require(input.agentId);
     let recorded: ChatMessage[] | undefined;
-    let failure: unknown;
+    // What failing nodes threw, from their node-end events: the turn's error keeps its cause's kind.
+    const causes: Array<{ error: string; cause: unknown }> = [];
     const conversation: Conversation = {
       history,
       ...(input.images?.length ? { images: input.images } : {}),
       ...(input.params ? { params: input.params } : {}),
       record: (messages) => (recorded = messages),
-      fail: (error) => (failure ??= error),
     };
     let text = '';
     let usage: Usage | undefined;
@@ -126,8 +126,11 @@ export class TurnRunner {
         case 'tool-call-result':
           emit(event);
           break;
-        case 'node-start':
         case 'node-end':
+          if (event.error !== undefined && event.cause !== undefined)
+            causes.push({ error: event.error, cause: event.cause });
+          break;
+        case 'node-start':
         case 'run-end':
           break;
       }
@@ -135,10 +138,12 @@ export class TurnRunner {
     const result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
       signal: input.signal,
       onEvent,
-      extras: withConversation({}, conversation, input.agentId),
+      turn: { agentId: input.agentId, conversation },
     });
     if (result.outcome === 'failure') {
-      if (isAppError(failure)) throw failure;
+      // The node whose Failure failed the run: its AppError gives the answer's status (502, 504).
+      const failed = causes.find((entry) => entry.error === result.error && isAppError(entry.cause));
+      if (failed) throw failed.cause as Error;
       throw new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
     }
     if (text === '' && result.results.length > 0) {

@@ -1,3 +1,4 @@
+import type { RunEvent } from '../../src/engine/types.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
@@ -205,13 +206,16 @@ test('a failing node reports its error in node-end', async () => {
   );
   const { events, onEvent } = recorder();
   const result = await engine.execute('c1', newMessage('x'), { onEvent });
-  assert.deepEqual(events[1], {
+  const { cause, ...end } = events[1] as Extract<RunEvent, { type: 'node-end' }>;
+  assert.deepEqual(end, {
     type: 'node-end',
     chainId: 'c1',
     nodeId: 'f',
     relations: ['Failure'],
     error: 'Error: bad input',
   });
+  // What the node threw travels with the event, for callers that answer with its kind.
+  assert.ok(cause instanceof Error);
   assert.equal(result.error, 'Error: bad input');
   await engine.close();
 });
@@ -267,39 +271,39 @@ test('running a chain that is not loaded is not-found', async () => {
   await engine.close();
 });
 
-test('extras reach every node, including those of a nested chain', async () => {
+test('the turn context reaches every node, including those of a nested chain', async () => {
   const registry = createDefaultRegistry();
   const seen: unknown[] = [];
   registry.register({
-    type: 'extras',
-    label: 'extras',
-    description: 'records extras and depth',
+    type: 'turn-probe',
+    label: 'turn probe',
+    description: 'records the turn context and depth',
     category: 'test',
     relations: ['Success'],
     configSchema: z.object({}),
     create: () => ({
       process(message, context) {
-        seen.push([context.chainId, context.extras['conversation'], context.depth]);
+        seen.push([context.chainId, context.turn.agentId, context.depth]);
         return Promise.resolve([{ relation: 'Success', message }]);
       },
     }),
   });
   const engine = createEngine({ registry });
-  await engine.load(chain('inner', [{ id: 'x', type: 'extras' }]));
+  await engine.load(chain('inner', [{ id: 'x', type: 'turn-probe' }]));
   await engine.load(
     chain(
       'outer',
       [
-        { id: 'x', type: 'extras' },
+        { id: 'x', type: 'turn-probe' },
         { id: 'call', type: 'flow', configuration: { targetId: 'inner' } },
       ],
       [['x', 'Success', 'call']],
     ),
   );
-  await engine.execute('outer', newMessage('x'), { extras: { conversation: 'conv-1' } });
+  await engine.execute('outer', newMessage('x'), { turn: { agentId: 'agent-1' } });
   assert.deepEqual(seen, [
-    ['outer', 'conv-1', 0],
-    ['inner', 'conv-1', 1],
+    ['outer', 'agent-1', 0],
+    ['inner', 'agent-1', 1],
   ]);
   await engine.close();
 });

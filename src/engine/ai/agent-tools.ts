@@ -9,7 +9,6 @@ import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
-import { subAgentExtras } from './conversation.ts';
 
 export const toolEntrySchema = z.object({
   type: z.enum(['builtin', 'rulechain', 'agent', 'mcp']),
@@ -151,7 +150,8 @@ export class AgentToolSet {
         const input = typeof args['input'] === 'string' ? args['input'] : JSON.stringify(args);
         const message = newMessage(input, { dataType: 'TEXT' });
         return resultText(
-          await node.runChain(targetId, message, { extras: subAgentExtras(targetId), isolated: true }),
+          // A sub-agent works in its own workspace, with no shared history.
+          await node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
         );
       },
     };

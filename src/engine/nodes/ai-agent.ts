@@ -7,7 +7,7 @@ import type { ChatMessage, ModelParams } from '../../model-providers/types.ts';
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
 import { runAgentLoop } from '../ai/agent-loop.ts';
 import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
-import { agentIdOf, conversationOf } from '../ai/conversation.ts';
+import { agentIdOf } from '../ai/conversation.ts';
 import { resolveModel } from '../ai/model-target.ts';
 import { FolderListing, SkillListing, renderSystemPrompt } from '../ai/system-prompt.ts';
 import { skillFolders } from '../../tools/skill.ts';
@@ -108,53 +108,48 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
       const hasSkillTool = config.tools.some((tool) => tool.type === 'builtin' && tool.name === 'skill');
       return {
         async process(message, node) {
-          const conversation = conversationOf(node.extras);
-          const agentId = agentIdOf(node.extras, chainId);
+          const conversation = node.turn.conversation;
+          const agentId = agentIdOf(node.turn, chainId);
           const workspaceDir = await deps.workspace(agentId);
           const toolContext = {
             agentId,
             workspaceDir,
             ...(deps.globalSkillsDir ? { globalSkillsDir: deps.globalSkillsDir } : {}),
           };
-          try {
-            const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
-            const system = await renderSystemPrompt(prompt, {
-              chainId,
-              workspaceDir,
-              vars,
-              globals: deps.globals,
-              listing,
-              resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
-              ...(hasSkillTool ? { skills: () => skillListing.get(skillFolders(toolContext)) } : {}),
-            });
-            const images = conversation?.images;
-            const input: ChatMessage = {
-              role: 'user',
-              content: message.data,
-              ...(images && images.length > 0 ? { images } : {}),
-            };
-            const tools = await toolSet.tools(() => undefined);
-            const result = await runAgentLoop({
-              provider,
-              model,
-              messages: [
-                ...(system ? [{ role: 'system' as const, content: system }] : []),
-                ...(conversation?.history ?? []),
-                input,
-              ],
-              tools,
-              params: definedParams({ ...config.params, ...conversation?.params }),
-              maxStep: config.maxStep,
-              maxToolOutputLength: config.maxToolOutputLength,
-              node,
-              toolContext,
-            });
-            conversation?.record([input, ...result.added.map(forHistory)]);
-            return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: result.text } }];
-          } catch (error) {
-            conversation?.fail(error);
-            throw error;
-          }
+          const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
+          const system = await renderSystemPrompt(prompt, {
+            chainId,
+            workspaceDir,
+            vars,
+            globals: deps.globals,
+            listing,
+            resolvePath: (path) => resolveInWorkspace(workspaceDir, path, { mustExist: true }),
+            ...(hasSkillTool ? { skills: () => skillListing.get(skillFolders(toolContext)) } : {}),
+          });
+          const images = conversation?.images;
+          const input: ChatMessage = {
+            role: 'user',
+            content: message.data,
+            ...(images && images.length > 0 ? { images } : {}),
+          };
+          const tools = await toolSet.tools(() => undefined);
+          const result = await runAgentLoop({
+            provider,
+            model,
+            messages: [
+              ...(system ? [{ role: 'system' as const, content: system }] : []),
+              ...(conversation?.history ?? []),
+              input,
+            ],
+            tools,
+            params: definedParams({ ...config.params, ...conversation?.params }),
+            maxStep: config.maxStep,
+            maxToolOutputLength: config.maxToolOutputLength,
+            node,
+            toolContext,
+          });
+          conversation?.record([input, ...result.added.map(forHistory)]);
+          return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: result.text } }];
         },
         destroy: () => toolSet.close(),
       };

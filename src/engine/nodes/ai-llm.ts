@@ -2,7 +2,6 @@
 // ${metadata.x}); without `messages` the input data is the user message. The reply is the output.
 import { z } from 'zod';
 import type { ChatMessage } from '../../model-providers/types.ts';
-import { conversationOf } from '../ai/conversation.ts';
 import { resolveModel } from '../ai/model-target.ts';
 import { messageResolver, pathResolver, Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
@@ -45,39 +44,34 @@ export function createAiLlmNode(
       }));
       return {
         async process(message, node) {
-          const conversation = conversationOf(node.extras);
-          try {
-            const fromMessage = messageResolver(message, vars);
-            const fromGlobals = pathResolver({ global: deps.globals });
-            const resolve = (expression: string) => fromMessage(expression) ?? fromGlobals(expression);
-            const messages: ChatMessage[] = [];
-            const systemText = system.render(resolve);
-            if (systemText) messages.push({ role: 'system', content: systemText });
-            if (templates.length === 0) messages.push({ role: 'user', content: message.data });
-            for (const entry of templates)
-              messages.push({ role: entry.role, content: entry.content.render(resolve) } as ChatMessage);
-            const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
-            let text = '';
-            for await (const event of provider.stream({
-              model,
-              messages,
-              params: definedParams({ ...config.params, ...conversation?.params }),
-              signal: node.signal,
-            })) {
-              if (event.type === 'text-delta') {
-                text += event.text;
-                node.emit({ type: 'text-delta', text: event.text });
-              } else if (event.type === 'usage') node.emit({ type: 'usage', usage: event.usage });
-            }
-            conversation?.record([
-              { role: 'user', content: message.data },
-              { role: 'assistant', content: text },
-            ]);
-            return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: text } }];
-          } catch (error) {
-            conversation?.fail(error);
-            throw error;
+          const conversation = node.turn.conversation;
+          const fromMessage = messageResolver(message, vars);
+          const fromGlobals = pathResolver({ global: deps.globals });
+          const resolve = (expression: string) => fromMessage(expression) ?? fromGlobals(expression);
+          const messages: ChatMessage[] = [];
+          const systemText = system.render(resolve);
+          if (systemText) messages.push({ role: 'system', content: systemText });
+          if (templates.length === 0) messages.push({ role: 'user', content: message.data });
+          for (const entry of templates)
+            messages.push({ role: entry.role, content: entry.content.render(resolve) } as ChatMessage);
+          const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
+          let text = '';
+          for await (const event of provider.stream({
+            model,
+            messages,
+            params: definedParams({ ...config.params, ...conversation?.params }),
+            signal: node.signal,
+          })) {
+            if (event.type === 'text-delta') {
+              text += event.text;
+              node.emit({ type: 'text-delta', text: event.text });
+            } else if (event.type === 'usage') node.emit({ type: 'usage', usage: event.usage });
           }
+          conversation?.record([
+            { role: 'user', content: message.data },
+            { role: 'assistant', content: text },
+          ]);
+          return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: text } }];
         },
       };
     },
