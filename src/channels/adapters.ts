@@ -1,8 +1,10 @@
 // The adapters of the platforms we support, built once by the composition root. Adding a platform
 // means one line here (and its folder beside this file).
 import { DingTalkAdapter } from './dingtalk/dingtalk-adapter.ts';
+import { feishuAdapters } from './feishu/feishu-adapters.ts';
 import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
 import type { ChannelAdapter, ChannelLogger } from './types.ts';
+import { WecomAdapter } from './wecom/wecom-adapter.ts';
 
 export interface AdapterOptions {
   telegram?: Omit<TelegramOptions, 'logger'>;
@@ -12,6 +14,8 @@ export interface AdapterOptions {
 export function builtInAdapters(options: AdapterOptions): ChannelAdapter[] {
   return [
     new TelegramAdapter({ ...options.telegram, logger: options.logger }),
+    ...feishuAdapters({ logger: options.logger }),
     new DingTalkAdapter({ logger: options.logger }),
+    new WecomAdapter({ logger: options.logger }),
   ];
 }

@@ -43,6 +43,8 @@ export interface ChannelDriver {
   /** The platform's id of the user who sends the DMs (the session's peer). */
   dmSender: string;
   cannot?: Partial<Record<ContractCase, string>>;
+  /** Called with the running app (a webhook platform's fake posts its callbacks through it). */
+  attach?(app: TestApp): void;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export function channelContract(name: string, makeDriver: () => Promise<ChannelD
         },
         services: { channels: { ...d.channelOptions(), backoff: { baseMs: 20, maxMs: 100 } } },
       });
+      d.attach?.(t);
       await until(
         async () => (await status(t as TestApp, d.platform)) === 'connected',
         'the account to connect',

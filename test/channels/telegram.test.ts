@@ -376,7 +376,7 @@ describe('outbound endpoints', () => {
   it('platforms: 501 for one without an adapter, 404 for an unknown one', async () => {
     const slack = await post('slack/send', { chatId: 'C1', message: 'x' });
     assert.equal(slack.statusCode, 501);
-    assert.match(slack.json().error, /not implemented/);
+    assert.match(slack.json().error, /sending through platform "slack" is not supported/);
     const image = await post('slack/send-image', { chatId: 'C1', imageKey: 'k' });
     assert.equal(image.statusCode, 501);
     const unknown = await post('myspace/send', { chatId: 'C1', message: 'x' });

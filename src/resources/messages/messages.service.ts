@@ -53,10 +53,7 @@ export class MessagesService {
     const platform = platformOf(name);
     const adapter = this.channels.adapterFor(platform);
     if (!adapter) {
-      throw new AppError(
-        'not-implemented',
-        `sending through platform "${platform}" is not supported`,
-      );
+      throw new AppError('not-implemented', `sending through platform "${platform}" is not supported`);
     }
     const section = this.store.current.channels[platform];
     let id = accountId;

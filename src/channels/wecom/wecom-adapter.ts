@@ -1,0 +1,145 @@
+// The WeCom (企业微信) adapter. An account is one of two kinds, chosen by `mode`:
+// - bot (default): a smart robot on the long connection, bot id in app_id and secret in app_secret;
+//   answers stream into one stream message (wecom-bot.ts).
+// - app: a self-built app whose callback URL is /webhooks/wecom/{accountId}; corp id in app_id,
+//   agent_id, app_secret, and the callback's token and encoding_aes_key; answers go through the app
+//   message API, whole (wecom-app.ts).
+// api_base points either at another origin: the long-connection server (its http(s) scheme becomes
+// ws(s)) or the app API (default https://qyapi.weixin.qq.com).
+import type { AccountConfig } from '../../config/schema.ts';
+import type {
+  ChannelAccount,
+  ChannelAdapter,
+  ChannelLogger,
+  ConnectionLink,
+  InboundMessage,
+  InboundStyle,
+  OutboundMedia,
+  ReplyStream,
+  SendResult,
+  SendTextOptions,
+  WebhookReply,
+  WebhookRequest,
+} from '../types.ts';
+import { AppError } from '../../core/errors.ts';
+import { isEncodingAesKey } from './callback-crypto.ts';
+import { WecomApp, type WecomAppOptions } from './wecom-app.ts';
+import { WecomBot, type WecomBotOptions } from './wecom-bot.ts';
+
+export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<WecomAppOptions, 'logger'> {
+  /** Least time between two edits of a streamed answer, in ms (default 1000). */
+  editIntervalMs?: number;
+  logger?: () => ChannelLogger | undefined;
+}
+
+/** Account fields of other platforms, refused on a wecom account. */
+const FOREIGN_FIELDS = [
+  'verification_token',
+  'encrypt_key',
+  'card_template_id',
+  'app_token',
+  'signing_secret',
+  'api_key',
+] as const;
+
+const modeOf = (account: AccountConfig): 'bot' | 'app' => account.mode ?? 'bot';
+
+export class WecomAdapter implements ChannelAdapter {
+  readonly platform = 'wecom' as const;
+  /** WeCom's limits for temporary media: 10 MB per image, 20 MB per file. */
+  readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 20 * 1024 * 1024 };
+  /** Capabilities are per platform: in app mode beginReply declines and answers are plain messages. */
+  readonly capabilities = { editMessage: true, typing: false, images: true, files: true };
+  readonly editIntervalMs: number;
+  private readonly bot: WecomBot;
+  private readonly app: WecomApp;
+
+  constructor(options: WecomOptions = {}) {
+    this.editIntervalMs = options.editIntervalMs ?? 1000;
+    this.bot = new WecomBot(options);
+    this.app = new WecomApp(options);
+  }
+
+  validateAccount(account: AccountConfig): string[] {
+    const problems: string[] = [];
+    const need = (field: keyof AccountConfig, what: string): void => {
+      if (account.enabled && !account[field]) problems.push(`${field}: ${what} is required`);
+    };
+    if (modeOf(account) === 'bot') {
+      need('app_id', 'the bot id');
+      need('app_secret', 'the bot secret');
+    } else {
+      need('app_id', 'the corp id');
+      need('agent_id', "the app's AgentId");
+      need('app_secret', "the app's Secret");
+      need('token', "the callback's Token");
+      need('encoding_aes_key', "the callback's EncodingAESKey");
+      if (account.agent_id !== undefined && !/^\d{1,12}$/.test(account.agent_id)) {
+        problems.push("agent_id: must be the app's numeric AgentId");
+      }
+      if (account.encoding_aes_key !== undefined && !isEncodingAesKey(account.encoding_aes_key)) {
+        problems.push('encoding_aes_key: must be the 43-character EncodingAESKey of the callback');
+      }
+    }
+    for (const field of FOREIGN_FIELDS) {
+      if (account[field] !== undefined) problems.push(`${field}: not used by wecom`);
+    }
+    return problems;
+  }
+
+  inboundStyle(account: AccountConfig): InboundStyle {
+    return modeOf(account) === 'app' ? 'webhook' : 'long-connection';
+  }
+
+  connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+    return this.bot.connect(account, link);
+  }
+
+  handleWebhook(
+    account: ChannelAccount,
+    request: WebhookRequest,
+    deliver: (message: InboundMessage) => void,
+  ): Promise<WebhookReply> {
+    return this.app.handleWebhook(account, request, deliver);
+  }
+
+  async beginReply(
+    account: ChannelAccount,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<ReplyStream | undefined> {
+    // App mode cannot edit a sent message: the answer goes out with sendText when it is done.
+    return modeOf(account.config) === 'app' ? undefined : this.bot.beginReply(account, message, signal);
+  }
+
+  async sendText(
+    account: ChannelAccount,
+    chatId: string,
+    text: string,
+    _options?: SendTextOptions,
+  ): Promise<SendResult> {
+    if (text.trim() === '') throw new AppError('invalid', 'wecom: the message is empty');
+    return modeOf(account.config) === 'app'
+      ? this.app.sendText(account, chatId, text)
+      : this.bot.sendText(account, chatId, text);
+  }
+
+  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, chatId, 'image', media);
+  }
+
+  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, chatId, 'file', media);
+  }
+
+  private sendMedia(
+    account: ChannelAccount,
+    chatId: string,
+    kind: 'image' | 'file',
+    media: OutboundMedia,
+  ): Promise<SendResult> {
+    return modeOf(account.config) === 'app'
+      ? this.app.sendMedia(account, chatId, kind, media)
+      : this.bot.sendMedia(account, chatId, kind, media);
+  }
+}
