@@ -199,7 +199,7 @@ export function channelContract(name: string, makeDriver: () => Promise<ChannelD
       await until(
         async () => (await status(app, d.platform)) !== 'connected',
         'the old secret to fail',
-        10_000,
+        2_000,
       ).catch(() => undefined);
       const update = await app.app.inject({
         method: 'PUT',
