@@ -15,6 +15,8 @@ await build({
   entryPoints,
   outdir: 'dist',
   bundle: true,
+  // Dynamic imports of our own modules become chunks loaded on first use (a platform's SDK, say).
+  splitting: true,
   packages: 'external',
   platform: 'node',
   target: 'node20',

@@ -2,7 +2,7 @@
 // so changing a password voids every token issued before it; API keys are compared by SHA-256
 // digest in constant time. Every login runs exactly one scrypt, whether the user exists, has a
 // hashed password or a plain-text one from the config file, so timing tells nothing.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { ConfigStore } from '../config/config-store.ts';
 import type { Config } from '../config/schema.ts';
@@ -21,8 +21,11 @@ interface KeyEntry {
 }
 
 const WRONG_CREDENTIALS = 'invalid username or password';
-/** Checked when the user is unknown: a well-formed hash of a random password nobody knows. */
-const UNKNOWN_USER_HASH = hashPassword(randomBytes(24).toString('base64url'));
+/**
+ * Checked when the user is unknown: the hash of a random password nobody knows (made once, kept
+ * as a constant so that no scrypt runs at start: its 16 MB would stay in the process's RSS).
+ */
+const UNKNOWN_USER_HASH = 'scrypt$-H8gzu42NR1TkL28_bjRrg$dGoHrfgjf39uK6clxpeo5F9bZuQu8Vwn3RXfeviVg50';
 
 function durationSeconds(text: string): number {
   const amount = Number(text.slice(0, -1));
@@ -34,8 +37,9 @@ function durationSeconds(text: string): number {
 export class AuthService {
   private keys: KeyEntry[] = [];
   private readonly secret: Uint8Array;
-  /** scrypt hashes of plain-text passwords from the config file, made when the config loads. */
-  private plainHashes = new Map<string, Promise<string>>();
+  /** Plain-text passwords of the config file, and their scrypt hashes once the first login made them. */
+  private plainPasswords: string[] = [];
+  private plainHashes: Promise<Map<string, string>> | undefined;
 
   constructor(
     private readonly store: ConfigStore,
@@ -49,14 +53,10 @@ export class AuthService {
 
   private indexKeys(config: Config): void {
     const keys: KeyEntry[] = [];
-    const plainHashes = new Map<string, Promise<string>>();
+    const plainPasswords: string[] = [];
     for (const [username, value] of Object.entries(config.security.users)) {
       const entry = parseUserEntry(username, value);
-      if (!isPasswordHash(entry.password)) {
-        const hashed = this.plainHashes.get(entry.password) ?? hashPassword(entry.password);
-        hashed.catch(() => undefined);
-        plainHashes.set(entry.password, hashed);
-      }
+      if (!isPasswordHash(entry.password)) plainPasswords.push(entry.password);
       if (entry.apiKey)
         keys.push({ digest: digest(entry.apiKey), principal: { kind: 'user', username, via: 'api-key' } });
     }
@@ -72,7 +72,24 @@ export class AuthService {
       }
     }
     this.keys = keys;
-    this.plainHashes = plainHashes;
+    this.plainPasswords = plainPasswords;
+    this.plainHashes = undefined;
+  }
+
+  /**
+   * The hashes of every plain-text password, made by the first login after the config (re)loads,
+   * whoever it is for: that login is slower for every user alike, and each one after it runs
+   * exactly one scrypt.
+   */
+  private hashesOfPlainPasswords(): Promise<Map<string, string>> {
+    if (!this.plainHashes) {
+      const passwords = this.plainPasswords;
+      this.plainHashes = Promise.all(passwords.map((password) => hashPassword(password))).then(
+        (hashes) => new Map(passwords.map((password, index) => [password, hashes[index] as string])),
+      );
+      this.plainHashes.catch(() => (this.plainHashes = undefined));
+    }
+    return this.plainHashes;
   }
 
   private user(username: string): UserEntry | undefined {
@@ -82,12 +99,13 @@ export class AuthService {
     return typeof value === 'string' ? parseUserEntry(username, value) : undefined;
   }
 
-  /** One scrypt on every path: the stored hash, the load-time hash of a plain password, or a dummy. */
+  /** One scrypt on every path: the stored hash, the hash of a plain password, or a dummy. */
   private async checkPassword(entry: UserEntry | undefined, password: string): Promise<boolean> {
+    const plain = await this.hashesOfPlainPasswords();
     let stored: string;
-    if (!entry) stored = await UNKNOWN_USER_HASH;
+    if (!entry) stored = UNKNOWN_USER_HASH;
     else if (isPasswordHash(entry.password)) stored = entry.password;
-    else stored = await (this.plainHashes.get(entry.password) ?? hashPassword(entry.password));
+    else stored = plain.get(entry.password) ?? (await hashPassword(entry.password));
     const ok = await verifyPassword(password, stored);
     return entry !== undefined && ok;
   }

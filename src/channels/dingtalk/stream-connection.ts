@@ -7,8 +7,9 @@
 // headers: {topic, messageId, contentType, time, ...}, data: "<JSON text>"}, each answered with
 // {code, headers: {contentType, messageId}, message, data}. SYSTEM "ping" is answered with its own
 // data; SYSTEM "disconnect" announces that the platform closes the socket in 10 s.
-import WebSocket from 'ws';
-import { TOPIC_ROBOT } from 'dingtalk-stream/constants';
+
+/** The stream topic of robot messages (DingTalk's documented value). */
+const TOPIC_ROBOT = '/v1.0/im/bot/messages/get';
 import { z } from 'zod';
 import { callJson, DingTalkError, scrub } from './open-api.ts';
 
@@ -97,7 +98,9 @@ export async function runStreamConnection(session: StreamSession): Promise<void>
   const { url, ticket } = await openConnection(session);
   const secrets = [session.clientSecret, ticket];
   if (session.signal.aborted) return;
-  const socket = new WebSocket(url, {
+  // ws loads with the first DingTalk connection, not at start.
+  const { default: WebSocketClient } = await import('ws');
+  const socket = new WebSocketClient(url, {
     handshakeTimeout: session.timeoutMs,
     maxPayload: MAX_FRAME_BYTES,
     followRedirects: false,
@@ -126,7 +129,7 @@ export async function runStreamConnection(session: StreamSession): Promise<void>
     };
     const stop = (): void => closeSoon('stopping');
     const send = (reply: object): void => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(reply));
+      if (socket.readyState === WebSocketClient.OPEN) socket.send(JSON.stringify(reply));
     };
     const ack = (frame: Frame, code: number, message: string, data: unknown): void =>
       send({

@@ -21,9 +21,6 @@ export interface SignedQuery {
 }
 
 /** Whether the value is an EncodingAESKey: 43 base64 characters that decode to an AES-256 key. */
-export function isEncodingAesKey(value: string): boolean {
-  return /^[A-Za-z0-9+/]{43}$/.test(value) && Buffer.from(`${value}=`, 'base64').length === 32;
-}
 
 /** Checks msg_signature over the ciphertext, in constant time. */
 export function signatureValid(keys: CallbackKeys, query: SignedQuery, encrypted: string): boolean {

@@ -22,9 +22,13 @@ import type {
   WebhookRequest,
 } from '../types.ts';
 import { AppError } from '../../core/errors.ts';
-import { isEncodingAesKey } from './callback-crypto.ts';
-import { WecomApp, type WecomAppOptions } from './wecom-app.ts';
-import { WecomBot, type WecomBotOptions } from './wecom-bot.ts';
+import type { WecomApp, WecomAppOptions } from './wecom-app.ts';
+import type { WecomBot, WecomBotOptions } from './wecom-bot.ts';
+
+/** A 43-character EncodingAESKey that decodes to 32 bytes. */
+function isEncodingAesKey(value: string): boolean {
+  return /^[A-Za-z0-9+/]{43}$/.test(value) && Buffer.from(`${value}=`, 'base64').length === 32;
+}
 
 export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<WecomAppOptions, 'logger'> {
   /** Least time between two edits of a streamed answer, in ms (default 1000). */
@@ -51,13 +55,22 @@ export class WecomAdapter implements ChannelAdapter {
   /** Capabilities are per platform: in app mode beginReply declines and answers are plain messages. */
   readonly capabilities = { editMessage: true, typing: false, images: true, files: true };
   readonly editIntervalMs: number;
-  private readonly bot: WecomBot;
-  private readonly app: WecomApp;
+  // The SDK and the callback crypto (about 20 MB) load with the first wecom account, not at start.
+  private botInstance: Promise<WecomBot> | undefined;
+  private appInstance: Promise<WecomApp> | undefined;
 
-  constructor(options: WecomOptions = {}) {
+  constructor(private readonly options: WecomOptions = {}) {
     this.editIntervalMs = options.editIntervalMs ?? 1000;
-    this.bot = new WecomBot(options);
-    this.app = new WecomApp(options);
+  }
+
+  private bot(): Promise<WecomBot> {
+    this.botInstance ??= import('./wecom-bot.ts').then((module) => new module.WecomBot(this.options));
+    return this.botInstance;
+  }
+
+  private app(): Promise<WecomApp> {
+    this.appInstance ??= import('./wecom-app.ts').then((module) => new module.WecomApp(this.options));
+    return this.appInstance;
   }
 
   validateAccount(account: AccountConfig): string[] {
@@ -91,16 +104,16 @@ export class WecomAdapter implements ChannelAdapter {
     return modeOf(account) === 'app' ? 'webhook' : 'long-connection';
   }
 
-  connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
-    return this.bot.connect(account, link);
+  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+    return (await this.bot()).connect(account, link);
   }
 
-  handleWebhook(
+  async handleWebhook(
     account: ChannelAccount,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply> {
-    return this.app.handleWebhook(account, request, deliver);
+    return (await this.app()).handleWebhook(account, request, deliver);
   }
 
   async beginReply(
@@ -109,7 +122,7 @@ export class WecomAdapter implements ChannelAdapter {
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined> {
     // App mode cannot edit a sent message: the answer goes out with sendText when it is done.
-    return modeOf(account.config) === 'app' ? undefined : this.bot.beginReply(account, message, signal);
+    return modeOf(account.config) === 'app' ? undefined : (await this.bot()).beginReply(account, message, signal);
   }
 
   async sendText(
@@ -120,8 +133,8 @@ export class WecomAdapter implements ChannelAdapter {
   ): Promise<SendResult> {
     if (text.trim() === '') throw new AppError('invalid', 'wecom: the message is empty');
     return modeOf(account.config) === 'app'
-      ? this.app.sendText(account, chatId, text)
-      : this.bot.sendText(account, chatId, text);
+      ? (await this.app()).sendText(account, chatId, text)
+      : (await this.bot()).sendText(account, chatId, text);
   }
 
   sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
@@ -132,14 +145,14 @@ export class WecomAdapter implements ChannelAdapter {
     return this.sendMedia(account, chatId, 'file', media);
   }
 
-  private sendMedia(
+  private async sendMedia(
     account: ChannelAccount,
     chatId: string,
     kind: 'image' | 'file',
     media: OutboundMedia,
   ): Promise<SendResult> {
     return modeOf(account.config) === 'app'
-      ? this.app.sendMedia(account, chatId, kind, media)
-      : this.bot.sendMedia(account, chatId, kind, media);
+      ? (await this.app()).sendMedia(account, chatId, kind, media)
+      : (await this.bot()).sendMedia(account, chatId, kind, media);
   }
 }
