@@ -8,7 +8,6 @@ import { SseWriter } from '../http/sse.ts';
 import type { ChatMessage, ModelParams } from '../model-providers/types.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
-import { collectTurn } from '../turns/turn-events.ts';
 import type { Principal } from '../auth/auth-service.ts';
 import { chatRequestSchema, messageImages, messageText, type ChatRequest } from './chat.schema.ts';
 import { chunk, completionIds, eventChunk, usageBody, usageChunk } from './chunks.ts';
@@ -88,9 +87,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
 
       if (!body.stream) {
         const client = watchClient(reply);
-        const output = await collectTurn(turns.run({ ...turn, signal: client.signal })).finally(
-          client.dispose,
-        );
+        const output = await turns.complete({ ...turn, signal: client.signal }).finally(client.dispose);
         return {
           id: ids.id,
           object: 'chat.completion',

@@ -8,7 +8,6 @@ import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { validateCronExpression } from './cron-expression.ts';
 import type { CronRun, CronStore, CronTaskFields, StoredCronTask } from './cron-store.ts';
-import { collectTurn } from '../turns/turn-events.ts';
 
 export interface CronTaskView extends CronTaskFields {
   id: string;
@@ -178,15 +177,13 @@ export class CronScheduler {
     const info = { agentId: task.target, channel: 'cron', scope: 'main' };
     let outcome: { status: 'success'; reply: string } | { status: 'failure'; error: string };
     try {
-      const output = await collectTurn(
-        this.turns.run({
-          agentId: task.target,
-          input: task.message,
-          session: { key: sessionKey({ ...info, scopeId: task.id }), info },
-          signal: controller.signal,
-          metadata: { channel: 'cron', cronTaskId: task.id },
-        }),
-      );
+      const output = await this.turns.complete({
+        agentId: task.target,
+        input: task.message,
+        session: { key: sessionKey({ ...info, scopeId: task.id }), info },
+        signal: controller.signal,
+        metadata: { channel: 'cron', cronTaskId: task.id },
+      });
       outcome = { status: 'success', reply: output.text };
     } catch (error) {
       outcome = { status: 'failure', error: errorMessage(error) };

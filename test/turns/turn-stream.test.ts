@@ -44,6 +44,16 @@ describe('turn stream', () => {
     assert.ok((done.usage?.totalTokens ?? 0) > 0);
   });
 
+  it('complete() folds the same turn as collecting run()', async () => {
+    t = await createTestApp();
+    const input = { agentId: 'main', input: 'hello there', signal: new AbortController().signal };
+    const streamed = await collectTurn(t.services.turns.run(input));
+    const folded = await t.services.turns.complete(input);
+    assert.equal(folded.text, streamed.text);
+    assert.match(folded.text, /hello there/);
+    assert.deepEqual(folded.usage, streamed.usage);
+  });
+
   it('a failed model call ends the stream with an error event carrying its kind', async () => {
     upstream = await startFakeUpstream({ mode: 'error500' });
     t = await createTestApp({
