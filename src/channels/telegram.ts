@@ -19,6 +19,7 @@ import type {
   SendTextOptions,
 } from './types.ts';
 import { splitText } from './types.ts';
+import { foreignFields } from './account-fields.ts';
 
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -52,20 +53,6 @@ export class TelegramError extends AppError {
     return this.retryAfter === undefined ? undefined : this.retryAfter * 1000;
   }
 }
-
-/** Account fields of other platforms, refused on a telegram account. */
-const UNUSED_FIELDS = [
-  'mode',
-  'agent_id',
-  'verification_token',
-  'encrypt_key',
-  'token',
-  'encoding_aes_key',
-  'card_template_id',
-  'app_token',
-  'signing_secret',
-  'api_key',
-] as const;
 
 interface TgUser {
   id: number;
@@ -142,9 +129,7 @@ export class TelegramAdapter implements ChannelAdapter {
   validateAccount(account: AccountConfig): string[] {
     const problems: string[] = [];
     if (account.enabled && !account.app_secret) problems.push('app_secret: the bot token is required');
-    for (const field of UNUSED_FIELDS) {
-      if (account[field] !== undefined) problems.push(`${field}: not used by telegram`);
-    }
+    problems.push(...foreignFields(account, 'telegram', []));
     return problems;
   }
 

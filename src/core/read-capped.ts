@@ -2,16 +2,21 @@
 // platform or its proxy) must not be able to make us buffer an unbounded answer.
 import { AppError } from './errors.ts';
 
-/** The body as UTF-8 text; past `limit` bytes the read stops and fails with a 502 `too large`. */
-export async function readCapped(response: Response, limit: number): Promise<string> {
-  const tooLarge = (): AppError => new AppError('upstream', `the response is larger than ${limit} bytes`);
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > limit) {
+/**
+ * The body as bytes; past `limit` bytes the read stops (nothing more is buffered) and fails with
+ * `tooLarge()` (default: a 502 "the response is larger than N bytes").
+ */
+export async function readBytesCapped(
+  response: Response,
+  limit: number,
+  tooLarge: () => Error = () => new AppError('upstream', `the response is larger than ${limit} bytes`),
+): Promise<Buffer> {
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();
   }
   const reader = response.body?.getReader();
-  if (!reader) return '';
+  if (!reader) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -24,5 +29,10 @@ export async function readCapped(response: Response, limit: number): Promise<str
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** The body as UTF-8 text, read as readBytesCapped does. */
+export async function readCapped(response: Response, limit: number): Promise<string> {
+  return (await readBytesCapped(response, limit)).toString('utf8');
 }

@@ -1,25 +1,11 @@
 // The one streaming shape of an agent turn. Chat completions (streamed or folded), channel replies
 // and cron runs all consume it; only the edges turn it into bytes.
-import type { ToolType } from '../tools/types.ts';
+import type { RunEvent } from '../engine/types.ts';
 import type { Usage } from '../model-providers/types.ts';
 
 export type TurnEvent =
-  | { type: 'text-delta'; text: string }
-  | {
-      type: 'tool-call-start';
-      toolCallId: string;
-      toolCallName: string;
-      arguments: string;
-      toolType: ToolType;
-    }
-  | {
-      type: 'tool-call-result';
-      toolCallId: string;
-      toolCallName: string;
-      content: string;
-      toolType: ToolType;
-    }
-  | { type: 'usage'; usage: Usage }
+  /** Text, tool calls and usage exactly as the run reports them. */
+  | Extract<RunEvent, { type: 'text-delta' | 'tool-call-start' | 'tool-call-result' | 'usage' }>
   /** The turn failed; `error` is an AppError (its kind gives the status) or, for our own faults, any Error. */
   | { type: 'error'; error: Error }
   /** The turn finished: the whole answer and the usage summed over every model call. */

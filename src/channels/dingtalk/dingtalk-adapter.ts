@@ -25,6 +25,7 @@ import { downloadPicture, type PictureOptions } from './pictures.ts';
 import { parseRobotMessage, replyContextOf } from './robot-message.ts';
 import { DINGTALK_TEXT_LIMIT, markdown, replyMarkdown, sendToChat } from './robot-send.ts';
 import { runStreamConnection } from './stream-connection.ts';
+import { foreignFields } from '../account-fields.ts';
 
 export interface DingTalkOptions {
   /** Time limit of one API call, in ms (default 30000). */
@@ -35,19 +36,6 @@ export interface DingTalkOptions {
   maxPictureBytes?: number;
   logger?: () => ChannelLogger | undefined;
 }
-
-/** Account fields of other platforms, refused on a dingtalk account. */
-const UNUSED_FIELDS = [
-  'mode',
-  'agent_id',
-  'verification_token',
-  'encrypt_key',
-  'token',
-  'encoding_aes_key',
-  'app_token',
-  'signing_secret',
-  'api_key',
-] as const;
 
 /** The file type sampleFile shows: the name's extension, or "file". */
 function fileTypeOf(fileName: string): string {
@@ -85,9 +73,7 @@ export class DingTalkAdapter implements ChannelAdapter {
     if (account.enabled && !account.app_secret) {
       problems.push('app_secret: the client secret (AppSecret) is required');
     }
-    for (const field of UNUSED_FIELDS) {
-      if (account[field] !== undefined) problems.push(`${field}: not used by dingtalk`);
-    }
+    problems.push(...foreignFields(account, 'dingtalk', ['card_template_id']));
     return problems;
   }
 

@@ -2,6 +2,7 @@
 // turns a message's downloadCode into a short-lived download URL, which is read with a size cap.
 import type { InboundImage, ChannelAccount } from '../types.ts';
 import { DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { readBytesCapped } from '../../core/read-capped.ts';
 
 export interface PictureOptions {
   /** Largest picture read, in bytes; a larger one is skipped. */
@@ -27,27 +28,12 @@ export function imageType(bytes: Uint8Array, declared: string | null): string | 
 }
 
 /** Reads a body up to `limit` bytes; past that the read stops and fails. */
-async function readBytes(response: Response, limit: number): Promise<Uint8Array> {
-  const tooLarge = (): DingTalkError => new DingTalkError(`the picture is larger than ${limit} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+function readBytes(response: Response, limit: number): Promise<Uint8Array> {
+  return readBytesCapped(
+    response,
+    limit,
+    () => new DingTalkError(`the picture is larger than ${limit} bytes`),
+  );
 }
 
 /** Downloads one picture by its downloadCode and returns it as a data: URL. */

@@ -21,18 +21,7 @@ import { FeishuError, credentialsKey, type FeishuCredentials } from './feishu-ht
 import { parseMessageEvent, receiveIdTypeOf } from './message-event.ts';
 import { cardMessage, cardPieces, textMessage, textPieces } from './message-content.ts';
 import { imageDataUrl } from './image-data-url.ts';
-
-/** Account fields of other platforms, refused on a Feishu account. */
-const UNUSED_FIELDS = [
-  'mode',
-  'agent_id',
-  'token',
-  'encoding_aes_key',
-  'card_template_id',
-  'app_token',
-  'signing_secret',
-  'api_key',
-] as const;
+import { foreignFields } from '../account-fields.ts';
 
 export interface FeishuOptions {
   /** Time limit of one API call, in ms (default 30000). */
@@ -78,9 +67,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
       if (!account.app_id) problems.push('app_id: the App ID is required');
       if (!account.app_secret) problems.push('app_secret: the App Secret is required');
     }
-    for (const field of UNUSED_FIELDS) {
-      if (account[field] !== undefined) problems.push(`${field}: not used by ${this.platform}`);
-    }
+    problems.push(...foreignFields(account, this.platform, ['verification_token', 'encrypt_key']));
     return problems;
   }
 

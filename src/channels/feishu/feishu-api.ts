@@ -4,13 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import type { ChannelAccount } from '../types.ts';
-import {
-  FeishuError,
-  FeishuHttp,
-  readBytesCapped,
-  type FeishuCredentials,
-  type FeishuHttpOptions,
-} from './feishu-http.ts';
+import { FeishuError, FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
+import { readBytesCapped } from '../../core/read-capped.ts';
 
 export const FEISHU_API_BASE = 'https://open.feishu.cn';
 

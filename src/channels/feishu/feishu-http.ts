@@ -78,30 +78,6 @@ export interface Answer {
   [field: string]: unknown;
 }
 
-/** Reads a body of at most `limit` bytes; a larger one fails without being buffered. */
-export async function readBytesCapped(response: Response, limit: number): Promise<Buffer> {
-  const tooLarge = (): AppError => new AppError('upstream', `the response is larger than ${limit} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
 export class FeishuHttp {
   private readonly tokens = new Map<string, { token: string; expiresAt: number }>();
   private readonly pendingTokens = new Map<string, Promise<string>>();

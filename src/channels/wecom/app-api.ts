@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
 import type { ChannelAccount } from '../types.ts';
-import { readBytesCapped } from './media.ts';
+import { readDownloadCapped } from './media.ts';
 import { WecomError, scrubSecrets, transportDetail } from './wecom-error.ts';
 
 export const WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
@@ -92,7 +92,7 @@ export class WecomAppApi {
         await this.answerOf(account, path, response);
         throw new WecomError(`wecom ${path}: no file in the answer (status ${response.status})`);
       }
-      return readBytesCapped(response, maxBytes);
+      return readDownloadCapped(response, maxBytes);
     });
   }
 

@@ -4,7 +4,7 @@
 // key; they are downloaded (capped), decrypted and handed to the model as data: URLs.
 import { decryptFile } from '@wecom/aibot-node-sdk';
 import type { InboundImage, InboundMessage } from '../types.ts';
-import { imageDataUrl, readBytesCapped } from './media.ts';
+import { imageDataUrl, readDownloadCapped } from './media.ts';
 import { WecomError, transportDetail } from './wecom-error.ts';
 
 /** Images taken from one message at most; more are dropped. */
@@ -114,7 +114,7 @@ export async function downloadImage(
     throw new WecomError(`wecom: the image download failed (status ${response.status})`);
   }
   // The encrypted file is padded to 32 bytes at most: the cap is on the image, not its padding.
-  const encrypted = await readBytesCapped(response, options.maxBytes + 32);
+  const encrypted = await readDownloadCapped(response, options.maxBytes + 32);
   let bytes: Buffer;
   try {
     bytes = image.aeskey ? decryptFile(encrypted, image.aeskey) : encrypted;

@@ -1,30 +1,15 @@
 // Bytes in and out of WeCom: capped downloads, images as data: URLs for the model, and text split by
 // UTF-8 bytes (WeCom counts limits in bytes, and one Chinese character is three of them).
 import { WecomError } from './wecom-error.ts';
+import { readBytesCapped } from '../../core/read-capped.ts';
 
 /** The body as bytes; past `limit` bytes the read stops and fails. */
-export async function readBytesCapped(response: Response, limit: number): Promise<Buffer> {
-  const tooLarge = (): WecomError => new WecomError(`wecom: the download is larger than ${limit} bytes`);
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+export async function readDownloadCapped(response: Response, limit: number): Promise<Buffer> {
+  return readBytesCapped(
+    response,
+    limit,
+    () => new WecomError(`wecom: the download is larger than ${limit} bytes`),
+  );
 }
 
 const SIGNATURES: Array<[string, (bytes: Buffer) => boolean]> = [

@@ -24,6 +24,7 @@ import type {
 import { AppError } from '../../core/errors.ts';
 import type { WecomApp, WecomAppOptions } from './wecom-app.ts';
 import type { WecomBot, WecomBotOptions } from './wecom-bot.ts';
+import { foreignFields } from '../account-fields.ts';
 
 /** A 43-character EncodingAESKey that decodes to 32 bytes. */
 function isEncodingAesKey(value: string): boolean {
@@ -35,16 +36,6 @@ export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<Weco
   editIntervalMs?: number;
   logger?: () => ChannelLogger | undefined;
 }
-
-/** Account fields of other platforms, refused on a wecom account. */
-const FOREIGN_FIELDS = [
-  'verification_token',
-  'encrypt_key',
-  'card_template_id',
-  'app_token',
-  'signing_secret',
-  'api_key',
-] as const;
 
 const modeOf = (account: AccountConfig): 'bot' | 'app' => account.mode ?? 'bot';
 
@@ -94,9 +85,7 @@ export class WecomAdapter implements ChannelAdapter {
         problems.push('encoding_aes_key: must be the 43-character EncodingAESKey of the callback');
       }
     }
-    for (const field of FOREIGN_FIELDS) {
-      if (account[field] !== undefined) problems.push(`${field}: not used by wecom`);
-    }
+    problems.push(...foreignFields(account, 'wecom', ['mode', 'agent_id', 'token', 'encoding_aes_key']));
     return problems;
   }
 
@@ -122,7 +111,9 @@ export class WecomAdapter implements ChannelAdapter {
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined> {
     // App mode cannot edit a sent message: the answer goes out with sendText when it is done.
-    return modeOf(account.config) === 'app' ? undefined : (await this.bot()).beginReply(account, message, signal);
+    return modeOf(account.config) === 'app'
+      ? undefined
+      : (await this.bot()).beginReply(account, message, signal);
   }
 
   async sendText(
