@@ -55,7 +55,7 @@ const large = definition(
         ],
       },
     ],
-    ['exprFilter', 'exprFilter', { expr: 'msg.step5 === 5' }],
+    ['exprFilter', 'exprFilter', { expr: 'msg.step5 == 5' }],
     ['end', 'end', {}],
   ],
   [

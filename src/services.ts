@@ -42,6 +42,7 @@ import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
+import { redactUrlCredentials } from './core/url-credentials.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -100,6 +101,20 @@ function globals(config: Config): Record<string, unknown> {
   return { models: config.models, agents: config.agents };
 }
 
+/**
+ * `global` as scripts, expressions and configuration variables see it: the same properties without
+ * secrets (provider keys, credentials in URLs). Only the AI nodes resolve `${global...api_key}`.
+ */
+function publicGlobals(config: Config): Record<string, unknown> {
+  const providers = Object.fromEntries(
+    Object.entries(config.models.providers).map(([id, provider]) => {
+      const { api_key: _key, ...shown } = provider;
+      return [id, { ...shown, base_url: redactUrlCredentials(provider.base_url) }];
+    }),
+  );
+  return { models: { ...config.models, providers }, agents: config.agents };
+}
+
 export async function createServices(store: ConfigStore, options: ServiceOptions = {}): Promise<Services> {
   const config = store.current;
   const root = config.data.root_dir;
@@ -126,6 +141,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     maxNodeExecutions: config.engine.max_node_executions,
     maxFanOut: config.engine.max_fan_out,
     services: {
+      globals: () => publicGlobals(store.current),
       network: {
         allowPrivateNetwork: config.engine.rest_allow_private_network,
         allowedHosts: config.engine.rest_allowed_hosts,
@@ -220,7 +236,12 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       workspace,
     }),
     models: new ModelsService(store),
-    rules: new RulesService(chains, domain.registry, () => store.current.server.request_timeout_ms),
+    rules: new RulesService(
+      chains,
+      domain.registry,
+      () => store.current.server.request_timeout_ms,
+      () => Object.keys(publicGlobals(store.current)),
+    ),
     sessions: new SessionsService(domain.sessions),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),

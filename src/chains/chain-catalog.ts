@@ -291,12 +291,13 @@ export class ChainCatalog {
     data: string | object,
     metadata: Record<string, string>,
     options: RunOptions,
+    messageType = '',
   ): Promise<RunResult> {
     const entry = this.find(id, { kind: 'any' });
     if (!this.engine.isLoaded(id)) {
       throw conflict(`rule chain "${id}" is not loaded${entry.error ? `: ${entry.error}` : ''}`);
     }
-    const message = newMessage(data, { metadata });
+    const message = newMessage(data, { metadata, type: messageType });
     return this.engine.execute(id, message, options);
   }
 

@@ -1,7 +1,9 @@
 // Turning a parsed definition into a runnable chain: whole-chain checks first, then every node
 // instance. Any failure destroys what was built and throws AppError('invalid') naming chain and node.
 import { AppError, errorMessage } from '../core/errors.ts';
-import { describeZodError } from './dsl.ts';
+import { substituteVariables } from './chain-variables.ts';
+import { describeZodError, parseWeakly } from './dsl.ts';
+import { globalsOf } from './expr-env.ts';
 import type { RuleChainDefinition, RuleNodeDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import type { NodeDefinition, NodeInstance, NodeServices } from './types.ts';
@@ -32,13 +34,25 @@ interface PlannedNode {
   config: unknown;
 }
 
-/** Checks the chain as a whole and each node's configuration; creates nothing. */
-export function planChain(chain: RuleChainDefinition, registry: NodeRegistry): PlannedNode[] {
+/**
+ * Checks the chain as a whole and each node's configuration; creates nothing. `${vars.x}`,
+ * `${global.x}` and `${ruleChain.x}` in configurations are replaced first, as RuleGo does at load.
+ */
+export function planChain(
+  chain: RuleChainDefinition,
+  registry: NodeRegistry,
+  global: Record<string, unknown> = {},
+): PlannedNode[] {
   const fail = (text: string): AppError =>
     new AppError('invalid', `rule chain "${chain.ruleChain.id}": ${text}`);
   const { nodes } = chain.metadata;
   if (nodes.length === 0) throw fail('has no nodes');
 
+  const variables = {
+    vars: chain.ruleChain.configuration?.vars ?? {},
+    global,
+    ruleChain: chain.ruleChain as Record<string, unknown>,
+  };
   const planned: PlannedNode[] = [];
   const ids = new Set<string>();
   for (const node of nodes) {
@@ -46,7 +60,8 @@ export function planChain(chain: RuleChainDefinition, registry: NodeRegistry): P
     ids.add(node.id);
     const definition = registry.get(node.type);
     if (!definition) throw fail(`node "${node.id}": unknown node type "${node.type}"`);
-    const parsed = definition.configSchema.safeParse(node.configuration ?? {});
+    const configuration = substituteVariables(node.configuration ?? {}, variables);
+    const parsed = parseWeakly(definition.configSchema, configuration);
     if (!parsed.success) throw fail(`node "${node.id}": ${describeZodError(parsed.error, 'configuration')}`);
     planned.push({ node, definition, config: parsed.data });
   }
@@ -84,7 +99,7 @@ export async function buildChain(
   registry: NodeRegistry,
   services: NodeServices,
 ): Promise<CompiledChain> {
-  const planned = planChain(chain, registry);
+  const planned = planChain(chain, registry, globalsOf(services)());
   const chainId = chain.ruleChain.id;
   const vars = chain.ruleChain.configuration?.vars ?? {};
   const nodes = new Map<string, ChainNode>();

@@ -1,27 +1,50 @@
-// RuleGo's component list for a visual editor: one form description per registered node type,
-// derived from each type's zod configSchema so the form and the validation cannot drift apart.
+// RuleGo's component list for its visual editor (GET /api/v1/components): one ComponentForm per
+// registered node type, derived from each type's zod configSchema so the form and the validation
+// cannot drift apart. Field and type names are RuleGo's (api/types ComponentForm, utils/reflect).
 import { z } from 'zod';
 import type { NodeRegistry } from './registry.ts';
 
 export interface ComponentField {
   name: string;
-  /** string, number, integer, boolean, array, object or map (an object of free keys). */
+  /** RuleGo's names: string, int, float64, bool, array, map or struct. */
   type: string;
   defaultValue: unknown;
-  required: boolean;
   label: string;
   desc: string;
-  /** The allowed values of an enum field. */
-  options?: unknown[];
+  validate: string;
+  rules: Array<Record<string, unknown>>;
+  fields: ComponentField[];
+  /** The editor's widget: a `select` with its options for an enum field. */
+  component: Record<string, unknown> | null;
+  required: boolean;
 }
 
 export interface ComponentDescription {
   type: string;
   category: string;
+  order: number;
+  fields: ComponentField[];
   label: string;
   desc: string;
+  icon: string;
   relationTypes: string[];
-  fields: ComponentField[];
+  disabled: boolean;
+  version: string;
+  /** `nc`: a native component (RuleGo's ComponentKindNative). */
+  componentKind: string;
+}
+
+/** What RuleGo's server answers on GET /components: endpoint forms, node forms and built-in lists. */
+export interface ComponentList {
+  endpoints: ComponentDescription[];
+  nodes: ComponentDescription[];
+  tools: null;
+  builtins: {
+    endpoints: { inProcessors: string[]; outProcessors: string[] };
+    nodePool: Record<string, unknown>;
+    /** Names of the global properties (never their values), for `${global.x}` completion. */
+    globals: string[];
+  };
 }
 
 interface JsonSchemaProperty {
@@ -32,50 +55,91 @@ interface JsonSchemaProperty {
   description?: unknown;
   enum?: unknown[];
   additionalProperties?: unknown;
-  properties?: unknown;
+  properties?: Record<string, JsonSchemaProperty>;
+  required?: string[];
 }
 
 export function describeComponents(registry: NodeRegistry): ComponentDescription[] {
   return registry.list().map((definition) => ({
     type: definition.type,
     category: definition.category,
+    order: 0,
+    fields: describeFields(definition.configSchema),
     label: definition.label,
     desc: definition.description,
+    icon: '',
     relationTypes: [...definition.relations],
-    fields: describeFields(definition.configSchema),
+    disabled: false,
+    version: '',
+    componentKind: 'nc',
   }));
 }
 
+export function componentList(registry: NodeRegistry, globals: string[] = []): ComponentList {
+  return {
+    endpoints: [],
+    nodes: describeComponents(registry),
+    tools: null,
+    builtins: {
+      endpoints: { inProcessors: [], outProcessors: [] },
+      nodePool: {},
+      globals: [...globals].sort(),
+    },
+  };
+}
+
 function describeFields(schema: z.ZodType): ComponentField[] {
-  let json: { properties?: Record<string, JsonSchemaProperty>; required?: string[] };
+  let json: JsonSchemaProperty;
   try {
     // Input view: a field with a default is not required from the user.
-    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as typeof json;
+    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaProperty;
   } catch {
     // A schema JSON Schema cannot express (a cycle, say) gives an empty form, not a broken list.
     return [];
   }
+  return fieldsOf(json);
+}
+
+function fieldsOf(json: JsonSchemaProperty): ComponentField[] {
   const required = new Set(json.required ?? []);
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
-    const field: ComponentField = {
+    const type = fieldType(property);
+    const isRequired = required.has(name);
+    return {
       name,
-      type: fieldType(property),
-      defaultValue: property.default,
-      required: required.has(name),
+      type,
+      defaultValue: property.default ?? null,
       label: textOf(property.label) ?? textOf(property.title) ?? name,
       desc: textOf(property.description) ?? '',
+      validate: '',
+      rules: isRequired ? [{ required: true, message: 'This field is required' }] : [],
+      fields: type === 'struct' ? fieldsOf(property) : [],
+      component: property.enum
+        ? { type: 'select', options: property.enum.map((value) => ({ label: String(value), value })) }
+        : null,
+      required: isRequired,
     };
-    if (property.enum) field.options = [...property.enum];
-    return field;
   });
 }
 
 function fieldType(property: JsonSchemaProperty): string {
   const type = Array.isArray(property.type) ? property.type.find((item) => item !== 'null') : property.type;
-  if (type === 'object' && property.properties === undefined && property.additionalProperties !== undefined) {
-    return 'map';
+  switch (type) {
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    case 'array':
+      return 'array';
+    case 'object':
+      return property.properties === undefined ? 'map' : 'struct';
+    case 'string':
+    case undefined:
+    default:
+      return 'string';
   }
-  return type ?? 'string';
 }
 
 function textOf(value: unknown): string | undefined {

@@ -4,16 +4,22 @@ import { AppError } from '../core/errors.ts';
 import { delayNode } from './nodes/delay.ts';
 import { endNode } from './nodes/end.ts';
 import { exprFilterNode } from './nodes/expr-filter.ts';
+import { exprTransformNode } from './nodes/expr-transform.ts';
+import { fieldFilterNode } from './nodes/field-filter.ts';
 import { flowNode } from './nodes/flow.ts';
 import { forNode } from './nodes/for.ts';
 import { forkNode } from './nodes/fork.ts';
+import { groupActionNode } from './nodes/group-action.ts';
 import { joinNode } from './nodes/join.ts';
 import { jsFilterNode } from './nodes/js-filter.ts';
 import { jsSwitchNode } from './nodes/js-switch.ts';
 import { jsTransformNode } from './nodes/js-transform.ts';
 import { logNode } from './nodes/log.ts';
+import { metadataTransformNode } from './nodes/metadata-transform.ts';
+import { msgTypeSwitchNode } from './nodes/msg-type-switch.ts';
 import { restApiCallNode } from './nodes/rest-api-call.ts';
 import { switchNode } from './nodes/switch.ts';
+import { textTemplateNode } from './nodes/text-template.ts';
 import type { NodeDefinition } from './types.ts';
 
 export class NodeRegistry {
@@ -52,5 +58,11 @@ export function createDefaultRegistry(): NodeRegistry {
     .register(logNode)
     .register(delayNode)
     .register(restApiCallNode)
-    .register(forNode);
+    .register(forNode)
+    .register(exprTransformNode)
+    .register(metadataTransformNode)
+    .register(msgTypeSwitchNode)
+    .register(fieldFilterNode)
+    .register(groupActionNode)
+    .register(textTemplateNode);
 }

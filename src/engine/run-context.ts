@@ -2,7 +2,7 @@
 import type { CompiledChain } from './chain.ts';
 import type { RunBudget } from './run-budget.ts';
 import type { RunLogBuilder } from './run-log.ts';
-import type { NodeContext, RuleMessage, RunEvent, RunResult, TurnContext } from './types.ts';
+import type { NodeContext, NodeOutput, RuleMessage, RunEvent, RunResult, TurnContext } from './types.ts';
 
 /** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
 export interface RunScope {
@@ -27,6 +27,8 @@ export interface ContextHost {
     isolated?: boolean,
   ): Promise<RunResult>;
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult>;
+  callNode(nodeId: string, message: RuleMessage): Promise<NodeOutput[]>;
+  readonly nodeOutputs: ReadonlyMap<string, RuleMessage>;
 }
 
 /** The NodeContext of one node call: one small object per hop instead of several closures. */
@@ -62,6 +64,14 @@ export class RunNodeContext implements NodeContext {
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
     return this.run.runNode(nodeId, message);
+  }
+
+  callNode(nodeId: string, message: RuleMessage): Promise<NodeOutput[]> {
+    return this.run.callNode(nodeId, message);
+  }
+
+  nodeOutput(nodeId: string): RuleMessage | undefined {
+    return this.run.nodeOutputs.get(nodeId);
   }
 
   async checkpoint(): Promise<void> {

@@ -18,7 +18,15 @@ import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
 import { logMessage, RunLogBuilder } from './run-log.ts';
 import type { LoggedMessage, RunLog } from './run-log.ts';
-import type { NodeOutput, RuleMessage, RunEvent, TurnContext, RunResult } from './types.ts';
+import type {
+  JoinArrival,
+  NodeOutput,
+  RuleMessage,
+  RunEnd,
+  RunEvent,
+  TurnContext,
+  RunResult,
+} from './types.ts';
 
 /** What a run needs from its engine. */
 export interface RunHost {
@@ -32,7 +40,7 @@ export interface RunHost {
 interface Frame {
   parent: Frame | undefined;
   live: number;
-  arrivals: RuleMessage[];
+  arrivals: JoinArrival[];
   join: ChainNode | undefined;
   timer: NodeJS.Timeout | undefined;
   closed: boolean;
@@ -42,9 +50,10 @@ export class ChainRun implements Cancellable {
   private outstanding = 0;
   private settled = false;
   private idled = false;
-  private readonly replies: RuleMessage[] = [];
-  private readonly ends: NodeOutput[] = [];
+  private readonly replies: RunEnd[] = [];
+  private readonly ends: RunEnd[] = [];
   private readonly waiting = new Set<Frame>();
+  readonly nodeOutputs = new Map<string, RuleMessage>();
   private resolve: (result: RunResult) => void = () => undefined;
   private reject: (error: unknown) => void = () => undefined;
   /** Its own log (a chain with logged nodes), or the log of the run it is a body of. */
@@ -98,6 +107,13 @@ export class ChainRun implements Cancellable {
     return this.host.runFrom(this.chain, node, message, { ...this.nestedScope(undefined), runLog: this.log });
   }
 
+  /** Calls one node of this chain, not what follows it (groupAction); its events and log as usual. */
+  callNode(nodeId: string, message: RuleMessage): Promise<NodeOutput[]> {
+    const node = this.chain.nodes.get(nodeId);
+    if (!node) throw new AppError('not-found', `rule chain "${this.chain.id}": no node "${nodeId}"`);
+    return this.process(node, copyMessage(message));
+  }
+
   private nestedScope(turn: TurnContext | undefined): RunScope {
     return {
       ...this.scope,
@@ -107,7 +123,12 @@ export class ChainRun implements Cancellable {
     };
   }
 
-  private async visit(node: ChainNode, message: RuleMessage, frame: Frame | undefined): Promise<void> {
+  private async visit(
+    node: ChainNode,
+    message: RuleMessage,
+    frame: Frame | undefined,
+    from: Omit<JoinArrival, 'message'> = { nodeId: '' },
+  ): Promise<void> {
     this.outstanding += 1;
     try {
       if (this.settled) return;
@@ -119,13 +140,15 @@ export class ChainRun implements Cancellable {
         return;
       }
       if (node.role === 'join' && node.instance.join) {
-        this.arrive(node, message, frame);
+        this.arrive(node, { ...from, message }, frame);
         return;
       }
       const outputs = await this.process(node, message);
       if (this.settled) return;
       if (node.role === 'end') {
-        for (const output of outputs) this.replies.push(output.message);
+        for (const output of outputs) {
+          this.replies.push({ nodeId: node.id, relation: output.relation, message: output.message });
+        }
         this.branchEnded(frame);
         return;
       }
@@ -153,6 +176,12 @@ export class ChainRun implements Cancellable {
     let failure: string | undefined;
     try {
       outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
+      if (outputs.some((output) => output.otherwise !== undefined)) {
+        outputs = outputs.map((output) => taken(node, output));
+      }
+      const [first] = outputs;
+      // RuleGo keeps each node's output in the run so later templates can read `${nodeId.msg.x}`.
+      if (first) this.nodeOutputs.set(node.id, first.message);
       if (this.scope.onEvent) {
         const relations = outputs.map((output) => output.relation);
         this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });
@@ -196,7 +225,7 @@ export class ChainRun implements Cancellable {
     for (const output of outputs) {
       const targets = node.next.get(output.relation);
       if (targets) count += targets.length;
-      else this.ends.push(output);
+      else this.ends.push({ nodeId: node.id, relation: output.relation, message: output.message });
     }
     if (count === 0) {
       this.branchEnded(frame);
@@ -222,7 +251,7 @@ export class ChainRun implements Cancellable {
     }
     for (const output of outputs) {
       for (const target of node.next.get(output.relation) ?? []) {
-        void this.visit(target, copyMessage(output.message), branchFrame);
+        void this.visit(target, copyMessage(output.message), branchFrame, arrivalOf(node.id, output));
       }
     }
   }
@@ -234,13 +263,13 @@ export class ChainRun implements Cancellable {
     }
   }
 
-  private arrive(node: ChainNode, message: RuleMessage, frame: Frame | undefined): void {
+  private arrive(node: ChainNode, arrival: JoinArrival, frame: Frame | undefined): void {
     if (!frame) {
       // No split above: the join passes a lone message on.
       const lone: Frame = {
         parent: undefined,
         live: 0,
-        arrivals: [message],
+        arrivals: [arrival],
         join: node,
         timer: undefined,
         closed: false,
@@ -253,7 +282,7 @@ export class ChainRun implements Cancellable {
       this.branchEnded(frame);
       return;
     }
-    frame.arrivals.push(message);
+    frame.arrivals.push(arrival);
     frame.join ??= node;
     frame.live -= 1;
     if (frame.live === 0) {
@@ -289,19 +318,17 @@ export class ChainRun implements Cancellable {
     let output: NodeOutput;
     try {
       const merged = behaviour.merge(frame.arrivals);
-      output = timedOut
-        ? {
-            relation: 'Failure',
-            message: withErrorMessage(
-              merged,
-              `join timed out after ${timeoutMs} ms waiting for ${frame.live} branches`,
-            ),
-          }
-        : { relation: 'Success', message: merged };
+      const failure = timedOut
+        ? `join timed out after ${timeoutMs} ms waiting for ${frame.live} branches`
+        : merged.error;
+      output =
+        failure === undefined
+          ? { relation: 'Success', message: merged.message }
+          : { relation: 'Failure', message: withErrorMessage(merged.message, failure) };
     } catch (error) {
       output = {
         relation: 'Failure',
-        message: withErrorMessage(frame.arrivals[0] as RuleMessage, errorMessage(error)),
+        message: withErrorMessage((frame.arrivals[0] as JoinArrival).message, errorMessage(error)),
       };
     }
     const error = output.relation === 'Failure' ? output.message.metadata['errorMsg'] : undefined;
@@ -315,8 +342,9 @@ export class ChainRun implements Cancellable {
     if (this.log && join.debug) {
       if (this.log.accepting) {
         // A join's input is every arrived branch: logged as one message whose data lists theirs.
-        const first = frame.arrivals[0] as RuleMessage;
-        const arrived = { ...first, data: JSON.stringify(frame.arrivals.map((message) => message.data)) };
+        const first = (frame.arrivals[0] as JoinArrival).message;
+        const data = JSON.stringify(frame.arrivals.map((arrival) => arrival.message.data));
+        const arrived = { ...first, data };
         this.logNode(join, { inMsg: logMessage(arrived), startTs: Date.now() }, [output], error);
       } else this.log.skip();
     }
@@ -352,13 +380,15 @@ export class ChainRun implements Cancellable {
   }
 
   private result(): RunResult {
-    if (this.replies.length > 0) return { outcome: 'success', results: this.replies };
-    const results = this.ends.map((output) => output.message);
-    const failure = this.ends.find((output) => output.relation === 'Failure');
-    if (!failure) return { outcome: 'success', results };
+    const ends = this.replies.length > 0 ? this.replies : this.ends;
+    const results = ends.map((end) => end.message);
+    if (this.replies.length > 0) return { outcome: 'success', results, ends };
+    const failure = this.ends.find((end) => end.relation === 'Failure');
+    if (!failure) return { outcome: 'success', results, ends };
     return {
       outcome: 'failure',
       results,
+      ends,
       error: failure.message.metadata['errorMsg'] ?? 'a branch ended in Failure',
     };
   }
@@ -381,4 +411,16 @@ export class ChainRun implements Cancellable {
     if (result) this.resolve(result);
     else this.reject(error);
   }
+}
+
+/** What a join records of a branch: who sent it, and its errorMsg when it came on Failure. */
+function arrivalOf(nodeId: string, output: NodeOutput): Omit<JoinArrival, 'message'> {
+  if (output.relation !== 'Failure') return { nodeId };
+  return { nodeId, error: output.message.metadata['errorMsg'] ?? 'failure' };
+}
+
+/** A relation with no connection falls back to the node's `otherwise` (RuleGo's TellNextOrElse). */
+function taken(node: ChainNode, output: NodeOutput): NodeOutput {
+  if (output.otherwise === undefined || node.next.has(output.relation)) return output;
+  return { relation: output.otherwise, message: output.message };
 }

@@ -54,6 +54,14 @@ export interface RunResult {
   results: RuleMessage[];
   /** Set when outcome is failure: the errorMsg of the failing branch. */
   error?: string;
+  /** Each end of the run, with the node it ended at and its relation (the flow node's records). */
+  ends?: RunEnd[];
+}
+
+export interface RunEnd {
+  nodeId: string;
+  relation: string;
+  message: RuleMessage;
 }
 
 /** What an agent turn hands its run: whose workspace the nodes work in, and the conversation. */
@@ -99,12 +107,18 @@ export interface NodeContext {
    * then for the event loop to turn, and throws when the run is aborted or over its budget.
    */
   checkpoint(): Promise<void>;
+  /** Calls one node of this chain without what follows it (groupAction); optional for test contexts. */
+  callNode?(nodeId: string, message: RuleMessage): Promise<NodeOutput[]>;
+  /** The last output of a node of this run, for `${nodeId.msg.x}` references; optional for test contexts. */
+  nodeOutput?(nodeId: string): RuleMessage | undefined;
 }
 
 /** One output of a node: the relation type it ends with and the message to pass on. */
 export interface NodeOutput {
   relation: string;
   message: RuleMessage;
+  /** The relation to take instead when no connection leaves the node with `relation` (msgTypeSwitch). */
+  otherwise?: string;
 }
 
 export interface NodeInstance {
@@ -118,7 +132,15 @@ export interface NodeInstance {
 export interface JoinBehaviour {
   /** Wait limit in ms; undefined uses the engine default, 0 waits without limit. */
   timeoutMs: number | undefined;
-  merge(messages: RuleMessage[]): RuleMessage;
+  /** The merged message, and an error when a branch arrived on Failure (RuleGo then fails the join). */
+  merge(arrivals: JoinArrival[]): { message: RuleMessage; error?: string };
+}
+
+/** One branch that reached a join: its message, the node that sent it and its error if on Failure. */
+export interface JoinArrival {
+  message: RuleMessage;
+  nodeId: string;
+  error?: string;
 }
 
 /** Where pino-style loggers plug in (`services.logger`); the `log` node writes here when present. */

@@ -22,7 +22,7 @@ test('switch takes the relation of the first case that holds, else Default', asy
           configuration: {
             cases: [
               { case: 'msg.temperature > 30', then: 'hot' },
-              { case: 'msg.temperature > 10 && metadata.site === "x"', then: 'mild' },
+              { case: 'msg.temperature > 10 && metadata.site == "x"', then: 'mild' },
               { case: 'true', then: 'never-first' },
             ],
           },
@@ -46,7 +46,7 @@ test('switch takes the relation of the first case that holds, else Default', asy
   const definition = chain(
     'c2',
     [
-      { id: 'plain', type: 'switch', configuration: { cases: [{ case: 'msgType === "A"', then: 'isA' }] } },
+      { id: 'plain', type: 'switch', configuration: { cases: [{ case: 'msgType == "A"', then: 'isA' }] } },
       label('default', 'default'),
     ],
     [['plain', 'Default', 'default']],
@@ -76,11 +76,15 @@ test('jsSwitch sends the message down every relation it names', async () => {
   );
   const both = await engine.execute('c1', newMessage({ targets: ['a', 'c'] }));
   assert.deepEqual(both.results.map((message) => message.data).sort(), ['went a', 'went c']);
-  const single = await engine.execute('c1', newMessage({ targets: 'b' }));
+  const single = await engine.execute('c1', newMessage({ targets: ['b'] }));
   assert.deepEqual(
     single.results.map((message) => message.data),
     ['went b'],
   );
+  // As RuleGo: a result that is not an array is a Failure.
+  const notArray = await engine.execute('c1', newMessage({ targets: 'b' }));
+  assert.equal(notArray.outcome, 'failure');
+  assert.match(notArray.error ?? '', /return the value is not an array/);
   await engine.close();
 });
 
@@ -90,7 +94,7 @@ test('exprFilter routes True and False by an expression', async () => {
     chain(
       'c1',
       [
-        { id: 'f', type: 'exprFilter', configuration: { expr: 'msg.level >= 3 && msgType === "ALERT"' } },
+        { id: 'f', type: 'exprFilter', configuration: { expr: 'msg.level >= 3 && msgType == "ALERT"' } },
         label('t', 'yes'),
         label('n', 'no'),
       ],

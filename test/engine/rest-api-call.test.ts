@@ -42,6 +42,8 @@ before(async () => {
           response.end();
         };
         more();
+      } else if (request.url?.startsWith('/created')) {
+        response.writeHead(201, { 'content-type': 'application/json' }).end('{"id":1}');
       } else if (request.url?.startsWith('/slow')) {
         setTimeout(() => response.writeHead(200).end('late'), 500);
       } else {
@@ -105,14 +107,45 @@ test('restApiCall GET sends no body', async () => {
   await engine.close();
 });
 
-test('restApiCall takes Failure on a non-2xx answer, with errorMsg and status', async () => {
+test('restApiCall takes Failure on a non-200 answer: the data stays the request, errorBody the answer', async () => {
   const engine = loopbackEngine();
   await engine.load(callChain({ restEndpointUrlPattern: `${base}/missing` }));
   const result = await engine.execute('c1', newMessage('x'));
   assert.equal(result.outcome, 'failure');
-  assert.equal(result.error, 'HTTP 404: not here');
-  assert.equal(result.results[0]?.metadata['statusCode'], '404');
-  assert.equal(result.results[0]?.data, 'not here');
+  assert.equal(result.error, 'not here');
+  const reply = result.results[0];
+  assert.equal(reply?.metadata['statusCode'], '404');
+  assert.equal(reply?.metadata['errorBody'], 'not here');
+  assert.equal(reply?.data, 'x');
+  await engine.close();
+});
+
+test('only 200 is Success, as RuleGo: a 201 answer takes Failure', async () => {
+  const engine = loopbackEngine();
+  await engine.load(callChain({ restEndpointUrlPattern: `${base}/created` }));
+  const result = await engine.execute('c1', newMessage({ a: 1 }));
+  assert.equal(result.outcome, 'failure');
+  const reply = result.results[0];
+  assert.equal(reply?.metadata['statusCode'], '201');
+  assert.equal(reply?.metadata['errorBody'], '{"id":1}');
+  assert.deepEqual(JSON.parse(reply?.data ?? ''), { a: 1 });
+  await engine.close();
+});
+
+test('restApiCall sends the body template, and takes the method in any case', async () => {
+  const engine = loopbackEngine();
+  await engine.load(
+    callChain({
+      restEndpointUrlPattern: `${base}/put`,
+      requestMethod: 'put',
+      body: '{"user":"${msg.name}","v":"${vars.version}","m":"${metadata.k}"}',
+    }),
+  );
+  const result = await engine.execute('c1', newMessage({ name: 'ada' }, { metadata: { k: 'q' } }));
+  assert.equal(result.outcome, 'success');
+  const seen = requests.at(-1);
+  assert.equal(seen?.method, 'PUT');
+  assert.deepEqual(JSON.parse(seen?.body ?? ''), { user: 'ada', v: 'v2', m: 'q' });
   await engine.close();
 });
 
@@ -146,6 +179,9 @@ test('restApiCall fails when nothing listens', async () => {
   const result = await engine.execute('c1', newMessage('x'));
   assert.equal(result.outcome, 'failure');
   assert.match(result.error ?? '', /^request failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+  // As RuleGo: the transport error is also in errorBody, and the data stays the request.
+  assert.equal(result.results[0]?.metadata['errorBody'], result.error);
+  assert.equal(result.results[0]?.data, 'x');
   await engine.close();
 });
 

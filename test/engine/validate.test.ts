@@ -52,7 +52,7 @@ test('an unknown node type is rejected', async () => {
 
 test('a configuration its type rejects names the field', async () => {
   const error = await rejection(
-    chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: 42 } }]),
+    chain('c1', [{ id: 'f', type: 'jsFilter', configuration: { jsScript: { text: 'x' } } }]),
   );
   assert.match(error.message, /^rule chain "c1": node "f": configuration\.jsScript: .*expected string/);
   const nested = await rejection(

@@ -84,6 +84,40 @@ describe('rule chains over REST', () => {
     assert.match(failed.json().error, /bad input: 7/);
   });
 
+  it('execute/{msgType} runs the chain with a message of that type, routed by msgTypeSwitch', async () => {
+    t = await createTestApp();
+    const typed = await post('/api/v1/rules', {
+      ruleChain: { id: 'typed', name: 'typed' },
+      metadata: {
+        nodes: [
+          { id: 'route', type: 'msgTypeSwitch' },
+          {
+            id: 'telemetry',
+            type: 'jsTransform',
+            configuration: { jsScript: 'return {msg: {kind: msgType, t: msg.t}, metadata, msgType};' },
+          },
+          {
+            id: 'other',
+            type: 'jsTransform',
+            configuration: { jsScript: 'return {msg: {kind: "other:" + msgType}, metadata, msgType};' },
+          },
+        ],
+        connections: [
+          { fromId: 'route', toId: 'telemetry', type: 'TELEMETRY' },
+          { fromId: 'route', toId: 'other', type: 'Default' },
+        ],
+      },
+    });
+    assert.equal(typed.statusCode, 201, typed.body);
+    const telemetry = await post('/api/v1/rules/typed/execute/TELEMETRY', { t: 21 });
+    assert.equal(telemetry.statusCode, 200, telemetry.body);
+    assert.deepEqual(telemetry.json(), { kind: 'TELEMETRY', t: 21 });
+    const alarm = await post('/api/v1/rules/typed/execute/ALARM', { t: 1 });
+    assert.deepEqual(alarm.json(), { kind: 'other:ALARM' });
+    const untyped = await post('/api/v1/rules/typed/execute', { t: 1 });
+    assert.deepEqual(untyped.json(), { kind: 'other:' });
+  });
+
   it('a run over the request time limit is a 504', async () => {
     t = await createTestApp({ config: { server: { request_timeout_ms: 200 } } });
     await post('/api/v1/rules', {
@@ -238,7 +272,11 @@ describe('rule chains over REST', () => {
 
   it('GET /components describes every node type with relations and fields', async () => {
     t = await createTestApp();
-    const components = (await t.app.inject({ method: 'GET', url: '/api/v1/components' })).json();
+    const list = (await t.app.inject({ method: 'GET', url: '/api/v1/components' })).json();
+    // RuleGo's editor reads {endpoints, nodes, tools, builtins}; global names, never their values.
+    assert.deepEqual(Object.keys(list).sort(), ['builtins', 'endpoints', 'nodes', 'tools']);
+    assert.ok(list.builtins.globals.includes('models'));
+    const components = list.nodes;
     const types = components.map((c: { type: string }) => c.type);
     for (const type of [
       'jsFilter',

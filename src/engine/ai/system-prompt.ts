@@ -3,7 +3,9 @@
 import { readdir } from 'node:fs/promises';
 import type { SkillFolder } from '../../skills/skill-store.ts';
 import { readRegularFile } from '../../core/open-regular-file.ts';
+import { readData } from '../message.ts';
 import { pathResolver, type Template } from '../template.ts';
+import type { RuleMessage } from '../types.ts';
 
 export const PROMPT_FILES = [
   'AGENTS.md',
@@ -37,6 +39,8 @@ export interface PromptContext {
   resolvePath: (path: string) => Promise<string>;
   /** The agent's skills (local ones shadowing global ones), for the skills section. */
   skills?: () => Promise<SkillSummary[]>;
+  /** The incoming message, for `${msg.x}`, `${metadata.x}`, `${msgType}`, `${dataType}` (RuleGo allows them). */
+  message?: RuleMessage;
 }
 
 export interface SkillSummary {
@@ -142,13 +146,17 @@ export async function renderSystemPrompt(template: Template, context: PromptCont
       includes.set(expression, '');
     }
   }
+  const { message } = context;
   const byPath = pathResolver({
     ruleChain: { id: context.chainId },
     vars: context.vars,
     global: context.globals,
+    ...(message ? { msg: () => readData(message), metadata: message.metadata } : {}),
   });
   const prompt = template.render((expression) => {
     if (expression === 'now()') return new Date().toISOString();
+    if (message && expression === 'msgType') return message.type;
+    if (message && expression === 'dataType') return message.dataType;
     return includes.get(expression) ?? byPath(expression);
   });
   const sections = [prompt];

@@ -13,6 +13,14 @@ import { FolderListing, SkillListing, renderSystemPrompt } from '../ai/system-pr
 import { skillFolders } from '../../tools/skill.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { Template } from '../template.ts';
+import {
+  conversationOf,
+  jsonSchemaParam,
+  replyFormat,
+  replyMessage,
+  responseFormatSchema,
+  wireParams,
+} from './ai-io.ts';
 import type { NodeDefinition } from '../types.ts';
 
 export const modelParamsSchema = z
@@ -21,7 +29,9 @@ export const modelParamsSchema = z
     topP: z.number().min(0).max(1).optional(),
     maxTokens: z.int().positive().optional(),
     stop: z.array(z.string()).max(4).optional(),
-    responseFormat: z.record(z.string(), z.unknown()).optional(),
+    responseFormat: responseFormatSchema,
+    jsonSchema: jsonSchemaParam,
+    keepThink: z.boolean().optional(),
   })
   .default({});
 
@@ -53,7 +63,8 @@ const configSchema = z.object({
     .meta({ label: 'Max tool output', description: 'Characters of one tool result given to the model.' }),
   params: modelParamsSchema.meta({
     label: 'Model parameters',
-    description: 'temperature, topP, maxTokens, stop, responseFormat.',
+    description:
+      'temperature, topP, maxTokens, stop, responseFormat (text, json_object, json_schema with jsonSchema), keepThink.',
   }),
   tools: z
     .array(toolEntrySchema)
@@ -101,6 +112,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
     configSchema,
     create(config, { chainId, vars }) {
       const prompt = Template.compile(config.systemPrompt);
+      // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
+      replyFormat(config.params);
       const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
       const listing = new FolderListing();
       const skillListing = new SkillListing();
@@ -118,6 +131,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           };
           const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
           const system = await renderSystemPrompt(prompt, {
+            message,
             chainId,
             workspaceDir,
             vars,
@@ -132,6 +146,11 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             content: message.data,
             ...(images && images.length > 0 ? { images } : {}),
           };
+          // `{"messages": [...]}` data is the conversation itself (rulego-components-ai).
+          const given = conversationOf(message);
+          const inputs: ChatMessage[] = given ?? [input];
+          const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
+          const format = replyFormat(params);
           const tools = await toolSet.tools(() => undefined);
           const result = await runAgentLoop({
             provider,
@@ -139,17 +158,17 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             messages: [
               ...(system ? [{ role: 'system' as const, content: system }] : []),
               ...(conversation?.history ?? []),
-              input,
+              ...inputs,
             ],
             tools,
-            params: definedParams({ ...config.params, ...conversation?.params }),
+            params: definedParams(wireParams(params, format)),
             maxStep: config.maxStep,
             maxToolOutputLength: config.maxToolOutputLength,
             node,
             toolContext,
           });
-          conversation?.record([input, ...result.added.map(forHistory)]);
-          return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: result.text } }];
+          conversation?.record([...inputs, ...result.added.map(forHistory)]);
+          return [{ relation: 'Success', message: replyMessage(message, result.text, format) }];
         },
         destroy: () => toolSet.close(),
       };

@@ -6,6 +6,7 @@ import { resolveModel } from '../ai/model-target.ts';
 import { messageResolver, pathResolver, Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
 import { definedParams, modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
+import { conversationOf, replyFormat, replyMessage, wireParams } from './ai-io.ts';
 
 const configSchema = z.object({
   url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
@@ -16,12 +17,13 @@ const configSchema = z.object({
     description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
   }),
   messages: z
-    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+    .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))
     .max(100)
     .default([])
     .meta({
       label: 'Messages',
-      description: 'Templated prompt messages; empty: the input data as the user message.',
+      description:
+        'Templated prompt messages (role system, user or assistant); empty: {"messages": [...]} data as the conversation, else the input data as the user message.',
     }),
   params: modelParamsSchema,
 });
@@ -38,6 +40,8 @@ export function createAiLlmNode(
     configSchema,
     create(config, { vars }) {
       const system = Template.compile(config.systemPrompt);
+      // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
+      replyFormat(config.params);
       const templates = config.messages.map((entry) => ({
         role: entry.role,
         content: Template.compile(entry.content),
@@ -51,15 +55,19 @@ export function createAiLlmNode(
           const messages: ChatMessage[] = [];
           const systemText = system.render(resolve);
           if (systemText) messages.push({ role: 'system', content: systemText });
-          if (templates.length === 0) messages.push({ role: 'user', content: message.data });
+          if (templates.length === 0) {
+            messages.push(...(conversationOf(message) ?? [{ role: 'user', content: message.data }]));
+          }
           for (const entry of templates)
             messages.push({ role: entry.role, content: entry.content.render(resolve) } as ChatMessage);
           const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
+          const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
+          const format = replyFormat(params);
           let text = '';
           for await (const event of provider.stream({
             model,
             messages,
-            params: definedParams({ ...config.params, ...conversation?.params }),
+            params: definedParams(wireParams(params, format)),
             signal: node.signal,
           })) {
             if (event.type === 'text-delta') {
@@ -71,7 +79,7 @@ export function createAiLlmNode(
             { role: 'user', content: message.data },
             { role: 'assistant', content: text },
           ]);
-          return [{ relation: 'Success', message: { ...message, dataType: 'TEXT', data: text } }];
+          return [{ relation: 'Success', message: replyMessage(message, text, format) }];
         },
       };
     },

@@ -1,29 +1,40 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
+import { nodeEnv, referencedNodes } from './node-env.ts';
 
 const configSchema = z.object({
-  expr: z.string().min(1).meta({
-    label: 'Expression',
-    description: 'A boolean JavaScript expression over msg, metadata, msgType and dataType.',
-  }),
+  expr: z
+    .string()
+    .refine((text) => text.trim() !== '', 'expr can not be empty')
+    .meta({
+      label: 'Expression',
+      description:
+        'An expr-lang expression over id, ts, data, msg, metadata, msgType, dataType, vars and global.',
+    }),
 });
 
 export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   type: 'exprFilter',
   label: 'Expression filter',
-  description: 'Routes the message to True or False by a boolean expression.',
+  description: 'Routes the message to True when the expression is boolean true, else False.',
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
   configSchema,
-  async create(config, { services }) {
-    const script = await MessageScript.expression(config.expr, finishers.boolean, services);
+  create(config, { vars, services }) {
+    // Compiled once per chain load; an evaluation error (member access on text, say) is a Failure.
+    const expression = compileRuleExpression(config.expr, 'expr');
+    const scope = exprScope(vars, services);
+    // `${n1.msg.x}`: the last output of node n1 in this run, as RuleGo's cross-node references.
+    const references = referencedNodes([config.expr]);
     return {
-      async process(message, context) {
-        const relation = (await script.run(message, context)) === '1' ? 'True' : 'False';
-        return [{ relation, message }];
+      process(message, context) {
+        // As RuleGo: only the boolean true is True; any other value, nil included, is False.
+        const relation =
+          expression.evaluate(nodeEnv(message, scope, context, references)) === true ? 'True' : 'False';
+        return Promise.resolve([{ relation, message }]);
       },
-      destroy: () => script.dispose(),
     };
   },
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../../core/ids.ts';
 import { withErrorMessage } from '../message.ts';
-import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import type { NodeDefinition, NodeOutput, RuleMessage, RunEnd, RunResult } from '../types.ts';
 
 const configSchema = z.object({
   targetId: z.string().regex(ID_PATTERN, 'must be a rule chain id').meta({
@@ -10,14 +10,16 @@ const configSchema = z.object({
   }),
   extend: z.boolean().default(false).meta({
     label: 'Pass each result',
-    description: 'Pass on every result of the sub-chain as its own message instead of one merged message.',
+    description:
+      'Pass on every end of the sub-chain as its own message, with its own relation, instead of one merged message.',
   }),
 });
 
 export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
   type: 'flow',
   label: 'Sub-chain',
-  description: 'Runs another rule chain with the message and passes on its results.',
+  description:
+    'Runs another rule chain with the message; passes on the list of its ends as {msg, err, nodeId} records, or each end as it is.',
   category: 'flow',
   relations: ['Success', 'Failure'],
   configSchema,
@@ -25,25 +27,43 @@ export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
     return {
       async process(message, context) {
         const result = await context.runChain(config.targetId, message);
-        if (result.outcome === 'failure') {
+        const ends = endsOf(result);
+        if (ends.length === 0 && result.outcome === 'failure') {
           return [
             { relation: 'Failure', message: withErrorMessage(message, result.error ?? 'sub-chain failed') },
           ];
         }
-        if (config.extend && result.results.length > 0) {
-          return result.results.map((item): NodeOutput => ({ relation: 'Success', message: item }));
+        if (config.extend) {
+          return ends.map((end): NodeOutput => ({ relation: end.relation, message: end.message }));
         }
-        return [{ relation: 'Success', message: mergeResults(message, result.results) }];
+        return [merge(message, ends)];
       },
     };
   },
 };
 
-/** The last result's data, with every result's metadata laid over the incoming metadata. */
-function mergeResults(message: RuleMessage, results: RuleMessage[]): RuleMessage {
-  const last = results.at(-1);
-  if (!last) return message;
+/** The run's ends; a run from an engine that does not report them gives its results as Success ends. */
+function endsOf(result: RunResult): RunEnd[] {
+  if (result.ends) return result.ends;
+  return result.results.map((message) => ({ nodeId: '', relation: 'Success', message }));
+}
+
+/**
+ * RuleGo's merge: the data is the list of `{msg, err, nodeId}` records, one per end (each msg without
+ * metadata); the metadata of the ends that succeeded is laid over the incoming one; an end on Failure
+ * makes the whole Failure.
+ */
+function merge(message: RuleMessage, ends: RunEnd[]): NodeOutput {
   const metadata = { ...message.metadata };
-  for (const item of results) Object.assign(metadata, item.metadata);
-  return { ...message, type: last.type, dataType: last.dataType, data: last.data, metadata };
+  let failure: string | undefined;
+  const records = ends.map((end) => {
+    const error = end.relation === 'Failure' ? (end.message.metadata['errorMsg'] ?? 'failure') : '';
+    if (end.relation === 'Failure') failure = error;
+    else Object.assign(metadata, end.message.metadata);
+    const { ts, id, dataType, type, data } = end.message;
+    return { msg: { ts, id, dataType, type, data, metadata: {} }, err: error, nodeId: end.nodeId };
+  });
+  const merged: RuleMessage = { ...message, dataType: 'JSON', data: JSON.stringify(records), metadata };
+  if (failure === undefined) return { relation: 'Success', message: merged };
+  return { relation: 'Failure', message: withErrorMessage(merged, failure) };
 }

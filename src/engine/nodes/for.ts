@@ -1,25 +1,28 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import { nodeEnv, referencedNodes } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
-const NUMBER_RANGE = /^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$/;
-const MAX_ITEMS = 100_000;
+/** RuleGo's break node sets this metadata to "1" to end the loop after the current item. */
+const BREAK_KEY = '_break';
 
 const configSchema = z.object({
-  range: z.string().min(1).meta({
+  range: z.string().default('').meta({
     label: 'Range',
-    description: 'What to iterate: an expression such as msg.items (array, object or number), or 1..3.',
+    description:
+      'What to iterate, an expr-lang expression: msg.items, metadata.list, 1..5, ${msg.items}; empty iterates the data itself.',
   }),
-  do: z.string().min(1).meta({
+  do: z.string().trim().min(1).meta({
     label: 'Body',
     description: 'Id of the node that starts the body for each item, or chain:<id> to run another chain.',
   }),
-  mode: z.number().int().min(0).max(2).default(0).meta({
+  mode: z.number().int().min(0).max(3).default(0).meta({
     label: 'Mode',
     description:
-      '0: pass the incoming message on; 1: data becomes the array of every result; 2: the last result.',
+      '0: pass the incoming data on; 1: data becomes the array of every result; 2: each iteration gets the previous result, the last passes on; 3: start each body without waiting.',
   }),
 });
 
@@ -28,84 +31,98 @@ type Config = z.infer<typeof configSchema>;
 export const forNode: NodeDefinition<Config> = {
   type: 'for',
   label: 'For each',
-  description: 'Runs the body once per item, one after another, then passes on Success.',
+  description:
+    'Runs the body once per item (metadata _loopIndex, _loopItem, _loopKey), one after another, then passes on Success.',
   category: 'flow',
   relations: ['Success', 'Failure'],
   configSchema,
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
-  async create(config, { services }) {
-    const numbers = NUMBER_RANGE.exec(config.range);
-    const script = numbers
-      ? undefined
-      : await MessageScript.expression(config.range, finishers.json, services);
+  create(config, { nodeId, vars, services }) {
+    const source = config.range.trim();
+    const range = source === '' ? undefined : compileRuleExpression(source, `node "${nodeId}" range`);
+    // An integer range (1..3) leaves the data as it is; only _loopItem carries the number (RuleGo's []int).
+    const isNumberRange = /\.\./.test(
+      unwrapExpression(source).replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''),
+    );
+    const scope = exprScope(vars, services);
+    const references = referencedNodes([source]);
     return {
-      async process(message, context) {
-        const range: unknown = numbers
-          ? numberRange(Number(numbers[1]), Number(numbers[2]))
-          : JSON.parse((await script?.run(message, context)) ?? 'null');
+      async process(incoming, context) {
+        const items: unknown = range
+          ? range.evaluate(nodeEnv(incoming, scope, context, references))
+          : readData({ ...incoming, dataType: 'JSON' });
+        let message: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
         const collected: unknown[] = [];
-        let last: RuleMessage | undefined;
-        for (const [key, item, index] of entries(range)) {
+        let index = 0;
+        for (const [key, item] of entries(items)) {
           // Counted against the run's budget, and lets the event loop turn (time limits, aborts).
           await context.checkpoint();
-          const result = await runBody(config.do, itemMessage(message, key, item, index), context);
-          if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
-          for (const output of result.results) collected.push(readData(output));
-          last = result.results.at(-1) ?? last;
+          const metadata: Record<string, string> = { ...message.metadata, _loopIndex: String(index) };
+          if (key !== undefined) metadata['_loopKey'] = key;
+          const itemText = exprText(item);
+          metadata['_loopItem'] = itemText;
+          let input: RuleMessage = { ...message, metadata };
+          if (!(isNumberRange && typeof item === 'number') && (config.mode !== 2 || index === 0)) {
+            input = withItem(input, item, itemText);
+          }
+          if (config.mode === 3) {
+            void runBody(config.do, input, context).catch(() => undefined);
+            message = input;
+          } else {
+            const result = await runBody(config.do, input, context);
+            if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
+            // The body's metadata is laid over the loop message, as RuleGo does for every end.
+            for (const output of result.results) Object.assign(input.metadata, output.metadata);
+            if (config.mode === 1) {
+              for (const output of result.results) collected.push(itemValue(incoming, output));
+            }
+            const last = result.results.at(-1);
+            message = config.mode === 2 && last ? { ...last, metadata: { ...input.metadata } } : input;
+          }
+          index += 1;
+          if (message.metadata[BREAK_KEY] === '1') {
+            delete message.metadata[BREAK_KEY];
+            break;
+          }
         }
         if (config.mode === 1) {
-          const merged = { ...message, dataType: 'JSON' as const, data: JSON.stringify(collected) };
-          return [{ relation: 'Success', message: merged }];
+          return [{ relation: 'Success', message: { ...message, data: JSON.stringify(collected) } }];
         }
-        if (config.mode === 2 && last) {
-          const metadata = { ...message.metadata, ...last.metadata };
-          return [{ relation: 'Success', message: { ...last, metadata } }];
-        }
-        return [{ relation: 'Success', message }];
+        if (config.mode === 2) return [{ relation: 'Success', message }];
+        const restored = { ...message, data: incoming.data, dataType: incoming.dataType };
+        return [{ relation: 'Success', message: restored }];
       },
-      destroy: () => script?.dispose(),
     };
   },
 };
 
 function runBody(target: string, message: RuleMessage, context: NodeContext): Promise<RunResult> {
-  if (target.startsWith(CHAIN_PREFIX)) return context.runChain(target.slice(CHAIN_PREFIX.length), message);
+  if (target.startsWith(CHAIN_PREFIX)) {
+    return context.runChain(target.slice(CHAIN_PREFIX.length).trim(), message);
+  }
   if (!context.runNode) throw new Error('this engine cannot run a node body');
   return context.runNode(target, message);
 }
 
-/** [key, item, index] for an array, the entries of an object, or 0..n-1 for a number; one at a time. */
-function* entries(range: unknown): Generator<[string, unknown, number]> {
-  if (typeof range === 'number') {
-    const items = numberRange(0, range - 1);
-    for (let index = 0; index < items.length; index += 1) yield [String(index), items[index], index];
-  } else if (Array.isArray(range)) {
-    for (let index = 0; index < range.length; index += 1) yield [String(index), range[index], index];
+/** A result as RuleGo's mode 1 collects it: parsed when the loop's message is JSON, else the text. */
+function itemValue(incoming: RuleMessage, output: RuleMessage): unknown {
+  if (incoming.dataType !== 'JSON') return output.data;
+  return readData({ ...output, dataType: 'JSON' });
+}
+
+/** The item as the data: text items as TEXT, others as their JSON. */
+function withItem(message: RuleMessage, item: unknown, itemText: string): RuleMessage {
+  if (typeof item === 'string') return { ...message, dataType: 'TEXT', data: item };
+  return { ...message, dataType: 'JSON', data: itemText };
+}
+
+/** [key, item] for an array (no key) or the entries of an object; one at a time. */
+function* entries(range: unknown): Generator<[string | undefined, unknown]> {
+  if (Array.isArray(range)) {
+    for (const item of range) yield [undefined, item];
   } else if (typeof range === 'object' && range !== null) {
-    let index = 0;
-    for (const key of Object.keys(range)) {
-      yield [key, (range as Record<string, unknown>)[key], index];
-      index += 1;
-    }
-  } else if (range !== null && range !== undefined) {
-    throw new Error(`range must be an array, an object or a number, not ${typeof range}`);
+    for (const [key, item] of Object.entries(range)) yield [key, item];
+  } else {
+    throw new Error('must array slice or struct type');
   }
-}
-
-function numberRange(from: number, to: number): number[] {
-  if (to - from + 1 > MAX_ITEMS) throw new Error(`range has more than ${MAX_ITEMS} items`);
-  const items: number[] = [];
-  for (let value = from; value <= to; value += 1) items.push(value);
-  return items;
-}
-
-/** The item as the message data; its position in `_loopIndex` and `_loopKey`, as RuleGo does. */
-function itemMessage(message: RuleMessage, key: string, item: unknown, index: number): RuleMessage {
-  const isText = typeof item === 'string';
-  return {
-    ...message,
-    dataType: isText ? 'TEXT' : 'JSON',
-    data: isText ? item : (JSON.stringify(item) ?? 'null'),
-    metadata: { ...message.metadata, _loopIndex: String(index), _loopKey: key },
-  };
 }

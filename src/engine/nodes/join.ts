@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { readData } from '../message.ts';
-import type { NodeDefinition, RuleMessage } from '../types.ts';
+import type { JoinArrival, NodeDefinition, RuleMessage } from '../types.ts';
+
+/** RuleGo's default wait, also used for a timeout of 0 or less. */
+const DEFAULT_TIMEOUT_S = 30;
 
 const configSchema = z.object({
-  timeout: z.number().min(0).optional().meta({
+  timeout: z.number().optional().meta({
     label: 'Timeout (s)',
-    description: "Seconds to wait for every branch; 0 waits without limit; unset uses the engine's default.",
+    description: 'Seconds to wait for every branch; unset, 0 or less waits 30 s (as RuleGo).',
   }),
   mergeToMap: z.boolean().default(false).meta({
     label: 'Merge to map',
-    description: 'Merge the branch data objects into one object instead of an array.',
+    description:
+      "Merge the branches' object data into one object (other data under the sending node's id) instead of a list of {msg, err, nodeId}.",
   }),
 });
 
@@ -17,33 +21,72 @@ export const joinNode: NodeDefinition<z.infer<typeof configSchema>> = {
   type: 'join',
   label: 'Join',
   description:
-    'Waits for every branch of the nearest split above it, then passes one message whose data holds them all.',
+    'Waits for every branch of the nearest split above it, then passes one message whose data holds them all; a branch that arrives on Failure fails the join.',
   category: 'flow',
   relations: ['Success', 'Failure'],
   configSchema,
   role: 'join',
   create(config) {
-    const merge = (messages: RuleMessage[]): RuleMessage => mergeMessages(messages, config.mergeToMap);
+    const merge = (arrivals: JoinArrival[]): { message: RuleMessage; error?: string } =>
+      mergeArrivals(arrivals, config.mergeToMap);
+    const seconds = config.timeout === undefined || config.timeout <= 0 ? DEFAULT_TIMEOUT_S : config.timeout;
     return {
       // The engine gathers the branches and calls `join.merge`; `process` serves a lone message.
-      process: (message) => Promise.resolve([{ relation: 'Success', message: merge([message]) }]),
-      join: { timeoutMs: config.timeout === undefined ? undefined : config.timeout * 1000, merge },
+      process(message) {
+        const merged = merge([{ message, nodeId: '' }]);
+        return Promise.resolve([{ relation: 'Success', message: merged.message }]);
+      },
+      join: { timeoutMs: seconds * 1000, merge },
     };
   },
 };
 
-/** RuleGo's merge: data becomes an array of each branch's data (or one merged object); metadata is merged. */
-export function mergeMessages(messages: RuleMessage[], toMap: boolean): RuleMessage {
-  const first = messages[0];
+/**
+ * RuleGo's merge: data is the list of `{msg, err, nodeId}` records (each msg without metadata), or
+ * with `toMap` one object of the branches' objects, other data under the sender's node id. Metadata
+ * of the branches that succeeded is laid over the first message's; failed branches give the error.
+ */
+export function mergeArrivals(
+  arrivals: JoinArrival[],
+  toMap: boolean,
+): { message: RuleMessage; error?: string } {
+  const first = arrivals[0];
   if (!first) throw new Error('join has no message to merge');
-  const metadata: Record<string, string> = {};
-  for (const message of messages) Object.assign(metadata, message.metadata);
-  const values = messages.map(readData);
-  const data = toMap
-    ? Object.assign(
-        {},
-        ...values.filter((value) => typeof value === 'object' && value !== null && !Array.isArray(value)),
-      )
-    : values;
-  return { ...first, dataType: 'JSON', data: JSON.stringify(data), metadata };
+  const metadata: Record<string, string> = { ...first.message.metadata };
+  let errors = '';
+  for (const arrival of arrivals) {
+    if (arrival.error !== undefined) errors += `NodeId=${arrival.nodeId},Err=${arrival.error} `;
+    else if (arrival.nodeId !== '') Object.assign(metadata, arrival.message.metadata);
+  }
+  const senders = arrivals.filter((arrival) => arrival.nodeId !== '');
+  const data = toMap ? mergeToMap(senders) : senders.map(record);
+  const message: RuleMessage = { ...first.message, dataType: 'JSON', data: JSON.stringify(data), metadata };
+  return errors === '' ? { message } : { message, error: errors };
+}
+
+function record(arrival: JoinArrival): { msg: unknown; err: string; nodeId: string } {
+  const { message } = arrival;
+  const msg = {
+    ts: message.ts,
+    id: message.id,
+    dataType: message.dataType,
+    type: message.type,
+    data: message.data,
+    metadata: {},
+  };
+  return { msg, err: arrival.error ?? '', nodeId: arrival.nodeId };
+}
+
+function mergeToMap(arrivals: JoinArrival[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const arrival of arrivals) {
+    const value = readData(arrival.message);
+    if (arrival.message.dataType === 'JSON' && isObject(value)) Object.assign(merged, value);
+    else merged[arrival.nodeId] = value;
+  }
+  return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

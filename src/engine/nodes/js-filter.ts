@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
+import { finishers, MessageScript, scriptScope } from '../message-script.ts';
 import type { NodeDefinition } from '../types.ts';
 
 const configSchema = z.object({
@@ -16,8 +16,13 @@ export const jsFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
   configSchema,
-  async create(config, { services }) {
-    const script = await MessageScript.create(config.jsScript, finishers.boolean, services);
+  async create(config, { vars, services }) {
+    const script = await MessageScript.create(
+      config.jsScript,
+      finishers.strictBoolean,
+      services,
+      scriptScope(vars, services),
+    );
     return {
       async process(message, context) {
         const relation = (await script.run(message, context)) === '1' ? 'True' : 'False';

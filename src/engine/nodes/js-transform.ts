@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
+import { finishers, MessageScript, scriptScope } from '../message-script.ts';
 import { toMetadata } from '../message.ts';
 import type { DataType, NodeDefinition, RuleMessage } from '../types.ts';
 
 const configSchema = z.object({
-  jsScript: z.string().min(1).meta({
-    label: 'Transform script',
-    description:
-      'Body of function Transform(msg, metadata, msgType, dataType); return {msg, metadata, msgType, dataType?}.',
-  }),
+  jsScript: z
+    .string()
+    .nullish()
+    .transform((text) => text ?? '')
+    .meta({
+      label: 'Transform script',
+      description:
+        'Body of function Transform(msg, metadata, msgType, dataType); return {msg, metadata, msgType, dataType?}.',
+    }),
 });
 
 const DATA_TYPES = new Set<string>(['JSON', 'TEXT', 'BINARY']);
@@ -20,8 +24,17 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  async create(config, { services }) {
-    const script = await MessageScript.create(config.jsScript, finishers.message, services);
+  async create(config, { vars, services }) {
+    // As RuleGo: without a script the node passes the message on unchanged.
+    if (config.jsScript.trim() === '') {
+      return { process: (message) => Promise.resolve([{ relation: 'Success', message }]) };
+    }
+    const script = await MessageScript.create(
+      config.jsScript,
+      finishers.message,
+      services,
+      scriptScope(vars, services),
+    );
     return {
       async process(message, context) {
         const output = await script.run(message, context);
@@ -32,10 +45,10 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   },
 };
 
-/** Reads `[metadata, msgType, dataType, isText]` + newline + data, as the message finisher writes it. */
+/** Reads `[metadata, msgType, dataType, hasMsg]` + newline + data, as the message finisher writes it. */
 function decode(output: string, input: RuleMessage): RuleMessage {
   const split = output.indexOf('\n');
-  const [metadata, type, dataType, isText] = JSON.parse(output.slice(0, split)) as [
+  const [metadata, type, dataType, hasMsg] = JSON.parse(output.slice(0, split)) as [
     unknown,
     unknown,
     unknown,
@@ -47,9 +60,9 @@ function decode(output: string, input: RuleMessage): RuleMessage {
     id: input.id,
     ts: input.ts,
     type: typeof type === 'string' ? type : input.type,
-    // A returned object is JSON; returned text keeps the message's data type unless one is named.
-    dataType: declared ?? (isText ? input.dataType : 'JSON'),
-    data: output.slice(split + 1),
+    // As RuleGo: the data type changes only when the script names one.
+    dataType: declared ?? input.dataType,
+    data: hasMsg ? output.slice(split + 1) : input.data,
     metadata: metadata === null ? input.metadata : toMetadata(metadata),
   };
 }

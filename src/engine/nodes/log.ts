@@ -1,40 +1,46 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
-import type { EngineLogger, NodeContext, NodeDefinition, NodeServices, RuleMessage } from '../types.ts';
+import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import type { EngineLogger, NodeDefinition, NodeServices } from '../types.ts';
+
+/** RuleGo's default format script. */
+export const DEFAULT_LOG_SCRIPT =
+  "return 'Incoming message:\\n' + JSON.stringify(msg) + '\\nIncoming metadata:\\n' + JSON.stringify(metadata);";
 
 const configSchema = z.object({
-  jsScript: z.string().optional().meta({
-    label: 'Format script',
-    description: 'Body of function ToString(msg, metadata, msgType, dataType); returns the text to log.',
-  }),
+  jsScript: z
+    .string()
+    .nullish()
+    .transform((text) => (text == null || text.trim() === '' ? DEFAULT_LOG_SCRIPT : text))
+    .meta({
+      label: 'Format script',
+      description:
+        'Body of function ToString(msg, metadata, msgType, dataType); must return a string, the text to log.',
+    }),
 });
 
 export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
   type: 'log',
   label: 'Log',
-  description: 'Writes the message to the service log and passes it on.',
+  description: 'Writes the text of its script to the service log and passes the message on.',
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema,
-  async create(config, { services, chainId, nodeId }) {
+  async create(config, { services, chainId, nodeId, vars }) {
     const logger = loggerOf(services);
-    const script = config.jsScript
-      ? await MessageScript.create(config.jsScript, finishers.text, services)
-      : undefined;
-    const format = (message: RuleMessage, context: NodeContext): Promise<string> | string =>
-      script
-        ? script.run(message, context)
-        : `${message.type} ${message.data} ${JSON.stringify(message.metadata)}`;
+    // As RuleGo: the script always runs; a script error or a result that is not a string is a Failure.
+    const script = await MessageScript.create(
+      config.jsScript,
+      finishers.string,
+      services,
+      scriptScope(vars, services),
+    );
     return {
       async process(message, context) {
-        // Without a logger there is nowhere to write, so the script is not run at all.
-        if (logger) {
-          const text = await format(message, context);
-          logger.info({ chainId, nodeId, messageId: message.id }, text);
-        }
+        const text = await script.run(message, context);
+        logger?.info({ chainId, nodeId, messageId: message.id }, text);
         return [{ relation: 'Success', message }];
       },
-      destroy: () => script?.dispose(),
+      destroy: () => script.dispose(),
     };
   },
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { messageResolver, Template } from '../template.ts';
+import { exprEnv, exprScope } from '../expr-env.ts';
+import { compileExprTemplate } from '../expr-template.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { GuardedClient } from './guarded-request.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
@@ -9,12 +10,15 @@ const configSchema = z.object({
   restEndpointUrlPattern: z.string().min(1).meta({
     label: 'URL',
     description:
-      'Endpoint URL; ${metadata.key}, ${msg.key} and ${vars.key} are replaced. Private, loopback and link-local addresses are refused unless the server allows them.',
+      'Endpoint URL; ${metadata.key}, ${msg.key}, ${vars.key} and ${global.key} are replaced. Private, loopback and link-local addresses are refused unless the server allows them.',
   }),
+  // RuleGo upper-cases the method: `get` and `GET` are the same.
   requestMethod: z
-    .enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'])
-    .default('POST')
-    .meta({ label: 'Method', description: 'HTTP method.' }),
+    .preprocess(
+      (method) => (typeof method === 'string' ? method.toUpperCase() : method),
+      z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('POST'),
+    )
+    .meta({ label: 'Method', description: 'HTTP method, in any case.' }),
   headers: z
     .record(z.string(), z.string())
     .default({})
@@ -31,6 +35,10 @@ const configSchema = z.object({
     .min(1)
     .default(200)
     .meta({ label: 'Max parallel', description: 'Requests this node sends at once; more wait their turn.' }),
+  body: z.string().default('').meta({
+    label: 'Body',
+    description: 'Request body template such as {"name": "${msg.name}"}; empty sends the message data.',
+  }),
   withoutRequestBody: z
     .boolean()
     .default(false)
@@ -42,22 +50,31 @@ type Config = z.infer<typeof configSchema>;
 export const restApiCallNode: NodeDefinition<Config> = {
   type: 'restApiCall',
   label: 'REST call',
-  description: 'Calls an HTTP endpoint; the response body becomes the message data.',
+  description:
+    'Calls an HTTP endpoint; a 200 answer becomes the message data, any other status takes Failure with the answer in metadata.errorBody.',
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { vars, services }) {
-    const url = Template.compile(config.restEndpointUrlPattern);
+  create(config, { nodeId, vars, services }) {
+    const where = `node "${nodeId}"`;
+    const url = compileExprTemplate(config.restEndpointUrlPattern, where);
     const headers = Object.entries(config.headers).map(
-      ([name, value]) => [name, Template.compile(value)] as const,
+      ([name, value]) => [compileExprTemplate(name, where), compileExprTemplate(value, where)] as const,
     );
+    const body = config.body === '' ? undefined : compileExprTemplate(config.body, where);
+    const templated =
+      !url.isStatic ||
+      body?.isStatic === false ||
+      headers.some(([name, value]) => !name.isStatic || !value.isStatic);
+    const scope = exprScope(vars, services);
     const slots = new Slots(config.maxParallelRequestsCount);
     const client = new GuardedClient(services.network);
     return {
       async process(message, context) {
-        const resolve = messageResolver(message, vars);
+        // RuleGo's env for these templates also has each metadata key at the top level.
+        const env = templated ? { ...exprEnv(message, scope), ...message.metadata } : {};
         const requestHeaders: Record<string, string> = {};
-        for (const [name, value] of headers) requestHeaders[name] = value.render(resolve);
+        for (const [name, value] of headers) requestHeaders[name.render(env)] = value.render(env);
         const withBody = !config.withoutRequestBody && !['GET', 'HEAD'].includes(config.requestMethod);
         if (withBody && !hasHeader(requestHeaders, 'content-type')) {
           requestHeaders['content-type'] = message.dataType === 'JSON' ? 'application/json' : 'text/plain';
@@ -66,16 +83,21 @@ export const restApiCallNode: NodeDefinition<Config> = {
         const signal = timeout ? AbortSignal.any([context.signal, timeout]) : context.signal;
         await slots.acquire();
         try {
-          const response = await client.send(url.render(resolve), {
+          const response = await client.send(url.render(env), {
             method: config.requestMethod,
             headers: requestHeaders,
-            body: withBody ? message.data : undefined,
+            body: withBody ? (body ? body.render(env) : message.data) : undefined,
             signal,
             maxBytes: MAX_RESPONSE_BYTES,
           });
           return [answer(message, response)];
         } catch (error) {
-          throw describeError(error, context.signal, timeout, config.readTimeoutMs);
+          const failure = describeError(error, context.signal, timeout, config.readTimeoutMs);
+          if (context.signal.aborted || failure instanceof AppError || !(failure instanceof Error))
+            throw failure;
+          // As RuleGo: a transport error also goes in metadata.errorBody.
+          const metadata = { ...message.metadata, errorBody: failure.message, errorMsg: failure.message };
+          return [{ relation: 'Failure', message: { ...message, metadata } }];
         } finally {
           slots.release();
         }
@@ -88,6 +110,8 @@ export const restApiCallNode: NodeDefinition<Config> = {
 /** The largest answer a restApiCall node reads; a bigger one ends the node in Failure. */
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
+/** RuleGo's rule: only 200 is Success (the answer becomes the data, the data type stays); any other
+ * status keeps the request as the data and puts the answer in `metadata.errorBody`. */
 function answer(message: RuleMessage, response: GuardedAnswer): { relation: string; message: RuleMessage } {
   const { body } = response;
   const metadata: Record<string, string> = {
@@ -95,15 +119,12 @@ function answer(message: RuleMessage, response: GuardedAnswer): { relation: stri
     status: `${response.status} ${response.statusText}`.trim(),
     statusCode: String(response.status),
   };
-  if (response.status < 200 || response.status > 299) {
-    metadata['errorMsg'] = `HTTP ${response.status}: ${body.slice(0, 500)}`;
-    return { relation: 'Failure', message: { ...message, metadata, data: body } };
+  if (response.status !== 200) {
+    metadata['errorBody'] = body;
+    metadata['errorMsg'] = body;
+    return { relation: 'Failure', message: { ...message, metadata } };
   }
-  const isJson = (response.contentType ?? '').includes('json');
-  return {
-    relation: 'Success',
-    message: { ...message, metadata, data: body, dataType: isJson ? 'JSON' : 'TEXT' },
-  };
+  return { relation: 'Success', message: { ...message, metadata, data: body } };
 }
 
 /** The run's own abort reason, the time limit, a refusal or size error as is; else the transport's. */

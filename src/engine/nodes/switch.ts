@@ -1,46 +1,57 @@
 import { z } from 'zod';
-import { finishers, MessageScript } from '../message-script.ts';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
+import { nodeEnv, referencedNodes } from './node-env.ts';
 
 const caseSchema = z.object({
-  case: z
-    .string()
-    .min(1)
-    .meta({ label: 'Condition', description: 'A boolean expression over msg, metadata, msgType.' }),
+  case: z.string().min(1).meta({
+    label: 'Condition',
+    description: 'An expr-lang expression over msg, metadata, msgType, dataType, vars and global.',
+  }),
   then: z
     .string()
     .min(1)
-    .meta({ label: 'Relation', description: 'The relation to take when the condition holds.' }),
+    .meta({ label: 'Relation', description: 'The relation to take when the condition is true.' }),
 });
 
 const configSchema = z.object({
   cases: z
     .array(caseSchema)
-    .default([])
-    .meta({ label: 'Cases', description: 'Tried in order; the first that holds names the relation.' }),
+    .nullish()
+    .transform((cases) => cases ?? [])
+    .meta({ label: 'Cases', description: 'Tried in order; the first that is true names the relation.' }),
 });
 
 export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
   type: 'switch',
   label: 'Switch',
-  description: 'Routes the message to the relation of the first case that holds, else Default.',
+  description: 'Routes the message to the relation of the first case that is true, else Default.',
   category: 'filter',
   relations: ['Default', 'Failure'],
   configSchema,
-  async create(config, { services }) {
-    // All cases compile into one function returning the index of the first match: one call per message.
-    const body = [
-      ...config.cases.map((item, index) => `if (${item.case}\n) return ${index};`),
-      'return -1;',
-    ].join('\n');
-    const script = await MessageScript.create(body, finishers.json, services);
+  create(config, { vars, services }) {
+    const cases = config.cases.map((item, index) => ({
+      expression: compileRuleExpression(item.case, `cases[${index}].case`),
+      relation: item.then,
+    }));
+    const scope = exprScope(vars, services);
+    const references = referencedNodes(config.cases.map((item) => item.case));
     return {
-      async process(message, context) {
-        const index = Number(await script.run(message, context));
-        const relation = config.cases[index]?.then ?? 'Default';
-        return [{ relation, message }];
+      process(message, context) {
+        const env = nodeEnv(message, scope, context, references);
+        for (const item of cases) {
+          // As RuleGo: a case that fails to evaluate is skipped, so the message may reach Default.
+          let result: unknown;
+          try {
+            result = item.expression.evaluate(env);
+          } catch {
+            continue;
+          }
+          if (result === true) return Promise.resolve([{ relation: item.relation, message }]);
+        }
+        return Promise.resolve([{ relation: 'Default', message }]);
       },
-      destroy: () => script.dispose(),
     };
   },
 };

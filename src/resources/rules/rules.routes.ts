@@ -8,7 +8,7 @@ import { deleted, successAnswer } from '../../http/answers.ts';
 import { paginate } from '../../http/pagination.ts';
 import { runSignal } from '../../http/run-signal.ts';
 import { agentParams, chainBody, chainListQuery } from '../agents/agents.schema.ts';
-import { agentRuleParams, executeQuery, ruleParams } from './rules.schema.ts';
+import { agentRuleParams, executeQuery, executeTypeParams, ruleParams } from './rules.schema.ts';
 import type { RulesService } from './rules.service.ts';
 
 /** One result is sent as it is (JSON or text); several as a JSON array. */
@@ -88,6 +88,20 @@ export function registerRuleRoutes(app: FastifyInstance, rules: RulesService): v
     rules.reload(request.params.id, request.params.agentId),
   );
 
+  const execute = async (
+    request: { params: { id: string; msgType?: string }; query: Record<string, string>; body: unknown },
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    const body = request.body;
+    const data: string | object = body === undefined || body === null ? '' : (body as string | object);
+    const run = runSignal(reply, rules.runTimeoutMs());
+    try {
+      const { id, msgType = '' } = request.params;
+      return sendResult(reply, await rules.execute(id, data, request.query, run.signal, msgType));
+    } finally {
+      run.done();
+    }
+  };
   api.post(
     '/rules/:id/execute',
     {
@@ -98,16 +112,20 @@ export function registerRuleRoutes(app: FastifyInstance, rules: RulesService): v
         description: 'Runs the chain once: the body is the message data, query parameters are its metadata.',
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      const data: string | object = body === undefined || body === null ? '' : (body as string | object);
-      const run = runSignal(reply, rules.runTimeoutMs());
-      try {
-        return sendResult(reply, await rules.execute(request.params.id, data, request.query, run.signal));
-      } finally {
-        run.done();
-      }
+    execute,
+  );
+  api.post(
+    '/rules/:id/execute/:msgType',
+    {
+      schema: {
+        tags,
+        params: executeTypeParams,
+        querystring: executeQuery,
+        description:
+          'Runs the chain once with a message of type msgType: the body is the message data, query parameters are its metadata.',
+      },
     },
+    execute,
   );
 
   api.get('/components', { schema: { tags } }, async () => rules.components());

@@ -2,7 +2,7 @@
 // (/agents/{agentId}/rules, with agentId); execution and the node components.
 import type { ChainCatalog, ChainView, ListFilter, Scope } from '../../chains/chain-catalog.ts';
 import { AppError } from '../../core/errors.ts';
-import { describeComponents, type ComponentDescription } from '../../engine/components.ts';
+import { componentList, type ComponentList } from '../../engine/components.ts';
 import type { NodeRegistry } from '../../engine/registry.ts';
 import type { RuleMessage } from '../../engine/types.ts';
 
@@ -17,6 +17,8 @@ export class RulesService {
     private readonly registry: NodeRegistry,
     /** Time limit of one synchronous run: server.request_timeout_ms, read at each run. */
     readonly runTimeoutMs: () => number,
+    /** Names of the global properties, listed for the editor's `${global.x}` completion. */
+    private readonly globalNames: () => string[] = () => [],
   ) {}
 
   list(agentId: string | undefined, filter: ListFilter): ChainView[] {
@@ -43,19 +45,21 @@ export class RulesService {
     return this.chains.reload(id, scopeOf(agentId));
   }
 
-  /** Runs a chain once; a run that ends in failure is a 400 with the chain's error. */
+  /** Runs a chain once with a message of `messageType`; a run that ends in failure is a 400 with the chain's error. */
   async execute(
     id: string,
     data: string | object,
     metadata: Record<string, string>,
     signal: AbortSignal,
+    messageType = '',
   ): Promise<RuleMessage[]> {
-    const result = await this.chains.execute(id, data, metadata, { signal });
+    const result = await this.chains.execute(id, data, metadata, { signal }, messageType);
     if (result.outcome === 'failure') throw new AppError('invalid', result.error ?? 'the rule chain failed');
     return result.results;
   }
 
-  components(): ComponentDescription[] {
-    return describeComponents(this.registry);
+  /** RuleGo's editor list: `{endpoints, nodes, tools, builtins}`. */
+  components(): ComponentList {
+    return componentList(this.registry, this.globalNames());
   }
 }

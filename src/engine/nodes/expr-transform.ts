@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression, exprText } from '../expr-template.ts';
+import type { NodeDefinition } from '../types.ts';
+import { nodeEnv, referencedNodes } from './node-env.ts';
+
+const configSchema = z.object({
+  expr: z.string().default('').meta({
+    label: 'Expression',
+    description: 'One expr-lang expression whose value replaces the data; takes precedence over the mapping.',
+  }),
+  mapping: z.record(z.string(), z.string()).default({}).meta({
+    label: 'Mapping',
+    description: 'Field to expression, e.g. {"name": "upper(msg.name)"}: the data becomes that JSON object.',
+  }),
+});
+
+export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+  type: 'exprTransform',
+  label: 'Expression transform',
+  description:
+    'Replaces the data with the value of an expr-lang expression, or with a JSON object built from a field mapping.',
+  category: 'transform',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  create(config, { nodeId, vars, services }) {
+    const where = `node "${nodeId}"`;
+    const single = config.expr.trim();
+    const expression = single === '' ? undefined : compileRuleExpression(single, where);
+    const mapping = Object.entries(config.mapping).map(
+      ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
+    );
+    const scope = exprScope(vars, services);
+    const references = referencedNodes(single === '' ? Object.values(config.mapping) : [single]);
+    return {
+      process(message, context) {
+        const env = nodeEnv(message, scope, context, references);
+        if (expression) {
+          // As RuleGo: the value as text is the new data; the data type stays.
+          const data = exprText(expression.evaluate(env));
+          return Promise.resolve([{ relation: 'Success', message: { ...message, data } }]);
+        }
+        const result: Record<string, unknown> = {};
+        for (const [field, compiled] of mapping) result[field] = compiled.evaluate(env);
+        const data = JSON.stringify(result);
+        return Promise.resolve([{ relation: 'Success', message: { ...message, dataType: 'JSON', data } }]);
+      },
+    };
+  },
+};

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { NodeDefinition } from '../types.ts';
+
+const configSchema = z.object({
+  checkAllKeys: z.boolean().default(false).meta({
+    label: 'All fields',
+    description: 'true: every named field must exist; false: one is enough.',
+  }),
+  dataNames: z.string().default('').meta({
+    label: 'Data fields',
+    description: 'Comma-separated top-level fields of the JSON data.',
+  }),
+  metadataNames: z.string().default('').meta({
+    label: 'Metadata fields',
+    description: 'Comma-separated metadata keys.',
+  }),
+});
+
+export const fieldFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
+  type: 'fieldFilter',
+  label: 'Field filter',
+  description: 'Routes to True when the named data fields and metadata keys exist, else False.',
+  category: 'filter',
+  relations: ['True', 'False', 'Failure'],
+  configSchema,
+  create(config) {
+    const dataNames = names(config.dataNames);
+    const metadataNames = names(config.metadataNames);
+    return {
+      process(message) {
+        // As RuleGo: only JSON data is read (a JSON that is not an object fails); other data has no fields.
+        let data: Record<string, unknown> | undefined;
+        if (message.dataType === 'JSON') {
+          const parsed = JSON.parse(message.data) as unknown;
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+            throw new Error('data is not a JSON object');
+          }
+          data = parsed as Record<string, unknown>;
+        }
+        const inData = (name: string): boolean => data !== undefined && Object.hasOwn(data, name);
+        const inMetadata = (name: string): boolean => Object.hasOwn(message.metadata, name);
+        const holds = config.checkAllKeys
+          ? metadataNames.every(inMetadata) && dataNames.every(inData)
+          : metadataNames.some(inMetadata) || dataNames.some(inData);
+        return Promise.resolve([{ relation: holds ? 'True' : 'False', message }]);
+      },
+    };
+  },
+};
+
+function names(list: string): string[] {
+  return list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression, exprText } from '../expr-template.ts';
+import type { NodeDefinition } from '../types.ts';
+import { nodeEnv, referencedNodes } from './node-env.ts';
+
+const configSchema = z.object({
+  mapping: z.record(z.string(), z.string()).default({}).meta({
+    label: 'Mapping',
+    description: 'Metadata key to expr-lang expression, e.g. {"temperature": "msg.temperature"}.',
+  }),
+  isNew: z.boolean().default(false).meta({
+    label: 'Replace all',
+    description:
+      'true: the metadata becomes the mapped keys only; false: the mapped keys are set or updated.',
+  }),
+});
+
+export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+  type: 'metadataTransform',
+  label: 'Metadata transform',
+  description: 'Sets metadata keys to the values of expr-lang expressions; the data is unchanged.',
+  category: 'transform',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  create(config, { nodeId, vars, services }) {
+    const mapping = Object.entries(config.mapping).map(
+      ([key, source]) => [key, compileRuleExpression(source, `node "${nodeId}" mapping "${key}"`)] as const,
+    );
+    const scope = exprScope(vars, services);
+    const references = referencedNodes(Object.values(config.mapping));
+    return {
+      process(message, context) {
+        const env = nodeEnv(message, scope, context, references);
+        const mapped: Record<string, string> = {};
+        for (const [key, compiled] of mapping) mapped[key] = exprText(compiled.evaluate(env));
+        const metadata = config.isNew ? mapped : { ...message.metadata, ...mapped };
+        return Promise.resolve([{ relation: 'Success', message: { ...message, metadata } }]);
+      },
+    };
+  },
+};
