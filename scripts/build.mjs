@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 
 const entryPoints = { main: 'src/main.ts' };
 // Worker entries must sit next to main.js, where the code that starts them looks for them.
-if (existsSync('src/engine/script-worker.ts')) entryPoints['script-worker'] = 'src/engine/script-worker.ts';
+if (existsSync('src/engine/sandbox/script-worker.ts'))
+  entryPoints['script-worker'] = 'src/engine/sandbox/script-worker.ts';
 if (existsSync('src/model-providers/model-worker.ts'))
   entryPoints['model-worker'] = 'src/model-providers/model-worker.ts';
 

@@ -8,7 +8,7 @@ import { parseRuleChain } from './dsl.ts';
 import type { RuleChainDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import { ChainRun } from './run.ts';
-import { ScriptPool, workerHeapMbFor } from './script-pool.ts';
+import { ScriptPool, workerHeapMbFor } from './sandbox/script-pool.ts';
 import { RunBudget } from './run-budget.ts';
 import type { RunLimits } from './run-budget.ts';
 import type { RunScope } from './run-context.ts';

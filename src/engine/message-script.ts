@@ -2,8 +2,8 @@
 // crosses into the VM as one string: a JSON header line, a newline, then the raw data. The header
 // never holds a raw newline, and the data is parsed only inside the VM, so the host does no JSON work.
 import { globalsOf } from './expr-env.ts';
-import type { CallOwner } from './pending-call.ts';
-import type { ScriptPool } from './script-pool.ts';
+import type { CallOwner } from './sandbox/pending-call.ts';
+import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { NodeServices, RuleMessage } from './types.ts';
 
 /** How the VM turns the user function's return value into the string handed back to the host. */

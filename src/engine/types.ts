@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
 import type { Usage } from '../model-providers/types.ts';
-import type { ScriptPool } from './script-pool.ts';
+import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { Conversation } from './ai/conversation.ts';
 
 export type DataType = 'JSON' | 'TEXT' | 'BINARY';

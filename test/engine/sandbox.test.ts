@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newMessage } from '../../src/engine/message.ts';
-import { loadQuickJs } from '../../src/engine/quickjs-loader.ts';
-import { ScriptSandbox } from '../../src/engine/sandbox.ts';
+import { loadQuickJs } from '../../src/engine/sandbox/quickjs-loader.ts';
+import { ScriptSandbox } from '../../src/engine/sandbox/sandbox.ts';
 import { chain, createEngine, testServices } from './helpers.ts';
 
 // Each hostile script runs only for a message with `evil` set, so the same node can then be

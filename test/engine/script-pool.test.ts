@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { newMessage } from '../../src/engine/message.ts';
-import { ScriptPool } from '../../src/engine/script-pool.ts';
+import { ScriptPool } from '../../src/engine/sandbox/script-pool.ts';
 import { workerEntry } from '../../src/core/worker-entry.ts';
 import { chain, createEngine, testServices } from './helpers.ts';
 

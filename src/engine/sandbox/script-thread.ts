@@ -7,7 +7,7 @@
 // first recompiles every script of the pool. A worker that dies before it is ready fails everything
 // it holds and is not restarted until it is needed again, so a broken install cannot spin.
 import type { Worker } from 'node:worker_threads';
-import { startWorker, type WorkerEntry } from '../core/worker-entry.ts';
+import { startWorker, type WorkerEntry } from '../../core/worker-entry.ts';
 import type { ResourceLimits } from 'node:worker_threads';
 import { ScriptError } from './script-error.ts';
 import type { PendingCall } from './pending-call.ts';

@@ -25,7 +25,7 @@ import { PendingCall } from './pending-call.ts';
 import type { CallOwner } from './pending-call.ts';
 import { ScriptThread } from './script-thread.ts';
 import type { ScriptSource, ThreadHost } from './script-thread.ts';
-import { siblingWorker, type WorkerEntry } from '../core/worker-entry.ts';
+import { siblingWorker, type WorkerEntry } from '../../core/worker-entry.ts';
 
 export interface ScriptPoolOptions {
   /** Worker threads; default one per core but one (the main thread's), at least 1 and at most 2. */
