@@ -1,34 +1,23 @@
-// Builders shared by the engine tests: chain definitions in a line each, and an engine with fresh state.
+// Helpers of the engine tests: the shared chain builder (src/testing/builders.ts), and an engine with fresh state.
 import { z } from 'zod';
 import { createDefaultRegistry } from '../../src/engine/registry.ts';
 import type { NodeRegistry } from '../../src/engine/registry.ts';
 import { RuleEngine } from '../../src/engine/engine.ts';
 import type { RuleEngineOptions } from '../../src/engine/engine.ts';
 import type { NodeServices, RunEvent } from '../../src/engine/types.ts';
+import { chainDefinition, type Link, type NodeSpec } from '../../src/testing/builders.ts';
 
-export interface NodeSpec {
-  id: string;
-  type: string;
-  configuration?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type { Link, NodeSpec } from '../../src/testing/builders.ts';
 
-/** `[fromId, type, toId]` */
-export type Link = [string, string, string];
-
+/** The shared chain builder, with any further `ruleChain` fields the engine tests set directly. */
 export function chain(
   id: string,
   nodes: NodeSpec[],
   links: Link[] = [],
   extra: Record<string, unknown> = {},
 ) {
-  return {
-    ruleChain: { id, name: id, ...extra },
-    metadata: {
-      nodes,
-      connections: links.map(([fromId, type, toId]) => ({ fromId, type, toId })),
-    },
-  };
+  const definition = chainDefinition(id, nodes, links);
+  return { ...definition, ruleChain: { ...definition.ruleChain, ...extra } };
 }
 
 export const testServices = (overrides: Partial<NodeServices> = {}): NodeServices => ({
