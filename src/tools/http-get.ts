@@ -18,6 +18,38 @@ export interface FetchedResponse {
   truncated: boolean;
 }
 
+/**
+ * A `lookup` for node:http that resolves every address of a name and fails with `refuse`'s error when
+ * any is refused, so the connection can only go to a checked address (DNS rebinding cannot slip past).
+ */
+export function checkedLookup(
+  refuse: (address: string, hostname: string) => Error | undefined,
+): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
+      if (error) return callback(error, []);
+      for (const entry of addresses) {
+        const refused = refuse(entry.address, hostname);
+        if (refused) return callback(refused as NodeJS.ErrnoException, []);
+      }
+      const first = addresses[0];
+      if (options.all) return callback(null, addresses);
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The response body decompressed as its content-encoding says (gzip, deflate, br), or as it is. */
+export function decodedBody(response: IncomingMessage): Readable {
+  const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(createGunzip());
+  if (encoding === 'deflate') return response.pipe(createInflate());
+  if (encoding === 'br') return response.pipe(createBrotliDecompress());
+  return response;
+}
+
 export interface FetchOptions {
   signal: AbortSignal;
   maxBytes: number;
@@ -40,18 +72,9 @@ export function fetchOnce(url: URL, options: FetchOptions): Promise<FetchedRespo
   if (isIP(host) !== 0 && !options.isAllowed(host)) {
     return Promise.reject(refusal(host));
   }
-  const lookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { all: true, family: lookupOptions.family ?? 0 }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const refused = addresses.find((entry) => !options.isAllowed(entry.address));
-      if (refused) return callback(refusal(`${hostname} (${refused.address})`) as NodeJS.ErrnoException, []);
-      const first = addresses[0];
-      if (lookupOptions.all) return callback(null, addresses);
-      if (!first)
-        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-      return callback(null, first.address, first.family);
-    });
-  };
+  const lookup = checkedLookup((address, hostname) =>
+    options.isAllowed(address) ? undefined : refusal(`${hostname} (${address})`),
+  );
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
@@ -96,11 +119,7 @@ function readBody(
   response: IncomingMessage,
   maxBytes: number,
 ): Promise<{ body: Buffer; truncated: boolean }> {
-  const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
-  let stream: Readable = response;
-  if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(createGunzip());
-  else if (encoding === 'deflate') stream = response.pipe(createInflate());
-  else if (encoding === 'br') stream = response.pipe(createBrotliDecompress());
+  const stream = decodedBody(response);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

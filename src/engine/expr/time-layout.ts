@@ -1,5 +1,6 @@
 // Go's reference-time layouts ("2006-01-02 15:04:05"), which `date(text, layout)` and
 // `Time.Format(layout)` take. The chunking follows time/format.go's nextStdChunk.
+import type { Civil } from './time-value.ts';
 
 export type Chunk =
   | { kind: 'literal'; text: string }
@@ -80,17 +81,8 @@ export function layoutChunks(layout: string): Chunk[] {
   return chunks;
 }
 
-export interface WallClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  nanosecond: number;
-  weekday: number;
-  yearDay: number;
-  offsetMinutes: number;
+/** A wall clock as layouts print it: the civil fields and the zone's abbreviation. */
+export interface WallClock extends Civil {
   abbreviation: string;
 }
 

@@ -3,15 +3,12 @@
 // only public addresses are reached. Each hop of a redirect is checked again; a host name is resolved
 // once, every address it resolves to is checked, and the connection goes to a checked address, so DNS
 // rebinding cannot slip past. Redirects are followed here, at most MAX_REDIRECTS of them.
-import { lookup as dnsLookup } from 'node:dns';
-import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { AppError } from '../../core/errors.ts';
+import { checkedLookup, decodedBody } from '../../tools/http-get.ts';
 import { isPublicAddress } from '../../tools/network-address.ts';
 import type { NetworkPolicy } from '../types.ts';
 
@@ -40,12 +37,6 @@ const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encodin
 
 /** As Node's global agent: idle connections are kept, and dropped after 5 s without traffic. */
 const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo', timeout: 5000 } as const;
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
 
 /** Sends requests under one address policy, over its own keep-alive connections; `close` ends them. */
 export class GuardedClient {
@@ -111,20 +102,7 @@ export class GuardedClient {
       const refused = check(host);
       if (refused) return Promise.reject(refused);
     }
-    const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-      dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
-        if (error) return callback(error, []);
-        for (const entry of addresses) {
-          const refused = check(entry.address, hostname);
-          if (refused) return callback(refused as NodeJS.ErrnoException, []);
-        }
-        const first = addresses[0];
-        if (options.all) return callback(null, addresses);
-        if (!first)
-          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-        return callback(null, first.address, first.family);
-      });
-    };
+    const lookup = checkedLookup((address, hostname) => check(address, hostname));
     const https = url.protocol === 'https:';
     const options: RequestOptions = {
       method: request.method,
@@ -174,11 +152,7 @@ function readBody(response: IncomingMessage, limit: number): Promise<string> {
     response.destroy();
     return Promise.reject(tooLarge());
   }
-  const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
-  let stream: Readable = response;
-  if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(createGunzip());
-  else if (encoding === 'deflate') stream = response.pipe(createInflate());
-  else if (encoding === 'br') stream = response.pipe(createBrotliDecompress());
+  const stream = decodedBody(response);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
