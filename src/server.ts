@@ -55,7 +55,7 @@ function overrides(options: ServeOptions): (config: Config) => Config {
       ...(host ? { host } : {}),
       ...(portText !== undefined && portText !== '' ? { port: Number(portText) } : {}),
     },
-    data: dataRoot ? { root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
+    data: dataRoot ? { ...config.data, root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
   });
 }
 

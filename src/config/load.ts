@@ -170,7 +170,7 @@ export function parseConfigText(text: string, file: string, env: Env): ParsedCon
 /** Relative paths in the config resolve against the config file's folder. */
 function resolvePaths(config: Config, base: string): Config {
   const at = (path: string): string => (isAbsolute(path) ? path : resolve(base, path));
-  return { ...config, data: { root_dir: at(config.data.root_dir), logs_dir: at(config.data.logs_dir) } };
+  return { ...config, data: { ...config.data, root_dir: at(config.data.root_dir), logs_dir: at(config.data.logs_dir) } };
 }
 
 export async function loadConfigFile(path: string, env: Env): Promise<ParsedConfig> {

@@ -144,6 +144,23 @@ export const configSchema = z.strictObject({
     .strictObject({
       root_dir: z.string().min(1).default('./data'),
       logs_dir: z.string().min(1).default('./data/logs'),
+      /**
+       * Where sessions, cron tasks and run history live: empty for the embedded libsql file under
+       * root_dir, or a postgres:// URL (the clustered mode's shared database).
+       */
+      database_url: z
+        .string()
+        .refine((url) => url === '' || /^postgres(ql)?:\/\//.test(url), 'must be empty or a postgres:// URL')
+        .default(''),
+    })
+    .prefault({}),
+  cluster: z
+    .strictObject({
+      /** Empty: one instance (the default). A redis:// URL turns clustered mode on. */
+      redis_url: z
+        .string()
+        .refine((url) => url === '' || /^rediss?:\/\//.test(url), 'must be empty or a redis:// URL')
+        .default(''),
     })
     .prefault({}),
   models: z

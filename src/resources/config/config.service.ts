@@ -17,6 +17,8 @@ const RESTART_KEYS = [
   ['server', 'body_limit'],
   ['data', 'root_dir'],
   ['data', 'logs_dir'],
+  ['data', 'database_url'],
+  ['cluster', 'redis_url'],
   ['server', 'log_level'],
   ['security', 'loginRateLimit'],
   ['engine', 'script_timeout_ms'],
