@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 // never from a higher one: data flows one way (see README, Layout).
 const LAYERS = [
   ['core'],
-  ['config', 'model-providers', 'skills'],
+  ['config', 'model-providers', 'skills', 'cluster'],
   ['auth', 'storage'],
   ['http', 'tools'],
   ['engine'],
@@ -61,6 +61,17 @@ export default tseslint.config(
           ],
         },
       ],
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  // The web UI (web/tsconfig.json): its .tsx files get the same type-aware rules as the .ts ones.
+  {
+    files: ['web/src/**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',

@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureChromium } from './ensure-chromium.mjs';
 
 function find(folder) {
   return readdirSync(folder).flatMap((name) => {
@@ -20,6 +21,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// The browser tests (test/ui/) drive Debian's chromium; install it first if it is missing.
+if (files.some((file) => file.startsWith(join('test', 'ui'))) && !ensureChromium()) process.exit(1);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],

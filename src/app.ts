@@ -14,6 +14,7 @@ import { installOriginGuard } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
 import { API_PREFIX } from './http/prefix.ts';
 import { registerStaticUi } from './http/static-ui.ts';
+import { registerAguiRoutes } from './chat/agui.routes.ts';
 import { registerChatRoutes } from './chat/chat.routes.ts';
 import { registerAgentRoutes } from './resources/agents/agents.routes.ts';
 import { registerAuthRoutes } from './resources/auth/auth.routes.ts';
@@ -24,6 +25,7 @@ import { registerCronRoutes } from './resources/cron/cron.routes.ts';
 import { registerLogRoutes } from './resources/logs/logs.routes.ts';
 import { registerMessageRoutes } from './resources/messages/messages.routes.ts';
 import { registerModelRoutes } from './resources/models/models.routes.ts';
+import { registerOpenAIModelRoutes } from './resources/openai-models/openai-models.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
@@ -129,6 +131,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send('OK'),
   );
+  // Readiness for load balancers and orchestrators: the database and (clustered) Redis reachable.
+  app.get('/ready', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) => {
+    const report = await deps.services.ready();
+    return reply.code(report.ready ? 200 : 503).send(report);
+  });
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
   await registerWebhookRoutes(app, deps.services.resources.webhooks);
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
@@ -153,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerCronRoutes(api, resources.cron);
       registerLogRoutes(api, resources.logs);
       registerChatRoutes(api, deps.services.turns);
+      registerOpenAIModelRoutes(api, resources.openaiModels);
+      registerAguiRoutes(api, deps.services.turns);
     },
     { prefix: API_PREFIX },
   );

@@ -1,9 +1,9 @@
 // Composition: config in, services wired, HTTP listening. main.ts hands it the parsed flags and the
 // environment; tests and benchmarks call startServer directly with their own.
-import { mkdir, readFile, chmod } from 'node:fs/promises';
+import { chmod, link, mkdir, readFile, unlink } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigStore } from './config/config-store.ts';
 import { discoverConfigPath, loadConfigFile, writeDefaultConfig, type Env } from './config/load.ts';
@@ -13,6 +13,8 @@ import { randomToken } from './core/ids.ts';
 import { loggerOptions } from './http/logger.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
+import type { Cluster } from './cluster/cluster.ts';
+import { lockDataRoot, type DataRootLock } from './storage/data-root-lock.ts';
 
 export interface ServeOptions {
   config?: string | undefined;
@@ -59,21 +61,50 @@ function overrides(options: ServeOptions): (config: Config) => Config {
   });
 }
 
+/** The package version, shown in the OpenAPI document (`agent-service status` reads it there). */
+async function packageVersion(): Promise<string | undefined> {
+  // src/server.ts and the bundled dist/main.js both sit one folder below package.json.
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : (JSON.parse(text) as { version?: string }).version;
+}
+
+/** Clustered mode: every log line names the instance that wrote it. */
+function withInstance(
+  logger: FastifyServerOptions['logger'],
+  cluster: Cluster,
+): FastifyServerOptions['logger'] {
+  if (cluster.mode !== 'clustered' || typeof logger !== 'object') return logger;
+  return { ...logger, base: { instance: cluster.instanceId } };
+}
+
 /** The JWT secret: security.jwtSecret, or one generated on first start and kept (0600) in the data root. */
 async function jwtSecret(config: Config): Promise<string> {
   if (config.security.jwtSecret) return config.security.jwtSecret;
   const path = join(config.data.root_dir, 'secrets', 'jwt-secret');
-  try {
-    const existing = (await readFile(path, 'utf8')).trim();
-    if (existing.length >= 32) return existing;
-  } catch {
-    // not created yet
-  }
+  const existing = await readFile(path, 'utf8').then(
+    (text) => text.trim(),
+    () => undefined, // not created yet
+  );
+  if (existing !== undefined && existing.length >= 32) return existing;
   const secret = randomToken(48);
   await mkdir(join(config.data.root_dir, 'secrets'), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, secret, { mode: 0o600 });
+  if (existing !== undefined) {
+    await writeFileAtomic(path, secret, { mode: 0o600 });
+    await chmod(path, 0o600);
+    return secret;
+  }
+  // Created once: instances starting together on a shared data root all keep the first one linked.
+  const candidate = `${path}.${randomToken(6)}.new`;
+  await writeFileAtomic(candidate, secret, { mode: 0o600 });
+  try {
+    await link(candidate, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(candidate).catch(() => undefined);
+  }
   await chmod(path, 0o600);
-  return secret;
+  return (await readFile(path, 'utf8')).trim();
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
@@ -91,14 +122,41 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
   await mkdir(config.data.root_dir, { recursive: true, mode: 0o700 });
   await mkdir(config.data.logs_dir, { recursive: true });
+  // Embedded mode: one server per data root (clustered mode coordinates through Redis instead).
+  const lock = config.cluster.redis_url
+    ? undefined
+    : await lockDataRoot(config.data.root_dir, `${config.server.host}:${config.server.port}`);
+  try {
+    return await serve(options, say, store, found.path, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
 
+async function serve(
+  options: ServeOptions,
+  say: (line: string) => void,
+  store: ConfigStore,
+  configPath: string,
+  lock: DataRootLock | undefined,
+): Promise<RunningServer> {
+  const config = store.current;
   const services = await createServices(store, { jwtSecret: await jwtSecret(config) });
   const app = await buildApp({
     store,
     services,
-    logger: loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+    logger: withInstance(
+      loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+      services.cluster,
+    ),
+    version: (await packageVersion()) ?? '0.0.0',
   });
   services.channels.useLogger(app.log);
+  services.cluster.useLogger(app.log);
+  if (services.cluster.mode === 'clustered') {
+    say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);
+  }
 
   if (!isLoopback(config.server.host) && !config.security.requireAuth) {
     say(
@@ -122,15 +180,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   for (const problem of services.models.problems()) say(`WARNING: ${problem}`);
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  say(`Agent Service listening on ${address} (config: ${found.path}, data: ${config.data.root_dir})`);
+  await lock?.update(new URL(address).host);
+  say(`Agent Service listening on ${address} (config: ${configPath}, data: ${config.data.root_dir})`);
   return {
     app,
     store,
     url: address,
-    configPath: found.path,
+    configPath,
     async close() {
-      await app.close();
-      await services.close();
+      try {
+        await app.close();
+        await services.close();
+      } finally {
+        await lock?.release();
+      }
     },
   };
 }

@@ -2,8 +2,12 @@
 // services and one per REST resource) from a config store. Shared by the server and the test
 // harness, so both wire the product the same way; routes and app.ts only receive what is built here.
 import { mkdir } from 'node:fs/promises';
+import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
+import { createCluster, type Cluster } from './cluster/cluster.ts';
+import type { Locks } from './cluster/locks.ts';
+import { readiness, type Readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
 import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
@@ -40,6 +44,7 @@ import { SessionsService } from './resources/sessions/sessions.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
+import { OpenAIModelsService } from './resources/openai-models/openai-models.service.ts';
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
@@ -55,6 +60,8 @@ export interface ResourceServices {
   logs: LogsService;
   messages: MessagesService;
   models: ModelsService;
+  /** The loaded agents as OpenAI models (GET /models). */
+  openaiModels: OpenAIModelsService;
   rules: RulesService;
   sessions: SessionsService;
   skills: SkillsService;
@@ -76,6 +83,10 @@ export interface Services {
   /** Receiving loops and adapters of the chat platforms. */
   channels: ChannelManager;
   workspace(agentId: string): Promise<string>;
+  /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
+  cluster: Cluster;
+  /** Whether the database and (clustered) Redis answer, for GET /ready. */
+  ready(): Promise<Readiness>;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
   resources: ResourceServices;
@@ -120,8 +131,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const root = config.data.root_dir;
   await mkdir(root, { recursive: true, mode: 0o700 });
   // Writes a crash cut short leave temp files beside their targets; nothing else removes them.
-  await removeStaleTempFiles(dirname(store.path), { recursive: false });
-  await removeStaleTempFiles(root, { recursive: true });
+  // Clustered, other instances share these folders and may be writing right now: only old ones go.
+  const cleanup = { recursive: false, ...(config.cluster.redis_url ? { olderThanMs: 10 * 60_000 } : {}) };
+  await removeStaleTempFiles(dirname(store.path), cleanup);
+  await removeStaleTempFiles(root, { ...cleanup, recursive: true });
+  const cluster = await createCluster({
+    redisUrl: config.cluster.redis_url,
+    prefix: config.cluster.key_prefix,
+    instanceId: config.cluster.instance_id,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const modelThreads =
     config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
   const models = new ModelRegistry(config.models, {
@@ -162,7 +181,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   };
   registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
 
-  const db: Db = await openDatabase(join(root, 'agent-service.db'));
+  const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const sessions = new SessionStore(db);
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
@@ -170,7 +191,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     await sessions.clearAgent(agentId);
   });
   await chains.init();
-  const turns = new TurnRunner(chains.agents, sessions);
+  if (cluster.mode === 'clustered') {
+    store.share(cluster);
+    chains.share(cluster);
+  }
+  // Clustered, a turn waits for the session's lock at most as long as a request may take.
+  const sessionLocks: Locks = {
+    run: (key, work, lockOptions) =>
+      cluster.locks.run(key, work, { waitMs: store.current.server.request_timeout_ms, ...lockOptions }),
+  };
+  const turns = new TurnRunner(chains.agents, sessions, sessionLocks);
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -185,6 +215,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...replacements,
   ];
   const channels = new ChannelManager(store, turns, adapters, {
+    lease: cluster.lease,
     ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -202,10 +233,14 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     scheduler,
     channels,
     workspace,
+    cluster,
+    ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
     async close() {
+      // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();
+      await cluster.close();
       await engine.close();
       await modelThreads?.close();
       await db.destroy();
@@ -236,13 +271,14 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       workspace,
     }),
     models: new ModelsService(store),
+    openaiModels: new OpenAIModelsService(chains.agents),
     rules: new RulesService(
       chains,
       domain.registry,
       () => store.current.server.request_timeout_ms,
       () => Object.keys(publicGlobals(store.current)),
     ),
-    sessions: new SessionsService(domain.sessions),
+    sessions: new SessionsService(domain.sessions, agents),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

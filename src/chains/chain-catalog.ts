@@ -1,5 +1,7 @@
 // The catalogue of agents and rule chains: files on disk, validated and loaded into the engine. A broken file never
 // stops the server; its chain is simply not loaded and its error is shown in the chain's status.
+import type { EventBus } from '../cluster/event-bus.ts';
+import type { Locks } from '../cluster/locks.ts';
 import type { RuleChainDefinition } from '../engine/dsl.ts';
 import type { RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
@@ -56,6 +58,8 @@ export class ChainCatalog {
   private readonly entries = new Map<string, Entry>();
   private readonly deletedListeners: AgentDeletedListener[] = [];
   private readonly writes = new KeyedMutex();
+  /** Clustered mode: other instances write the same files. */
+  private shared: { locks: Locks; bus: EventBus } | undefined;
   /** The narrow view of this catalogue that turns, the scheduler and channels use. */
   readonly agents: AgentDirectory = {
     get: (agentId) => this.get(agentId, { kind: 'agent' }),
@@ -182,7 +186,7 @@ export class ChainCatalog {
   }
 
   create(body: unknown, scope: Scope): Promise<ChainView> {
-    return this.serialize(async () => {
+    return this.serialize(idOf(body), 'saved', async () => {
       const kind = scope.kind === 'agent' ? 'agent' : 'rule';
       const agentId = scope.kind === 'rule' ? scope.agentId : undefined;
       if (agentId) this.requireAgent(agentId);
@@ -203,7 +207,7 @@ export class ChainCatalog {
   }
 
   update(id: string, body: unknown, scope: Scope): Promise<ChainView> {
-    return this.serialize(async () => {
+    return this.serialize(id, 'saved', async () => {
       if (scope.kind === 'rule') this.requireAgent(scope.agentId);
       const entry = this.find(id, scope);
       const bodyId = idOf(body);
@@ -220,29 +224,35 @@ export class ChainCatalog {
   }
 
   remove(id: string, scope: Scope): Promise<void> {
-    return this.serialize(async () => {
+    return this.serialize(id, 'removed', async () => {
       if (scope.kind === 'rule') this.requireAgent(scope.agentId);
       const entry = this.find(id, scope);
       if (entry.location.kind === 'agent' && id === DEFAULT_AGENT_ID) {
         throw conflict(`the default agent "${DEFAULT_AGENT_ID}" cannot be deleted`);
       }
-      const owned =
-        entry.location.kind === 'agent'
-          ? [...this.entries.values()].filter((e) => e.location.kind === 'rule' && e.location.agentId === id)
-          : [];
-      for (const chain of [entry, ...owned]) {
-        await this.engine.unload(chain.location.id);
-        this.engine.runLogs.clear(chain.location.id);
-        this.entries.delete(chain.location.id);
-      }
+      await this.unloadWithOwned(entry);
       await this.files.remove(entry.location);
       if (entry.location.kind === 'agent') for (const listener of this.deletedListeners) await listener(id);
     });
   }
 
+  /** Unloads a chain and, for an agent, the chains it owns. */
+  private async unloadWithOwned(entry: Entry): Promise<void> {
+    const id = entry.location.id;
+    const owned =
+      entry.location.kind === 'agent'
+        ? [...this.entries.values()].filter((e) => e.location.kind === 'rule' && e.location.agentId === id)
+        : [];
+    for (const chain of [entry, ...owned]) {
+      await this.engine.unload(chain.location.id);
+      this.engine.runLogs.clear(chain.location.id);
+      this.entries.delete(chain.location.id);
+    }
+  }
+
   /** Re-reads the file; a broken definition is refused with 400 and the running chain keeps serving. */
   reload(id: string, scope: Scope): Promise<ChainView> {
-    return this.serialize(async () => {
+    return this.serialize(id, 'saved', async () => {
       if (scope.kind === 'rule') this.requireAgent(scope.agentId);
       if (!isValidId(id)) throw invalid(`invalid id "${id}": use 1-64 letters, digits, "-" or "_"`);
       let entry = this.entries.get(id);
@@ -301,8 +311,61 @@ export class ChainCatalog {
     return this.engine.execute(id, message, options);
   }
 
-  /** Changes to chains run one at a time, so a file and the engine never disagree. */
-  private serialize<T>(work: () => Promise<T>): Promise<T> {
-    return this.writes.run('chains', work);
+  /**
+   * Clustered mode: the chain files are shared. A change holds the cluster-wide lock, starts from
+   * the file as the last writer left it, and tells the other instances, which load it in turn.
+   */
+  share(cluster: { locks: Locks; bus: EventBus }): void {
+    this.shared = cluster;
+    cluster.bus.subscribe(async (event) => {
+      if (event.type === 'chain') await this.writes.run('chains', () => this.syncFromDisk(event.id));
+      if (event.type === 'resync') await this.writes.run('chains', () => this.syncAll());
+    });
+  }
+
+  /**
+   * Changes to chains run one at a time, so a file and the engine never disagree; clustered, one at
+   * a time across instances, and announced once done.
+   */
+  private async serialize<T>(
+    id: string | undefined,
+    change: 'saved' | 'removed',
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const shared = this.shared;
+    if (!shared) return this.writes.run('chains', work);
+    const result = await shared.locks.run('chains', () =>
+      this.writes.run('chains', async () => {
+        if (id !== undefined) await this.syncFromDisk(id);
+        return work();
+      }),
+    );
+    if (id !== undefined) await shared.bus.publish({ type: 'chain', id, change });
+    return result;
+  }
+
+  /** Brings one chain in line with its file, which another instance may have written or removed. */
+  private async syncFromDisk(id: string, scanned?: ChainLocation[]): Promise<void> {
+    if (!isValidId(id)) return;
+    const known = this.entries.get(id);
+    const location = (scanned ?? (await this.files.scan())).find((l) => l.id === id);
+    if (!location) {
+      if (!known) return;
+      await this.unloadWithOwned(known);
+      if (known.location.kind === 'agent') for (const listener of this.deletedListeners) await listener(id);
+      return;
+    }
+    if (known && known.location.path === location.path && !known.error) {
+      const file = await this.files.read(location);
+      if (!file.error && JSON.stringify(file.json) === JSON.stringify(known.definition)) return;
+    }
+    await this.loadFromDisk(location);
+  }
+
+  /** After missed notifications: every chain in line with the files. */
+  private async syncAll(): Promise<void> {
+    const scanned = await this.files.scan();
+    const ids = new Set([...scanned.map((l) => l.id), ...this.entries.keys()]);
+    for (const id of ids) await this.syncFromDisk(id, scanned);
   }
 }

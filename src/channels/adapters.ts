@@ -1,7 +1,9 @@
 // The adapters of the platforms we support, built once by the composition root. Adding a platform
 // means one line here (and its folder beside this file).
 import { DingTalkAdapter } from './dingtalk/dingtalk-adapter.ts';
+import { DiscordAdapter } from './discord/discord-adapter.ts';
 import { feishuAdapters } from './feishu/feishu-adapters.ts';
+import { SlackAdapter } from './slack/slack-adapter.ts';
 import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
 import type { ChannelAdapter, ChannelLogger } from './types.ts';
 import { WecomAdapter } from './wecom/wecom-adapter.ts';
@@ -17,5 +19,7 @@ export function builtInAdapters(options: AdapterOptions): ChannelAdapter[] {
     ...feishuAdapters({ logger: options.logger }),
     new DingTalkAdapter({ logger: options.logger }),
     new WecomAdapter({ logger: options.logger }),
+    new DiscordAdapter({ logger: options.logger }),
+    new SlackAdapter({ logger: options.logger }),
   ];
 }

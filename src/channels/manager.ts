@@ -3,6 +3,7 @@
 // the platform's webhook calls. Reconciled on every config change: an account whose credentials,
 // mode or API origin changed is reconnected; policies and bindings are read live, so changing them
 // interrupts nothing. Each account's connection state is kept for the API.
+import { alwaysGranted, whileHeld, type ConnectionLease } from '../cluster/lease.ts';
 import type { ConfigStore } from '../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../config/schema.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
@@ -28,6 +29,8 @@ export interface ChannelManagerOptions {
   maxInFlight?: number;
   turnTimeoutMs?: number;
   logger?: ChannelLogger;
+  /** Asked before a long connection connects: clustered, one instance holds each account. */
+  lease?: ConnectionLease;
   /** Called after each inbound message is handled (tests wait on it). */
   onHandled?: (message: InboundMessage, outcome: InboundOutcome) => void;
 }
@@ -135,7 +138,12 @@ export class ChannelManager {
 
   private setStatus(id: string, status: AccountStatus): void {
     const previous = this.statuses.get(id);
-    if (previous?.state === status.state && previous.error === status.error) return;
+    if (
+      previous?.state === status.state &&
+      previous.error === status.error &&
+      previous.instance === status.instance
+    )
+      return;
     this.statuses.set(id, status);
   }
 
@@ -238,20 +246,36 @@ export class ChannelManager {
       );
     } else if (adapter.connect) {
       const connect = adapter.connect.bind(adapter);
-      receiving = keepConnected({
-        ...this.options.backoff,
-        signal: controller.signal,
-        connect: (link) => connect(runner.account, link),
-        deliver: runner.deliver,
-        onStatus: (status) => {
-          if (!controller.signal.aborted) this.setStatus(id, status);
+      const lease = this.options.lease ?? alwaysGranted;
+      const instance = lease.instanceId === undefined ? {} : { instance: lease.instanceId };
+      // Connected only while this instance holds the account's lease (always, for a single instance).
+      receiving = whileHeld(
+        lease,
+        `channel:${id}`,
+        controller.signal,
+        (signal, grant) =>
+          keepConnected({
+            ...this.options.backoff,
+            signal,
+            connect: (link) => connect(runner.account, link),
+            deliver: runner.deliver,
+            onStatus: (status) => {
+              if (signal.aborted) return;
+              this.setStatus(id, { ...status, ...instance });
+              grant.report(status);
+            },
+            onRetry: (failures, delayMs, error) =>
+              this.logger?.warn(
+                { ...where, failures, delayMs, err: error },
+                'channel connection lost; reconnecting',
+              ),
+          }),
+        (holder) => {
+          if (controller.signal.aborted) return;
+          const status = holder.status ?? { state: 'connecting', since: new Date().toISOString() };
+          this.setStatus(id, { ...status, instance: holder.instance });
         },
-        onRetry: (failures, delayMs, error) =>
-          this.logger?.warn(
-            { ...where, failures, delayMs, err: error },
-            'channel connection lost; reconnecting',
-          ),
-      });
+      );
     } else {
       const error = new AppError('not-implemented', `platform "${account.platform}" cannot receive messages`);
       this.setStatus(id, { state: 'error', error: error.message, since: new Date().toISOString() });

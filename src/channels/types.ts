@@ -79,6 +79,8 @@ export interface AccountStatus {
   error?: string;
   /** When the account entered this state (ISO 8601). */
   since: string;
+  /** Clustered mode: the instance holding the account's connection. */
+  instance?: string;
 }
 
 /** What a long connection is given by the manager's reconnect loop. */

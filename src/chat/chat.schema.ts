@@ -7,24 +7,101 @@ const textPart = z.looseObject({
 });
 const content = z.union([z.string(), z.array(textPart), z.null()]);
 
+/** A function name as OpenAI allows it. */
+export const functionNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+
+const toolCallSchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  type: z.literal('function').default('function'),
+  function: z.looseObject({ name: functionNameSchema, arguments: z.string().max(1_000_000).default('') }),
+});
+
 export const chatMessageSchema = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: content.optional(),
+  /** assistant: the calls it made (client tools, as the client received them). */
+  tool_calls: z.array(toolCallSchema).max(128).nullish(),
+  /** tool: the call this message answers. */
+  tool_call_id: z.string().min(1).max(200).optional(),
 });
 
-/** The Chat Completions request; fields other clients send (n, tools, user, ...) are accepted and ignored. */
-export const chatRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must name an agent id').max(200),
-  messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(1000),
-  stream: z.boolean().default(false),
-  sessionId: z.string().min(1).max(200).optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  max_tokens: z.int().positive().nullish(),
-  max_completion_tokens: z.int().positive().nullish(),
-  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+/** A tool the client runs itself (OpenAI's function tool). */
+export const clientToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: functionNameSchema,
+    description: z.string().max(10_000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
 });
+
+const toolChoiceSchema = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: functionNameSchema }) }),
+]);
+
+const responseFormatSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    json_schema: z.looseObject({
+      name: functionNameSchema,
+      description: z.string().max(10_000).optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+
+/**
+ * The Chat Completions request. Parameters a model takes pass through to the provider; other fields
+ * clients send (metadata, store, ...) are accepted and ignored.
+ */
+export const chatRequestSchema = z
+  .looseObject({
+    model: z.string().min(1, 'must name an agent id').max(200),
+    messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(1000),
+    stream: z.boolean().default(false),
+    sessionId: z.string().min(1).max(200).optional(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    top_p: z.number().min(0).max(1).nullish(),
+    max_tokens: z.int().positive().nullish(),
+    max_completion_tokens: z.int().positive().nullish(),
+    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+    n: z
+      .int()
+      .nullish()
+      .refine((n) => n == null || n === 1, 'only 1 is supported'),
+    seed: z.int().nullish(),
+    presence_penalty: z.number().min(-2).max(2).nullish(),
+    frequency_penalty: z.number().min(-2).max(2).nullish(),
+    logit_bias: z
+      .record(z.string().regex(/^\d{1,10}$/, 'keys must be token ids'), z.number().min(-100).max(100))
+      .refine((bias) => Object.keys(bias).length <= 1024, 'at most 1024 tokens')
+      .nullish(),
+    user: z.string().max(512).nullish(),
+    response_format: responseFormatSchema.nullish(),
+    tools: z.array(clientToolSchema).max(128).nullish(),
+    tool_choice: toolChoiceSchema.nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+  })
+  .superRefine((body, context) => {
+    const names = (body.tools ?? []).map((tool) => tool.function.name);
+    if (new Set(names).size !== names.length)
+      context.addIssue({ code: 'custom', path: ['tools'], message: 'function names must be unique' });
+    const choice = body.tool_choice;
+    if (typeof choice === 'object' && choice !== null && !names.includes(choice.function.name))
+      context.addIssue({
+        code: 'custom',
+        path: ['tool_choice'],
+        message: `names function "${choice.function.name}", which is not in tools`,
+      });
+  });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatRequestMessage = z.infer<typeof chatMessageSchema>;

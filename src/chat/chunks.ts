@@ -1,7 +1,7 @@
 // Run events to Chat Completions chunks: the one mapping of the stream's wire format.
 import { randomUUID } from 'node:crypto';
 import type { TurnEvent } from '../turns/turn-events.ts';
-import type { Usage } from '../model-providers/types.ts';
+import type { ToolCallRequest, Usage } from '../model-providers/types.ts';
 
 export interface CompletionIds {
   id: string;
@@ -46,6 +46,30 @@ export function usageChunk(ids: CompletionIds, usage: Usage | undefined) {
   };
 }
 
+/** The AG-UI message id of a tool call's result: derived from the (unique) call id. */
+export function toolResultMessageId(toolCallId: string): string {
+  return `result-${toolCallId}`;
+}
+
+/** Client tool calls as an assistant message's `tool_calls`. */
+export function toolCallsField(calls: ToolCallRequest[]) {
+  return calls.map((call) => ({
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
+}
+
+/** Client tool calls streamed as OpenAI streams them: id, type and name first, then the arguments. */
+export function toolCallChunks(ids: CompletionIds, calls: ToolCallRequest[]) {
+  return calls.flatMap((call, index) => [
+    chunk(ids, {
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    }),
+    chunk(ids, { tool_calls: [{ index, function: { arguments: call.arguments } }] }),
+  ]);
+}
+
 /** The chunk for a turn event, or undefined when the event is not shown as a chunk of its own. */
 export function eventChunk(ids: CompletionIds, event: TurnEvent, agui: boolean) {
   switch (event.type) {
@@ -70,6 +94,9 @@ export function eventChunk(ids: CompletionIds, event: TurnEvent, agui: boolean) 
         tool_calls: [
           {
             type: 'TOOL_CALL_RESULT',
+            // AG-UI's TOOL_CALL_RESULT names the tool message it creates.
+            messageId: toolResultMessageId(event.toolCallId),
+            role: 'tool',
             toolCallId: event.toolCallId,
             toolCallName: event.toolCallName,
             content: event.content,

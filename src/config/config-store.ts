@@ -1,12 +1,15 @@
 // The live configuration: the YAML document as the user wrote it (comments, layout, ${NAME}
 // references) plus the validated, substituted values. Every write goes through update(), which
 // validates the whole result before the file is rewritten atomically.
+import { readFile } from 'node:fs/promises';
 import { isMap, isNode, isScalar, type Document } from 'yaml';
+import type { EventBus } from '../cluster/event-bus.ts';
+import type { Locks } from '../cluster/locks.ts';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { AppError } from '../core/errors.ts';
 import { hasReference } from './env-substitution.ts';
-import { ConfigError, loadConfigFile, parseConfigText, type Env } from './load.ts';
+import { ConfigError, parseConfigText, type Env } from './load.ts';
 import type { Config } from './schema.ts';
 
 export type ConfigListener = (config: Config, previous: Config) => void | Promise<void>;
@@ -26,6 +29,10 @@ export class ConfigStore {
   private config: Config;
   private readonly listeners: ConfigListener[] = [];
   private readonly writes = new KeyedMutex();
+  /** Clustered mode: other instances write the same file. */
+  private shared: { locks: Locks; bus: EventBus } | undefined;
+  /** The file's text as this instance last wrote or read it (clustered mode). */
+  private lastText: string | undefined;
 
   constructor(
     readonly path: string,
@@ -46,38 +53,68 @@ export class ConfigStore {
     this.listeners.push(listener);
   }
 
-  /** Edits the document, validates the whole result, writes it atomically, then notifies listeners. */
-  update(edit: (editor: DocumentEditor, current: Config) => void): Promise<Config> {
-    return this.serialize(async () => {
-      const clone = this.doc.clone();
-      edit(createEditor(clone, this.config), this.config);
-      const text = clone.toString();
-      let parsed;
-      try {
-        parsed = parseConfigText(text, this.path, this.env);
-      } catch (error) {
-        if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
-        throw error;
-      }
-      await writeFileAtomic(this.path, text, { mode: 0o600 });
-      await this.swap(parsed.doc, parsed.config);
-      return this.config;
+  /**
+   * Clustered mode: the file is shared. A write holds the cluster-wide lock, starts from the file as
+   * the last writer left it, and tells the other instances, which reload it.
+   */
+  share(cluster: { locks: Locks; bus: EventBus }): void {
+    this.shared = cluster;
+    cluster.bus.subscribe(async (event) => {
+      if (event.type === 'config' || event.type === 'resync')
+        await this.serialize(() => this.readFromDisk({ unlessUnchanged: true }));
     });
   }
 
+  /** Edits the document, validates the whole result, writes it atomically, then notifies listeners. */
+  async update(edit: (editor: DocumentEditor, current: Config) => void): Promise<Config> {
+    const shared = this.shared;
+    if (!shared) return this.serialize(() => this.write(edit));
+    const config = await shared.locks.run('config', () =>
+      this.serialize(async () => {
+        await this.readFromDisk({ unlessUnchanged: true });
+        return this.write(edit);
+      }),
+    );
+    await shared.bus.publish({ type: 'config' });
+    return config;
+  }
+
+  private async write(edit: (editor: DocumentEditor, current: Config) => void): Promise<Config> {
+    const clone = this.doc.clone();
+    edit(createEditor(clone, this.config), this.config);
+    const text = clone.toString();
+    const parsed = this.parse(text);
+    await writeFileAtomic(this.path, text, { mode: 0o600 });
+    this.lastText = text;
+    await this.swap(parsed.doc, parsed.config);
+    return this.config;
+  }
+
   /** Re-reads the file from disk; a broken file is refused and the running config is kept. */
-  reload(): Promise<Config> {
-    return this.serialize(async () => {
-      let parsed;
-      try {
-        parsed = await loadConfigFile(this.path, this.env);
-      } catch (error) {
-        if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
-        throw error;
-      }
-      await this.swap(parsed.doc, parsed.config);
-      return this.config;
-    });
+  async reload(): Promise<Config> {
+    const config = await this.serialize(() => this.readFromDisk());
+    // Clustered: a file edited by hand is shared too, so the other instances reload it as well.
+    await this.shared?.bus.publish({ type: 'config' });
+    return config;
+  }
+
+  /** Loads the file (edited by hand, or written by another instance); a broken one is refused. */
+  private async readFromDisk(options: { unlessUnchanged?: boolean } = {}): Promise<Config> {
+    const text = await readFile(this.path, 'utf8');
+    if (options.unlessUnchanged && text === this.lastText) return this.config;
+    const parsed = this.parse(text);
+    this.lastText = text;
+    await this.swap(parsed.doc, parsed.config);
+    return this.config;
+  }
+
+  private parse(text: string): { doc: Document; config: Config } {
+    try {
+      return parseConfigText(text, this.path, this.env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
+      throw error;
+    }
   }
 
   private async swap(doc: Document, config: Config): Promise<void> {

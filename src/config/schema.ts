@@ -161,6 +161,16 @@ export const configSchema = z.strictObject({
         .string()
         .refine((url) => url === '' || /^rediss?:\/\//.test(url), 'must be empty or a redis:// URL')
         .default(''),
+      /** Starts every Redis key and channel of this deployment, so deployments can share one Redis. */
+      key_prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'use 1-64 letters, digits, ":", "_", "." or "-"')
+        .default('agent-service:'),
+      /** This instance's name in logs, /ready and channel holders; empty: <hostname>-<pid>. */
+      instance_id: z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{0,64}$/, 'use up to 64 letters, digits, "_", "." or "-"')
+        .default(''),
     })
     .prefault({}),
   models: z

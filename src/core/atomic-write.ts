@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, readdir, rename, mkdir, unlink } from 'node:fs/promises';
+import { open, readdir, rename, mkdir, stat, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { KeyedMutex } from './keyed-mutex.ts';
@@ -51,11 +51,12 @@ const SKIPPED = new Set(['node_modules', '.git']);
 
 /**
  * Removes the temp files of writes a crash interrupted. Run at start, before anything writes.
- * Walks at most `limit` entries, so a huge workspace cannot delay the start for long.
+ * Walks at most `limit` entries, so a huge workspace cannot delay the start for long. With
+ * `olderThanMs`, younger temp files are kept: other processes sharing the folder may be writing them.
  */
 export async function removeStaleTempFiles(
   folder: string,
-  options: { recursive: boolean; limit?: number },
+  options: { recursive: boolean; limit?: number; olderThanMs?: number },
 ): Promise<number> {
   let budget = options.limit ?? 100_000;
   let removed = 0;
@@ -69,6 +70,13 @@ export async function removeStaleTempFiles(
       if (entry.isDirectory()) {
         if (options.recursive && !SKIPPED.has(entry.name)) pending.push(path);
       } else if (entry.isFile() && TEMP_NAME.test(entry.name)) {
+        if (options.olderThanMs !== undefined) {
+          const modified = await stat(path).then(
+            (info) => info.mtimeMs,
+            () => Date.now(),
+          );
+          if (Date.now() - modified < options.olderThanMs) continue;
+        }
         await unlink(path).then(
           () => (removed += 1),
           () => undefined,

@@ -4,6 +4,7 @@ import { AppError, errorMessage } from '../core/errors.ts';
 import { substituteVariables } from './chain-variables.ts';
 import { describeZodError, parseWeakly } from './dsl.ts';
 import { globalsOf } from './expr-env.ts';
+import { referencedNodeIds } from './node-references.ts';
 import type { RuleChainDefinition, RuleNodeDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import type { NodeDefinition, NodeInstance, NodeServices } from './types.ts';
@@ -26,6 +27,8 @@ export interface CompiledChain {
   readonly first: ChainNode;
   /** True when any node is logged. */
   readonly debug: boolean;
+  /** Nodes whose outputs another node's configuration refers to: a run keeps their last output. */
+  readonly referenced: ReadonlySet<string>;
 }
 
 interface PlannedNode {
@@ -103,11 +106,16 @@ export async function buildChain(
   const chainId = chain.ruleChain.id;
   const vars = chain.ruleChain.configuration?.vars ?? {};
   const nodes = new Map<string, ChainNode>();
+  const ids = new Set(planned.map(({ node }) => node.id));
+  const referenced = new Set<string>();
   try {
     for (const { node, definition, config } of planned) {
+      // Read from the configuration as written, as RuleGo does, so every field counts.
+      const references = referencedNodeIds(node.configuration, ids);
+      for (const id of references) referenced.add(id);
       let instance: NodeInstance;
       try {
-        instance = await definition.create(config, { chainId, nodeId: node.id, vars, services });
+        instance = await definition.create(config, { chainId, nodeId: node.id, vars, services, references });
       } catch (error) {
         throw new AppError('invalid', `rule chain "${chainId}": node "${node.id}": ${errorMessage(error)}`, {
           cause: error,
@@ -140,7 +148,7 @@ export async function buildChain(
   const first = nodes.get(firstId);
   if (!first) throw new AppError('invalid', `rule chain "${chainId}": has no first node`);
   const debug = [...nodes.values()].some((node) => node.debug);
-  return { id: chainId, definition: chain, nodes, first, debug };
+  return { id: chainId, definition: chain, nodes, first, debug, referenced };
 }
 
 export async function destroyChain(chain: CompiledChain): Promise<void> {

@@ -2,6 +2,7 @@
 // a text that is one single `${expr}` keeps the value's type; otherwise each part is rendered as
 // text (nil as ""). Every part is compiled once, here; rendering only evaluates.
 import { AppError } from '../core/errors.ts';
+import { ExprEvalError } from './expr/errors.ts';
 import { compileExpression, ExprSyntaxError, type CompiledExpression } from './expr/expr.ts';
 import { formatValue } from './expr/format.ts';
 import { isMap } from './expr/values.ts';
@@ -51,6 +52,19 @@ function build(text: string): ExprTemplate {
     return out;
   };
   return { isStatic, render, evaluate: render };
+}
+
+/**
+ * The text of a template as RuleGo's ExecuteAsString gives it (restApiCall, delay, ai/agent): an
+ * evaluation error, such as reading through a node output the run has not got, renders as "".
+ */
+export function renderAsString(template: ExprTemplate, env: Record<string, unknown>): string {
+  try {
+    return template.render(env);
+  } catch (error) {
+    if (error instanceof ExprEvalError) return '';
+    throw error;
+  }
 }
 
 // As RuleGo's MixedTemplate: each `${` runs to the first `}` after it; a `${` without one is text.

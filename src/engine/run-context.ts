@@ -13,6 +13,8 @@ export interface RunScope {
   depth: number;
   /** The run log a body run (for, fork bodies) adds to: its chain's run, not a run of its own. */
   runLog?: RunLogBuilder | undefined;
+  /** The node outputs a body run shares with the run of its chain (RuleGo's node output cache). */
+  nodeOutputs?: Map<string, RuleMessage> | undefined;
 }
 
 /** The parts of a run that a node context reaches. */

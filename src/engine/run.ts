@@ -53,7 +53,8 @@ export class ChainRun implements Cancellable {
   private readonly replies: RunEnd[] = [];
   private readonly ends: RunEnd[] = [];
   private readonly waiting = new Set<Frame>();
-  readonly nodeOutputs = new Map<string, RuleMessage>();
+  /** The last output of each node that another node refers to (`${node1.msg.x}`), shared with body runs. */
+  readonly nodeOutputs: Map<string, RuleMessage>;
   private resolve: (result: RunResult) => void = () => undefined;
   private reject: (error: unknown) => void = () => undefined;
   /** Its own log (a chain with logged nodes), or the log of the run it is a body of. */
@@ -67,6 +68,7 @@ export class ChainRun implements Cancellable {
     private readonly onIdle: () => void,
   ) {
     this.ownsLog = scope.runLog === undefined && chain.debug;
+    this.nodeOutputs = scope.nodeOutputs ?? new Map();
     this.log = scope.runLog ?? (chain.debug ? new RunLogBuilder(chain.id) : undefined);
   }
 
@@ -104,7 +106,8 @@ export class ChainRun implements Cancellable {
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
     const node = this.chain.nodes.get(nodeId);
     if (!node) throw new AppError('not-found', `rule chain "${this.chain.id}": no node "${nodeId}"`);
-    return this.host.runFrom(this.chain, node, message, { ...this.nestedScope(undefined), runLog: this.log });
+    const scope = { ...this.nestedScope(undefined), runLog: this.log, nodeOutputs: this.nodeOutputs };
+    return this.host.runFrom(this.chain, node, message, scope);
   }
 
   /** Calls one node of this chain, not what follows it (groupAction); its events and log as usual. */
@@ -120,6 +123,7 @@ export class ChainRun implements Cancellable {
       turn: turn ?? this.scope.turn,
       depth: this.scope.depth + 1,
       runLog: undefined,
+      nodeOutputs: undefined,
     };
   }
 
@@ -176,12 +180,9 @@ export class ChainRun implements Cancellable {
     let failure: string | undefined;
     try {
       outputs = await node.instance.process(message, new RunNodeContext(this, node.id));
-      if (outputs.some((output) => output.otherwise !== undefined)) {
-        outputs = outputs.map((output) => taken(node, output));
-      }
       const [first] = outputs;
-      // RuleGo keeps each node's output in the run so later templates can read `${nodeId.msg.x}`.
-      if (first) this.nodeOutputs.set(node.id, first.message);
+      // RuleGo keeps the output of a referenced node in the run for later `${nodeId.msg.x}` templates.
+      if (first && this.chain.referenced.has(node.id)) this.nodeOutputs.set(node.id, first.message);
       if (this.scope.onEvent) {
         const relations = outputs.map((output) => output.relation);
         this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });
@@ -223,7 +224,7 @@ export class ChainRun implements Cancellable {
   private route(node: ChainNode, outputs: NodeOutput[], frame: Frame | undefined): void {
     let count = 0;
     for (const output of outputs) {
-      const targets = node.next.get(output.relation);
+      const targets = targetsOf(node, output);
       if (targets) count += targets.length;
       else this.ends.push({ nodeId: node.id, relation: output.relation, message: output.message });
     }
@@ -250,7 +251,7 @@ export class ChainRun implements Cancellable {
       };
     }
     for (const output of outputs) {
-      for (const target of node.next.get(output.relation) ?? []) {
+      for (const target of targetsOf(node, output) ?? []) {
         void this.visit(target, copyMessage(output.message), branchFrame, arrivalOf(node.id, output));
       }
     }
@@ -419,8 +420,12 @@ function arrivalOf(nodeId: string, output: NodeOutput): Omit<JoinArrival, 'messa
   return { nodeId, error: output.message.metadata['errorMsg'] ?? 'failure' };
 }
 
-/** A relation with no connection falls back to the node's `otherwise` (RuleGo's TellNextOrElse). */
-function taken(node: ChainNode, output: NodeOutput): NodeOutput {
-  if (output.otherwise === undefined || node.next.has(output.relation)) return output;
-  return { relation: output.otherwise, message: output.message };
+/**
+ * The nodes an output goes to: a relation with no connection falls back to the output's `otherwise`
+ * (RuleGo's TellNextOrElse). The relation keeps its own name, in events and logs, as RuleGo logs it.
+ */
+function targetsOf(node: ChainNode, output: NodeOutput): ChainNode[] | undefined {
+  const targets = node.next.get(output.relation);
+  if (targets || output.otherwise === undefined) return targets;
+  return node.next.get(output.otherwise);
 }

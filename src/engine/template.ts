@@ -91,13 +91,37 @@ export function pathResolver(roots: Record<string, unknown>, bareRoot?: string):
   };
 }
 
-/** The placeholders a message offers: metadata, msg (its parsed data), vars, msgType, dataType. */
-export function messageResolver(message: RuleMessage, vars: Record<string, string> = {}): Resolver {
-  const byPath = pathResolver({ metadata: message.metadata, msg: () => readData(message), vars }, 'metadata');
+/**
+ * The placeholders a message offers, as RuleGo's str templates read its env: metadata (its keys also
+ * by bare name), msg (the parsed data), data, id, ts, msgType, dataType, vars, and any further
+ * `roots` (global, the outputs of other nodes by id).
+ */
+export function messageResolver(
+  message: RuleMessage,
+  vars: Record<string, string> = {},
+  roots: Record<string, unknown> = {},
+): Resolver {
+  const byPath = pathResolver(
+    { ...roots, metadata: message.metadata, msg: () => readData(message), vars },
+    'metadata',
+  );
   return (expression) => {
-    if (expression === 'msgType') return message.type;
-    if (expression === 'dataType') return message.dataType;
-    if (expression === 'msg') return message.data;
-    return byPath(expression);
+    // As RuleGo's env: a metadata key shadows a message field of the same bare name.
+    if (Object.hasOwn(message.metadata, expression)) return message.metadata[expression];
+    switch (expression) {
+      case 'msgType':
+        return message.type;
+      case 'dataType':
+        return message.dataType;
+      case 'msg':
+      case 'data':
+        return message.data;
+      case 'id':
+        return message.id;
+      case 'ts':
+        return String(message.ts);
+      default:
+        return byPath(expression);
+    }
   };
 }

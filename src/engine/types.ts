@@ -177,6 +177,11 @@ export interface NodeFactoryContext {
   /** ruleChain.configuration.vars, for ${vars.x} templates. */
   vars: Record<string, string>;
   services: NodeServices;
+  /**
+   * Ids of the nodes of the chain whose outputs this node's configuration refers to
+   * (`${node1.msg.x}`), found when the chain loads; absent when a node is built on its own.
+   */
+  references?: readonly string[];
 }
 
 export interface NodeDefinition<Config = unknown> {

@@ -33,6 +33,12 @@ export class SseWriter {
     this.reply.raw.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
   }
 
+  /** Writes frames encoded elsewhere (AG-UI's encoder), as they are. */
+  write(frames: string): void {
+    if (this.closed) return;
+    this.reply.raw.write(frames);
+  }
+
   end(): void {
     if (this.closed) return;
     this.closed = true;

@@ -105,11 +105,12 @@ async function* streamCompletion(
       ? request.signal.reason
       : new AppError('timeout', `model provider "${settings.id}" timed out after ${settings.timeoutMs} ms`);
   const requested = request.model || settings.model;
+  const withTools = request.tools !== undefined && request.tools.length > 0;
   const body = {
     model: settings.aliases[requested] ?? requested,
     messages: toOpenAIMessages(request.messages),
-    ...(request.tools && request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
-    ...toOpenAIParams(request.params),
+    ...(withTools && request.tools ? { tools: toOpenAITools(request.tools) } : {}),
+    ...toOpenAIParams(request.params, withTools),
     stream: true as const,
     stream_options: { include_usage: true },
   };

@@ -49,12 +49,35 @@ export function toOpenAITools(tools: ToolSpec[]): ChatCompletionTool[] {
 
 type WireParams = Pick<
   ChatCompletionCreateParamsStreaming,
-  'temperature' | 'top_p' | 'max_tokens' | 'stop' | 'response_format'
+  | 'temperature'
+  | 'top_p'
+  | 'max_tokens'
+  | 'stop'
+  | 'response_format'
+  | 'seed'
+  | 'presence_penalty'
+  | 'frequency_penalty'
+  | 'logit_bias'
+  | 'user'
+  | 'tool_choice'
+  | 'parallel_tool_calls'
 >;
 
-export function toOpenAIParams(params: ModelParams | undefined): WireParams {
+/** The request's parameters on the wire; tool_choice and parallel_tool_calls only when tools are offered. */
+export function toOpenAIParams(params: ModelParams | undefined, withTools = false): WireParams {
   if (!params) return {};
   return {
+    ...(params.seed === undefined ? {} : { seed: params.seed }),
+    ...(params.presencePenalty === undefined ? {} : { presence_penalty: params.presencePenalty }),
+    ...(params.frequencyPenalty === undefined ? {} : { frequency_penalty: params.frequencyPenalty }),
+    ...(params.logitBias === undefined ? {} : { logit_bias: params.logitBias }),
+    ...(params.user === undefined ? {} : { user: params.user }),
+    ...(!withTools || params.toolChoice === undefined
+      ? {}
+      : { tool_choice: params.toolChoice as NonNullable<WireParams['tool_choice']> }),
+    ...(!withTools || params.parallelToolCalls === undefined
+      ? {}
+      : { parallel_tool_calls: params.parallelToolCalls }),
     ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
     ...(params.topP === undefined ? {} : { top_p: params.topP }),
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),

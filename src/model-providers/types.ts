@@ -28,6 +28,17 @@ export interface ModelParams {
   maxTokens?: number;
   stop?: string[];
   responseFormat?: Record<string, unknown>;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Token id (as a string) → bias from -100 to 100. */
+  logitBias?: Record<string, number>;
+  /** The end user, as the client names them to the provider. */
+  user?: string;
+  /** `none`, `auto`, `required` or `{type: "function", function: {name}}`; sent only with tools. */
+  toolChoice?: string | Record<string, unknown>;
+  /** Sent only with tools. */
+  parallelToolCalls?: boolean;
 }
 
 export interface ModelRequest {

@@ -112,6 +112,12 @@ export class CronScheduler {
     return this.get(id);
   }
 
+  /** The task's recent runs, newest first (the store keeps the last RUNS_KEPT). */
+  async runs(id: string, agentId?: string): Promise<CronRun[]> {
+    await this.find(id, agentId);
+    return this.store.runs(id);
+  }
+
   private async find(id: string, agentId?: string): Promise<StoredCronTask> {
     if (agentId !== undefined) this.agents.get(agentId);
     const task = await this.store.get(id);

@@ -1,15 +1,30 @@
-// The embedded database: libsql (SQLite, prebuilt) behind kysely, so the same queries can run on
-// Postgres later. Migrations are idempotent and run at open.
+// The database behind kysely: the embedded libsql file (the default), or PostgreSQL when
+// data.database_url is set, so instances can share state. Every query is the same kysely code on
+// both; the schema comes from versioned migrations (./migrations) run at open under a lock.
 import { constants } from 'node:fs';
 import { chmod, open } from 'node:fs/promises';
 import Database from 'libsql';
-import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
+import pg from 'pg';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+  type DialectAdapter,
+  type Generated,
+  type MigrationLockOptions,
+} from 'kysely';
+import { redactUrlCredentials } from '../core/url-credentials.ts';
+import { migrateToLatest, type Dialect } from './migrations/index.ts';
 
 export interface SessionsTable {
   key: string;
   agent_id: string;
   channel: string;
   scope: string;
+  /** Set by the user; null until then. */
+  title: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -30,7 +45,7 @@ export interface CronTasksTable {
   schedule: string;
   message: string;
   target: string;
-  /** 0 or 1. */
+  /** 0 or 1 (an integer on both databases, not a boolean). */
   disabled: number;
   created_at: number;
   updated_at: number;
@@ -61,6 +76,30 @@ export interface DatabaseSchema {
 
 export type Db = Kysely<DatabaseSchema>;
 
+export interface DatabaseOptions {
+  /** Told which migrations ran, and about connections the Postgres pool lost while idle. */
+  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** Postgres pool size (default 10). */
+  poolSize?: number;
+  /** Postgres statement timeout in ms (default 30 s); `?statement_timeout=` in the URL wins. */
+  statementTimeoutMs?: number;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** The dialect a location opens: a postgres:// URL, or else a libsql file path (`:memory:` too). */
+export function dialectOf(location: string): Dialect {
+  return POSTGRES_URL.test(location) ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Opens and migrates the database at `location`: a postgres:// URL (data.database_url), or the path
+ * of the libsql file (`:memory:` for a private in-memory one).
+ */
+export async function openDatabase(location: string, options: DatabaseOptions = {}): Promise<Db> {
+  return dialectOf(location) === 'postgres' ? openPostgres(location, options) : openLibsql(location, options);
+}
+
 /** Conversations are private: the file and its WAL companions are the owner's only (0600). */
 async function restrictFile(path: string): Promise<void> {
   const handle = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
@@ -73,91 +112,127 @@ async function restrictFile(path: string): Promise<void> {
     await chmod(companion, 0o600).catch(() => undefined);
 }
 
-export async function openDatabase(path: string): Promise<Db> {
+/**
+ * Kysely runs SQLite migrations without a transaction or lock. This adapter makes the run one write
+ * transaction that starts by writing the lock row: a second process on the same file waits (busy
+ * timeout) and then finds the migrations applied.
+ */
+class MigratingSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`update ${sql.table(options.lockTable)} set is_locked = 1 where id = ${options.lockRowId}`.execute(
+      db,
+    );
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`update ${sql.table(options.lockTable)} set is_locked = 0 where id = ${options.lockRowId}`.execute(
+      db,
+    );
+  }
+}
+
+class LibsqlDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new MigratingSqliteAdapter();
+  }
+}
+
+/** The libsql file (0600, WAL) behind kysely, not yet migrated. */
+export async function connectLibsql(path: string): Promise<Db> {
   if (path !== ':memory:') await restrictFile(path);
   const database = new Database(path);
   const db = new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({
+    dialect: new LibsqlDialect({
       database: database as unknown as ConstructorParameters<typeof SqliteDialect>[0]['database'],
     }),
   });
-  if (path !== ':memory:') await sql`pragma journal_mode = wal`.execute(db);
-  await sql`pragma synchronous = normal`.execute(db);
-  await sql`pragma busy_timeout = 5000`.execute(db);
-  await migrate(db);
+  try {
+    // First, so that switching to WAL waits for another process's lock instead of failing at once.
+    await sql`pragma busy_timeout = 5000`.execute(db);
+    if (path !== ':memory:') await sql`pragma journal_mode = wal`.execute(db);
+    await sql`pragma synchronous = normal`.execute(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   return db;
 }
 
-async function migrate(db: Db): Promise<void> {
-  await db.schema
-    .createTable('sessions')
-    .ifNotExists()
-    .addColumn('key', 'text', (c) => c.primaryKey())
-    .addColumn('agent_id', 'text', (c) => c.notNull())
-    .addColumn('channel', 'text', (c) => c.notNull())
-    .addColumn('scope', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createTable('session_messages')
-    .ifNotExists()
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('session_key', 'text', (c) => c.notNull())
-    .addColumn('message', 'text', (c) => c.notNull())
-    .addColumn('tokens', 'integer', (c) => c.notNull())
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createIndex('session_messages_by_key')
-    .ifNotExists()
-    .on('session_messages')
-    .columns(['session_key', 'id'])
-    .execute();
-  await db.schema.createIndex('sessions_by_agent').ifNotExists().on('sessions').column('agent_id').execute();
-  await migrateCron(db);
+async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
+  const db = await connectLibsql(path);
+  try {
+    const applied = await migrateToLatest(db as Kysely<unknown>, 'sqlite');
+    if (applied.length > 0)
+      options.logger?.info({ database: path, migrations: applied }, 'database migrated');
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
 }
 
-async function migrateCron(db: Db): Promise<void> {
-  await db.schema
-    .createTable('cron_tasks')
-    .ifNotExists()
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('schedule', 'text', (c) => c.notNull())
-    .addColumn('message', 'text', (c) => c.notNull())
-    .addColumn('target', 'text', (c) => c.notNull())
-    .addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('last_run_at', 'integer')
-    .addColumn('last_run_ended_at', 'integer')
-    .addColumn('last_run_status', 'text')
-    .addColumn('last_run_error', 'text')
-    .addColumn('last_run_reply', 'text')
-    .addColumn('last_run_ms', 'integer')
-    .execute();
-  await db.schema
-    .createIndex('cron_tasks_by_target')
-    .ifNotExists()
-    .on('cron_tasks')
-    .column('target')
-    .execute();
-  await db.schema
-    .createTable('cron_runs')
-    .ifNotExists()
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('task_id', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'integer', (c) => c.notNull())
-    .addColumn('ended_at', 'integer', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('reply', 'text')
-    .addColumn('error', 'text')
-    .execute();
-  await db.schema
-    .createIndex('cron_runs_by_task')
-    .ifNotExists()
-    .on('cron_runs')
-    .columns(['task_id', 'id'])
-    .execute();
+const INT8_OID = 20;
+
+/** int8 (bigint timestamps, identity ids, count(*)) as JS numbers, as libsql returns them. */
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** A driver's message without the URL's password, whatever the driver put in it. */
+function scrub(message: string, url: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    // Not a URL: nothing to take out.
+  }
+  return password ? message.split(password).join('***') : message;
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> {
+  const shown = redactUrlCredentials(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // A transaction left open (a bug, a stalled process) must not hold row locks for long.
+    idle_in_transaction_session_timeout: 60_000,
+    application_name: 'agent-service',
+    types: pgTypes,
+  });
+  // An idle client that loses its server emits here; unheard, the event would end the process.
+  pool.on('error', (error) => {
+    options.logger?.warn({ database: shown, error: scrub(error.message, url) }, 'database connection lost');
+  });
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    await db.destroy();
+    throw new Error(`cannot reach the database at ${shown}: ${scrub(messageOf(error), url)}`);
+  }
+  try {
+    const applied = await migrateToLatest(db as Kysely<unknown>, 'postgres');
+    if (applied.length > 0)
+      options.logger?.info({ database: shown, migrations: applied }, 'database migrated');
+  } catch (error) {
+    await db.destroy();
+    throw new Error(`database ${shown}: ${scrub(messageOf(error), url)}`);
+  }
+  return db;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0)
+    return error.errors.map((inner: unknown) => messageOf(inner)).join('; ');
+  return error instanceof Error ? error.message || error.name : String(error);
 }

@@ -1,13 +1,39 @@
 // Conversation history per session key. A session keeps at most `maxMessages` messages and
 // `maxTokens` estimated tokens; past either, whole turns are dropped from the oldest end.
 import type { ChatMessage } from '../model-providers/types.ts';
-import type { Db } from './database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, SessionsTable } from './database.ts';
 
 export interface SessionInfo {
   agentId: string;
   channel: string;
   scope: string;
 }
+
+/** One stored conversation as the session list shows it. */
+export interface SessionSummary {
+  key: string;
+  agentId: string;
+  channel: string;
+  scope: string;
+  title: string | null;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  /** The start of the first user message, for a session without a title. */
+  preview: string;
+}
+
+export interface SessionListQuery {
+  agentId: string;
+  /** Only keys starting with this (an api account sees only its own sessions). */
+  keyPrefix?: string;
+  channel?: string;
+  offset: number;
+  limit: number;
+}
+
+const PREVIEW_LENGTH = 120;
 
 export interface SessionLimits {
   maxMessages: number;
@@ -105,6 +131,72 @@ export class SessionStore {
         .where('id', '<', firstKept)
         .execute();
     }
+  }
+
+  /** An agent's sessions, most recently updated first, and how many there are in all. */
+  async list(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }> {
+    let base = this.db.selectFrom('sessions').where('agent_id', '=', query.agentId);
+    const prefix = query.keyPrefix;
+    // substr rather than LIKE: a key may hold % or _, and SQLite's LIKE has no default escape.
+    if (prefix !== undefined)
+      base = base.where(sql<boolean>`substr(${sql.ref('key')}, 1, ${prefix.length}) = ${prefix}`);
+    if (query.channel !== undefined) base = base.where('channel', '=', query.channel);
+    const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
+    const rows = await base
+      .selectAll()
+      .orderBy('updated_at', 'desc')
+      .orderBy('key')
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
+    const sessions = await Promise.all(rows.map((row) => this.summary(row)));
+    return { sessions, total: Number(counted?.total ?? 0) };
+  }
+
+  /** One session's summary, or undefined when no session has that key. */
+  async get(key: string): Promise<SessionSummary | undefined> {
+    const row = await this.db.selectFrom('sessions').selectAll().where('key', '=', key).executeTakeFirst();
+    return row ? this.summary(row) : undefined;
+  }
+
+  /** Sets (or with null removes) a session's title; false when no session has that key. */
+  async setTitle(key: string, title: string | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ title })
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  private async summary(row: Selectable<SessionsTable>): Promise<SessionSummary> {
+    const counted = await this.db
+      .selectFrom('session_messages')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('session_key', '=', row.key)
+      .executeTakeFirst();
+    // A conversation starts with the user's message; compaction keeps whole turns, so it still does.
+    const opening = await this.db
+      .selectFrom('session_messages')
+      .select('message')
+      .where('session_key', '=', row.key)
+      .orderBy('id')
+      .limit(3)
+      .execute();
+    const first = opening
+      .map((message) => JSON.parse(message.message) as ChatMessage)
+      .find((message) => message.role === 'user');
+    return {
+      key: row.key,
+      agentId: row.agent_id,
+      channel: row.channel,
+      scope: row.scope,
+      title: row.title ?? null,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      messageCount: Number(counted?.count ?? 0),
+      preview: (first?.content ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH),
+    };
   }
 
   async clear(key: string): Promise<boolean> {

@@ -9,6 +9,7 @@ import { ConfigStore } from '../config/config-store.ts';
 import { loadConfigFile, type Env } from '../config/load.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
+import { createTestDatabase } from './test-database.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -42,7 +43,15 @@ export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), 'agent-service-test-'));
   const configPath = join(dir, 'config.yaml');
-  const text = options.configText ?? stringify({ data: { root_dir: './data' }, ...options.config });
+  const config: Record<string, unknown> = { data: { root_dir: './data' }, ...options.config };
+  // TEST_DATABASE=postgres runs the app-level tests on PostgreSQL (a schema per app) instead of libsql.
+  const data = config['data'] as Record<string, unknown>;
+  const database =
+    process.env['TEST_DATABASE'] === 'postgres' && options.configText === undefined && !data['database_url']
+      ? await createTestDatabase('postgres', process.env)
+      : undefined;
+  if (database) config['data'] = { ...data, database_url: database.databaseUrl };
+  const text = options.configText ?? stringify(config);
   await writeFile(configPath, text);
   const env = options.env ?? {};
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
@@ -62,6 +71,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close() {
       await app.close();
       await services.close();
+      await database?.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -3,12 +3,13 @@
 // run one at a time; turns of different sessions run concurrently.
 import { AsyncQueue } from '../core/async.ts';
 import { AppError, isAppError } from '../core/errors.ts';
-import { KeyedMutex } from '../core/keyed-mutex.ts';
+import { LocalLocks, type Locks } from '../cluster/locks.ts';
 import type { Conversation } from '../engine/ai/conversation.ts';
 import type { RunEvent } from '../engine/types.ts';
-import type { ChatMessage, ModelParams, Usage } from '../model-providers/types.ts';
+import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec, Usage } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
+import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
 
 export interface TurnInput {
@@ -20,6 +21,15 @@ export interface TurnInput {
   history?: ChatMessage[];
   session?: { key: string; info: SessionInfo };
   params?: ModelParams;
+  /** Tools the client runs itself; a turn whose model calls one ends with those calls (`toolCalls`). */
+  clientTools?: ToolSpec[];
+  /**
+   * The client's results (tool messages) of the calls the previous turn ended on: the turn continues
+   * from them instead of from `input`.
+   */
+  resume?: ChatMessage[];
+  /** System messages from the client (AG-UI context), given to the model before the history; not kept. */
+  context?: ChatMessage[];
   metadata?: Record<string, string>;
   /** Stops the turn (a client that went away, a time limit). Ending the iteration stops it too. */
   signal: AbortSignal;
@@ -35,12 +45,17 @@ function addUsage(total: Usage | undefined, next: Usage): Usage {
 }
 
 export class TurnRunner {
-  private readonly locks = new KeyedMutex();
-
   constructor(
     private readonly agents: AgentDirectory,
     private readonly sessions: SessionStore,
+    /** One turn at a time per session: in this process, or (clustered) across instances. */
+    private readonly locks: Locks = new LocalLocks(),
   ) {}
+
+  /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
+  private locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    return this.locks.run(`session:${key}`, work, { signal });
+  }
 
   /** Throws 404 for an unknown agent and 409 for one that is not loaded. Call before streaming. */
   checkAgent(agentId: string): void {
@@ -64,7 +79,7 @@ export class TurnRunner {
     const ignore = (): void => undefined;
     const session = input.session;
     return session
-      ? this.locks.run(session.key, async () =>
+      ? this.locked(session.key, input.signal, async () =>
           this.runNow(input, await this.sessions.load(session.key), ignore),
         )
       : this.runNow(input, input.history ?? [], ignore);
@@ -87,7 +102,7 @@ export class TurnRunner {
     let ended = false;
     const running = (
       session
-        ? this.locks.run(session.key, async () =>
+        ? this.locked(session.key, signal, async () =>
             this.runNow({ ...input, signal }, await this.sessions.load(session.key), emit),
           )
         : this.runNow({ ...input, signal }, input.history ?? [], emit)
@@ -131,12 +146,18 @@ export class TurnRunner {
   ): Promise<TurnOutput> {
     this.agents.require(input.agentId);
     let recorded: ChatMessage[] | undefined;
+    let toolCalls: ToolCallRequest[] | undefined;
     // What failing nodes threw, from their node-end events: the turn's error keeps its cause's kind.
     const causes: Array<{ error: string; cause: unknown }> = [];
+    const resume = input.resume ? resumeWith(history, input.resume) : undefined;
     const conversation: Conversation = {
-      history,
+      history: [...(input.context ?? []), ...closeToolCalls(history, resume !== undefined)],
       ...(input.images?.length ? { images: input.images } : {}),
       ...(input.params ? { params: input.params } : {}),
+      ...(input.clientTools?.length
+        ? { clientTools: { specs: input.clientTools, called: (calls) => (toolCalls = calls) } }
+        : {}),
+      ...(resume ? { resume } : {}),
       record: (messages) => (recorded = messages),
     };
     let text = '';
@@ -175,7 +196,7 @@ export class TurnRunner {
       if (failed) throw failed.cause as Error;
       throw new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
     }
-    if (text === '' && result.results.length > 0) {
+    if (text === '' && !toolCalls && result.results.length > 0) {
       // A chain without a model node: its result is the answer; report it as text too.
       text = result.results.map((message) => message.data).join('\n');
       emit({ type: 'text-delta', text });
@@ -187,6 +208,6 @@ export class TurnRunner {
       ];
       await this.sessions.append(input.session.key, input.session.info, messages);
     }
-    return { text, usage };
+    return { text, usage, ...(toolCalls ? { toolCalls } : {}) };
   }
 }

@@ -7,6 +7,8 @@ import { FakeChannelAdapter, FakeChatHub } from '../../src/testing/fake-channel.
 import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
 import { channelContract, type ChannelDriver } from './contract.ts';
 
+// The in-memory adapter stands in for the platform "discord": the `adapters` service option replaces
+// the built-in adapter of the same platform, so the real Discord adapter is not started here.
 function fakeDriver(): ChannelDriver {
   const hub = new FakeChatHub();
   const adapter = new FakeChannelAdapter('discord', hub);

@@ -354,7 +354,8 @@ describe('outbound endpoints', () => {
     assert.equal(off.statusCode, 409);
     assert.match(off.json().error, /disabled/);
     const none = await post('discord/send', { chatId: '1', message: 'x' });
-    assert.equal(none.statusCode, 501, 'discord has no adapter yet, whatever its accounts');
+    assert.equal(none.statusCode, 409, 'a platform with no enabled account');
+    assert.match(none.json().error, /platform "discord" has no enabled account/);
     const missing = await post('telegram/send', { message: 'x' });
     assert.equal(missing.statusCode, 400);
     assert.match(missing.json().error, /chatId/);
@@ -374,11 +375,12 @@ describe('outbound endpoints', () => {
   });
 
   it('platforms: 501 for one without an adapter, 404 for an unknown one', async () => {
+    // Slack has an adapter: with no account configured, sending through it is a 409.
     const slack = await post('slack/send', { chatId: 'C1', message: 'x' });
-    assert.equal(slack.statusCode, 501);
-    assert.match(slack.json().error, /sending through platform "slack" is not supported/);
+    assert.equal(slack.statusCode, 409);
+    assert.match(slack.json().error, /platform "slack" has no enabled account/);
     const image = await post('slack/send-image', { chatId: 'C1', imageKey: 'k' });
-    assert.equal(image.statusCode, 501);
+    assert.equal(image.statusCode, 409);
     const unknown = await post('myspace/send', { chatId: 'C1', message: 'x' });
     assert.equal(unknown.statusCode, 404);
     assert.deepEqual(Object.keys(unknown.json()), ['error']);

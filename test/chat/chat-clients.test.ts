@@ -140,6 +140,8 @@ describe('chat completions with real clients', () => {
       },
       {
         type: 'TOOL_CALL_RESULT',
+        messageId: 'result-call_read_1',
+        role: 'tool',
         toolCallId: 'call_read_1',
         toolCallName: 'read',
         content: calls[1]?.content,

@@ -65,7 +65,7 @@ describe('chat endpoint errors', () => {
     assert.match(empty.json().error, /^body\.messages: must hold at least one message/);
     const notUser = await chat({ model: 'main', messages: [{ role: 'assistant', content: 'hi' }] });
     assert.equal(notUser.statusCode, 400);
-    assert.deepEqual(notUser.json(), { error: 'messages: the last message must have role "user"' });
+    assert.deepEqual(notUser.json(), { error: 'messages: the last message must have role "user" or "tool"' });
   });
 
   it('an agent that is not loaded is a 409', async () => {

@@ -129,7 +129,7 @@ test('delay waits before passing the message on, and refuses more than maxPendin
   assert.equal(first.outcome, 'success');
   assert.equal(first.results[0]?.data, 'one');
   assert.equal(second.outcome, 'failure');
-  assert.equal(second.error, 'too many messages waiting (limit 1)');
+  assert.equal(second.error, 'max limit of pending messages');
   await engine.close();
 });
 

@@ -47,7 +47,10 @@ test('delayMs may be a template read from the message, metadata keys also at the
 test('a template that does not give a whole number takes Failure', async () => {
   const { result } = await timedDelay({ delayMs: '${metadata.delay}' }, { delay: 'soon' });
   assert.equal(result.outcome, 'failure');
-  assert.match(result.error ?? '', /not a whole number/);
+  assert.equal(
+    result.error,
+    `failed to parse delay time from template result 'soon': strconv.ParseInt: parsing "soon": invalid syntax`,
+  );
 });
 
 test('metadata._delayOffsetMs is taken off the wait; at or over it, the message passes at once', async () => {
@@ -59,4 +62,29 @@ test('metadata._delayOffsetMs is taken off the wait; at or over it, the message 
   assert.ok(passed.elapsed < 1000, `waited ${passed.elapsed} ms`);
   const bad = await timedDelay({ delayMs: 10 }, { _delayOffsetMs: 'x' });
   assert.equal(bad.result.outcome, 'failure');
+});
+
+test('overwrite: a message arriving during the wait replaces the waiting one, and its own branch ends', async () => {
+  // RuleGo's "Overlay" test: AA waits, BB arrives and takes its place, BB goes on when the wait ends.
+  const engine = createEngine();
+  await engine.load(
+    chain('c1', [{ id: 'd', type: 'delay', configuration: { delayMs: 150, overwrite: true } }]),
+  );
+  const first = engine.execute('c1', newMessage('AA'));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const second = await engine.execute('c1', newMessage('BB'));
+  assert.equal(second.outcome, 'success');
+  assert.deepEqual(second.results, []);
+  const waited = await first;
+  assert.deepEqual(
+    waited.results.map((message) => message.data),
+    ['BB'],
+  );
+  // The wait is over: the next message waits on its own.
+  const third = await engine.execute('c1', newMessage('CC'));
+  assert.deepEqual(
+    third.results.map((message) => message.data),
+    ['CC'],
+  );
+  await engine.close();
 });

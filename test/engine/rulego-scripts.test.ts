@@ -73,7 +73,7 @@ test('vars and global are read-only script globals', async () => {
   assert.deepEqual(failed.ends[0]?.relations, ['Failure']);
 });
 
-test('jsSwitch: a relation with no connection goes to Default; a non-array is a Failure', async () => {
+test('jsSwitch: a relation with no connection goes to Default, logged by its own name; a non-array is a Failure', async () => {
   const definition = chain(
     'c',
     [
@@ -87,7 +87,8 @@ test('jsSwitch: a relation with no connection goes to Default; a non-array is a 
     ],
   );
   const routed = await runChain(definition, { to: ['A', 'nowhere'] });
-  assert.deepEqual(routed.ends.find((end) => end.nodeId === 's')?.relations.sort(), ['A', 'Default']);
+  // As RuleGo's TellNextOrElse: the message goes down Default, the node reports the name returned.
+  assert.deepEqual(routed.ends.find((end) => end.nodeId === 's')?.relations.sort(), ['A', 'nowhere']);
   assert.deepEqual(routed.result.results.map((message) => message.data).sort(), ['a', 'default']);
 
   const notArray = await runChain(definition, { to: 'A' });

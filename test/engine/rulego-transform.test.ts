@@ -145,7 +145,7 @@ test('metadataTransform updates the mapped keys, or with isNew replaces the meta
   assert.deepEqual(fresh.result.results[0]?.metadata, { temperature: '60', name: 'AA' });
 });
 
-test('msgTypeSwitch takes the relation named after the message type, else Default', async () => {
+test('msgTypeSwitch takes the relation named after the message type, else goes down Default under that name', async () => {
   const node: NodeSpec = { id: 's', type: 'msgTypeSwitch' };
   const matched = await runOne(node, newMessage({}, { type: 'TEST_MSG_TYPE1' }), [
     'TEST_MSG_TYPE1',
@@ -154,8 +154,11 @@ test('msgTypeSwitch takes the relation named after the message type, else Defaul
   assert.equal(matched.relation, 'TEST_MSG_TYPE1');
   assert.equal(matched.result.results.length, 1);
   const other = await runOne(node, newMessage({}, { type: 'UNKNOWN' }), ['TEST_MSG_TYPE1', 'Default']);
-  assert.equal(other.relation, 'Default');
-  assert.equal(other.result.results.length, 1);
+  assert.equal(other.relation, 'UNKNOWN');
+  assert.deepEqual(
+    other.result.ends?.map((end) => end.nodeId),
+    ['end-Default'],
+  );
 });
 
 test('fieldFilter checks data fields and metadata keys, all or any', async () => {

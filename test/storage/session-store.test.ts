@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import type { ChatMessage } from '../../src/model-providers/types.ts';
-import { openDatabase } from '../../src/storage/database.ts';
 import { SessionStore } from '../../src/storage/session-store.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
 
 const info = { agentId: 'main', channel: 'api', scope: 'per_peer' };
 
@@ -15,48 +15,55 @@ function turn(n: number, size = 10): ChatMessage[] {
   ];
 }
 
-describe('session store', () => {
-  it('keeps user, assistant, tool calls and tool results in order', async () => {
-    const db = await openDatabase(':memory:');
-    const store = new SessionStore(db);
-    await store.append('k', info, turn(1));
-    assert.deepEqual(await store.load('k'), turn(1));
-    assert.deepEqual(await store.load('other'), []);
-    await db.destroy();
-  });
+for (const kind of DATABASE_KINDS)
+  describe(`session store on ${kind}`, () => {
+    let database: TestDatabase | undefined;
+    afterEach(async () => {
+      await database?.drop();
+      database = undefined;
+    });
+    const openDatabase = async () => {
+      database = await createTestDatabase(kind, process.env);
+      return database.open();
+    };
 
-  it('past the message cap, the oldest whole turns are dropped', async () => {
-    const db = await openDatabase(':memory:');
-    const store = new SessionStore(db, { maxMessages: 10, maxTokens: 1_000_000 });
-    for (let n = 1; n <= 5; n++) await store.append('k', info, turn(n));
-    const kept = await store.load('k');
-    assert.ok(kept.length <= 10);
-    assert.equal(kept[0]?.role, 'user', 'history starts at a turn boundary');
-    assert.match(String(kept[0]?.content), /^question 4 /);
-    assert.equal(kept.at(-1)?.content, 'answer 5');
-    await db.destroy();
-  });
+    it('keeps user, assistant, tool calls and tool results in order', async () => {
+      const db = await openDatabase();
+      const store = new SessionStore(db);
+      await store.append('k', info, turn(1));
+      assert.deepEqual(await store.load('k'), turn(1));
+      assert.deepEqual(await store.load('other'), []);
+    });
 
-  it('past the token budget, the oldest whole turns are dropped but the newest turn stays', async () => {
-    const db = await openDatabase(':memory:');
-    const store = new SessionStore(db, { maxMessages: 1000, maxTokens: 300 });
-    for (let n = 1; n <= 3; n++) await store.append('k', info, turn(n, 600));
-    const kept = await store.load('k');
-    assert.deepEqual(kept, turn(3, 600), 'only the newest turn fits; it is kept even over budget');
-    await db.destroy();
-  });
+    it('past the message cap, the oldest whole turns are dropped', async () => {
+      const db = await openDatabase();
+      const store = new SessionStore(db, { maxMessages: 10, maxTokens: 1_000_000 });
+      for (let n = 1; n <= 5; n++) await store.append('k', info, turn(n));
+      const kept = await store.load('k');
+      assert.ok(kept.length <= 10);
+      assert.equal(kept[0]?.role, 'user', 'history starts at a turn boundary');
+      assert.match(String(kept[0]?.content), /^question 4 /);
+      assert.equal(kept.at(-1)?.content, 'answer 5');
+    });
 
-  it('clear removes one session and reports whether it existed; clearAgent removes all of an agent', async () => {
-    const db = await openDatabase(':memory:');
-    const store = new SessionStore(db);
-    await store.append('a', info, turn(1));
-    await store.append('b', info, turn(1));
-    await store.append('c', { ...info, agentId: 'other' }, turn(1));
-    assert.equal(await store.clear('a'), true);
-    assert.equal(await store.clear('a'), false);
-    await store.clearAgent('main');
-    assert.deepEqual(await store.load('b'), []);
-    assert.equal((await store.load('c')).length, 4);
-    await db.destroy();
+    it('past the token budget, the oldest whole turns are dropped but the newest turn stays', async () => {
+      const db = await openDatabase();
+      const store = new SessionStore(db, { maxMessages: 1000, maxTokens: 300 });
+      for (let n = 1; n <= 3; n++) await store.append('k', info, turn(n, 600));
+      const kept = await store.load('k');
+      assert.deepEqual(kept, turn(3, 600), 'only the newest turn fits; it is kept even over budget');
+    });
+
+    it('clear removes one session and reports whether it existed; clearAgent removes all of an agent', async () => {
+      const db = await openDatabase();
+      const store = new SessionStore(db);
+      await store.append('a', info, turn(1));
+      await store.append('b', info, turn(1));
+      await store.append('c', { ...info, agentId: 'other' }, turn(1));
+      assert.equal(await store.clear('a'), true);
+      assert.equal(await store.clear('a'), false);
+      await store.clearAgent('main');
+      assert.deepEqual(await store.load('b'), []);
+      assert.equal((await store.load('c')).length, 4);
+    });
   });
-});

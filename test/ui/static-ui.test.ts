@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -7,10 +9,16 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuth } from '../../src/http/auth-hook.ts';
 import { installErrorHandler } from '../../src/http/error-handler.ts';
 import type { AuthService } from '../../src/auth/auth-service.ts';
-import { registerStaticUi, UI_CONTENT_SECURITY_POLICY } from '../../src/http/static-ui.ts';
+import {
+  registerStaticUi,
+  UI_CONTENT_SECURITY_POLICY,
+  UI_NOT_BUILT,
+  UI_NOT_FOUND as NOT_FOUND,
+} from '../../src/http/static-ui.ts';
+import { ensureUiBuilt } from './browser.ts';
 
 const webDir = fileURLToPath(new URL('../../web', import.meta.url));
-const NOT_FOUND = 'not found: the web UI has only index.html, app.js and style.css';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** A GET that sends `path` byte for byte (node:http does not normalize it). */
 function rawGet(base: string, path: string): Promise<{ status: number; contentType: string; body: string }> {
@@ -31,9 +39,23 @@ function rawGet(base: string, path: string): Promise<{ status: number; contentTy
   });
 }
 
+/** The build's hashed script and stylesheet, as index.html references them. */
+async function builtAssets(): Promise<{ script: string; style: string }> {
+  const html = await readFile(join(webDir, 'dist', 'index.html'), 'utf8');
+  const script = /<script type="module" crossorigin src="\/ui\/(assets\/[\w.-]+\.js)"><\/script>/.exec(
+    html,
+  )?.[1];
+  const style = /<link rel="stylesheet" crossorigin href="\/ui\/(assets\/[\w.-]+\.css)">/.exec(html)?.[1];
+  assert.ok(script && style, 'index.html references one hashed script and one stylesheet');
+  return { script, style };
+}
+
 describe('web UI static files under /ui/', () => {
   let app: FastifyInstance;
+  let assets: { script: string; style: string };
   before(async () => {
+    await ensureUiBuilt();
+    assets = await builtAssets();
     app = Fastify();
     registerStaticUi(app, webDir);
     await app.ready();
@@ -55,55 +77,70 @@ describe('web UI static files under /ui/', () => {
     assert.equal(response.headers.location, '/ui/');
   });
 
-  it('GET /ui/ serves index.html referencing app.js and style.css', async () => {
+  it('GET /ui/ serves the built index.html, no-cache, with no inline script or style', async () => {
     const response = await get('/ui/');
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html; charset=utf-8$/);
-    assert.equal(response.body, await readFile(`${webDir}/index.html`, 'utf8'));
-    assert.match(response.body, /<script type="module" src="app\.js"><\/script>/);
-    assert.match(response.body, /<link rel="stylesheet" href="style\.css"/);
+    assert.equal(response.body, await readFile(join(webDir, 'dist', 'index.html'), 'utf8'));
+    assert.equal(response.headers['cache-control'], 'no-cache');
+    assert.doesNotMatch(response.body, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    assert.doesNotMatch(response.body, /<style|\sstyle=/, 'no inline style');
   });
 
-  it('GET /ui/app.js is text/javascript and GET /ui/style.css is text/css', async () => {
-    const script = await get('/ui/app.js');
+  it('hashed assets are served with their types and cached for a year', async () => {
+    const script = await get(`/ui/${assets.script}`);
     assert.equal(script.statusCode, 200);
     assert.match(String(script.headers['content-type']), /^text\/javascript; charset=utf-8$/);
-    assert.equal(script.body, await readFile(`${webDir}/app.js`, 'utf8'));
-    const style = await get('/ui/style.css');
+    assert.equal(script.headers['cache-control'], IMMUTABLE);
+    assert.equal(script.body, await readFile(join(webDir, 'dist', assets.script), 'utf8'));
+    const style = await get(`/ui/${assets.style}`);
     assert.equal(style.statusCode, 200);
     assert.match(String(style.headers['content-type']), /^text\/css; charset=utf-8$/);
+    assert.equal(style.headers['cache-control'], IMMUTABLE);
   });
 
-  it('every UI file carries the strict CSP, nosniff and cache-control: no-cache', async () => {
-    for (const url of ['/ui/', '/ui/app.js', '/ui/style.css']) {
+  it('client routes (deep links) get index.html', async () => {
+    const index = await get('/ui/');
+    for (const url of ['/ui/chat', '/ui/chat/main/ui-0123abcd', '/ui/agents/main/workspace', '/ui/login']) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 200, url);
+      assert.equal(response.body, index.body, url);
+      assert.equal(response.headers['cache-control'], 'no-cache', url);
+    }
+  });
+
+  it('every UI answer carries the strict CSP and nosniff', async () => {
+    for (const url of ['/ui/', `/ui/${assets.script}`, `/ui/${assets.style}`, '/ui/chat', '/ui/missing.js']) {
       const response = await get(url);
       assert.equal(response.headers['content-security-policy'], UI_CONTENT_SECURITY_POLICY, url);
       assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
-      assert.equal(response.headers['cache-control'], 'no-cache', url);
     }
     assert.equal(
       UI_CONTENT_SECURITY_POLICY,
-      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
   });
 
   it('a request repeating the ETag gets 304 with no body', async () => {
-    const first = await get('/ui/app.js');
+    const first = await get('/ui/');
     const etag = String(first.headers.etag);
     assert.match(etag, /^"[\w-]+"$/);
-    const again = await get('/ui/app.js', { 'if-none-match': etag });
+    const again = await get('/ui/', { 'if-none-match': etag });
     assert.equal(again.statusCode, 304);
     assert.equal(again.body, '');
-    const stale = await get('/ui/app.js', { 'if-none-match': '"stale"' });
+    const stale = await get('/ui/', { 'if-none-match': '"stale"' });
     assert.equal(stale.statusCode, 200);
   });
 
   it('an unknown file is a 404 JSON error', async () => {
-    const response = await get('/ui/secret.txt');
-    assert.equal(response.statusCode, 404);
-    assert.match(String(response.headers['content-type']), /^application\/json/);
-    assert.deepEqual(response.json(), { error: NOT_FOUND });
-    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    for (const url of ['/ui/secret.txt', '/ui/assets/missing.js', '/ui/assets/nothing']) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 404, url);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assert.deepEqual(response.json(), { error: NOT_FOUND });
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    }
   });
 
   // Raw HTTP, not inject(): inject() (like a browser) resolves "." and "%2e%2e" segments before sending,
@@ -116,9 +153,10 @@ describe('web UI static files under /ui/', () => {
       '/ui/%2e%2e%2fpackage.json',
       '/ui/../package.json',
       '/ui/..%5Cpackage.json',
-      '/ui/./app.js',
-      '/ui/app.js%00',
-      '/ui/nested/app.js',
+      '/ui/./index.html',
+      '/ui/index.html%00',
+      '/ui/nested/index.html',
+      '/ui/assets/../../package.json',
     ]) {
       const response = await rawGet(base, path);
       assert.equal(response.status, 404, path);
@@ -128,7 +166,7 @@ describe('web UI static files under /ui/', () => {
   });
 
   it('names inherited from Object.prototype are not files', async () => {
-    for (const url of ['/ui/constructor', '/ui/__proto__', '/ui/toString']) {
+    for (const url of ['/ui/constructor.js', '/ui/__proto__.js', '/ui/toString.js']) {
       const response = await get(url);
       assert.equal(response.statusCode, 404, url);
       assert.deepEqual(response.json(), { error: NOT_FOUND }, url);
@@ -139,6 +177,7 @@ describe('web UI static files under /ui/', () => {
 describe('web UI routes under the real auth hook with requireAuth on', () => {
   let app: FastifyInstance;
   before(async () => {
+    await ensureUiBuilt();
     app = Fastify();
     installErrorHandler(app, 1024);
     // No request below sends a credential, so the service is never asked to resolve one.
@@ -150,15 +189,16 @@ describe('web UI routes under the real auth hook with requireAuth on', () => {
   });
   after(() => app.close());
 
-  it('serves the page, its files and the redirects without a token', async () => {
+  it('serves the page, its files, client routes and the redirects without a token', async () => {
     const control = await app.inject({ method: 'GET', url: '/api/v1/private' });
     assert.equal(control.statusCode, 401);
+    const { script } = await builtAssets();
     for (const [url, status] of [
       ['/', 302],
       ['/ui', 302],
       ['/ui/', 200],
-      ['/ui/app.js', 200],
-      ['/ui/style.css', 200],
+      [`/ui/${script}`, 200],
+      ['/ui/login', 200],
       ['/ui/missing.js', 404],
     ] as const) {
       const response = await app.inject({ method: 'GET', url });
@@ -167,9 +207,27 @@ describe('web UI routes under the real auth hook with requireAuth on', () => {
   });
 });
 
-describe('registerStaticUi with a missing web folder', () => {
-  it('throws at registration, naming the missing file', () => {
-    const app = Fastify();
-    assert.throws(() => registerStaticUi(app, '/nonexistent-web-dir'), /index\.html/);
+describe('registerStaticUi without a build', () => {
+  it('tells how to build the UI once at start, and every UI path answers 503 saying it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-service-web-'));
+    try {
+      // A web folder with sources but no dist/: what a checkout looks like before `npm run build`.
+      await mkdir(join(dir, 'src'));
+      await writeFile(join(dir, 'index.html'), '<!doctype html>');
+      const told: string[] = [];
+      const app = Fastify();
+      registerStaticUi(app, dir, (message) => told.push(message));
+      await app.ready();
+      assert.deepEqual(told, [UI_NOT_BUILT]);
+      assert.match(UI_NOT_BUILT, /npm run build/);
+      for (const url of ['/ui/', '/ui/chat', '/ui/assets/index.js']) {
+        const response = await app.inject({ method: 'GET', url });
+        assert.equal(response.statusCode, 503, url);
+        assert.deepEqual(response.json(), { error: UI_NOT_BUILT }, url);
+      }
+      await app.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,13 +1,15 @@
 // The tool loop of one agent turn: ask the model, run the tools it calls, give it the results, and
 // repeat until it answers without tools or maxStep is reached. Text and tool events stream out
-// through the node context as they happen.
-import { errorMessage } from '../../core/errors.ts';
-import { randomToken } from '../../core/ids.ts';
+// through the node context as they happen. Tools the turn's client runs itself (client tools) are
+// offered too; a step that calls one ends the loop, after the server tools of that step have run.
+import { randomUUID } from 'node:crypto';
+import { AppError, errorMessage } from '../../core/errors.ts';
 import type {
   ChatMessage,
   ModelParams,
   ModelProvider,
   ToolCallRequest,
+  ToolSpec,
   Usage,
 } from '../../model-providers/types.ts';
 import type { ToolContext } from '../../tools/types.ts';
@@ -70,16 +72,60 @@ async function runTool(
   }
 }
 
+/** Every tool call id the conversation already holds. */
+function usedCallIds(messages: ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'tool') ids.add(message.toolCallId);
+    else if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  }
+  return ids;
+}
+
+/**
+ * The upstream's id while it is new to the conversation, else one of our own: some upstreams number
+ * every call `call_1`, and a client (AG-UI, a session's history) tells calls apart by id alone.
+ */
+function uniqueCallId(id: string, used: Set<string>): string {
+  let unique = id;
+  while (unique === '' || used.has(unique)) unique = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  used.add(unique);
+  return unique;
+}
+
+/** A forced tool choice holds for the first model call only, so a loop that ran a tool can answer. */
+function paramsOfStep(params: ModelParams, step: number): ModelParams {
+  const choice = params.toolChoice;
+  if (step === 0 || choice === undefined || choice === 'auto' || choice === 'none') return params;
+  const { toolChoice: _choice, ...rest } = params;
+  return rest;
+}
+
+function clientSpecs(options: AgentLoopOptions, serverNames: Set<string>): ToolSpec[] {
+  const specs = options.node.turn.conversation?.clientTools?.specs ?? [];
+  for (const spec of specs) {
+    if (serverNames.has(spec.name))
+      throw new AppError('invalid', `tools: "${spec.name}" is the name of one of the agent's own tools`);
+  }
+  return specs;
+}
+
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { node, provider } = options;
   const messages = [...options.messages];
   const added: ChatMessage[] = [];
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const specs = options.tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-  }));
+  const client = clientSpecs(options, new Set(byName.keys()));
+  const clientNames = new Set(client.map((spec) => spec.name));
+  const specs: ToolSpec[] = [
+    ...options.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    })),
+    ...client,
+  ];
+  const usedIds = usedCallIds(messages);
   const repeats = new Map<string, number>();
   let text = '';
   for (let step = 0; step < options.maxStep; step++) {
@@ -89,7 +135,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       model: options.model,
       messages,
       ...(specs.length > 0 ? { tools: specs } : {}),
-      params: options.params,
+      params: paramsOfStep(options.params, step),
       signal: node.signal,
     });
     for await (const event of stream) {
@@ -97,7 +143,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         text += event.text;
         node.emit({ type: 'text-delta', text: event.text });
       } else if (event.type === 'tool-call') {
-        calls.push({ ...event.call, id: event.call.id || `call_${randomToken(9)}` });
+        calls.push({ ...event.call, id: uniqueCallId(event.call.id, usedIds) });
       } else if (event.type === 'usage') {
         node.emit({ type: 'usage', usage: event.usage satisfies Usage });
       }
@@ -110,7 +156,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     messages.push(assistant);
     added.push(assistant);
     if (calls.length === 0) return { text, added };
+    const clientCalls = calls.filter((call) => clientNames.has(call.name));
     for (const call of calls) {
+      if (clientNames.has(call.name)) continue;
       const tool = byName.get(call.name);
       const toolType = tool?.toolType ?? 'builtin';
       node.emit({
@@ -137,6 +185,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       const result: ChatMessage = { role: 'tool', toolCallId: call.id, content: output };
       messages.push(result);
       added.push(result);
+    }
+    if (clientCalls.length > 0) {
+      node.turn.conversation?.clientTools?.called(clientCalls);
+      return { text, added };
     }
   }
   const note = `[stopped after ${options.maxStep} steps without a final answer]`;

@@ -1,7 +1,18 @@
 // What an agent turn hands the ai/agent and ai/llm nodes (RunOptions.turn), and what they give back.
 // A node's failure travels in its node-end event (`cause`), not through here.
-import type { ChatMessage, ModelParams } from '../../model-providers/types.ts';
+import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec } from '../../model-providers/types.ts';
 import type { TurnContext } from '../types.ts';
+
+/** Tools the caller runs itself (a chat request's `tools`, AG-UI's RunAgentInput.tools). */
+export interface ClientTools {
+  /** Offered to the model beside the agent's own tools. */
+  specs: ToolSpec[];
+  /**
+   * The model called one or more of them: the node's tool loop stops after running the server tools
+   * of that step, and the caller hands these calls to its client.
+   */
+  called(calls: ToolCallRequest[]): void;
+}
 
 export interface Conversation {
   /** Earlier messages of the session (or of a stateless request), oldest first. */
@@ -10,6 +21,12 @@ export interface Conversation {
   images?: string[];
   /** Request-level overrides of the node's params (temperature, max_tokens from a chat request). */
   params?: ModelParams;
+  clientTools?: ClientTools;
+  /**
+   * The client's results of the tool calls a previous turn ended on: they continue that turn in
+   * place of a new user message.
+   */
+  resume?: ChatMessage[];
   /** The node reports the messages of this turn here, for the caller to persist. */
   record(messages: ChatMessage[]): void;
 }

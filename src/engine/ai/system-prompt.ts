@@ -41,6 +41,8 @@ export interface PromptContext {
   skills?: () => Promise<SkillSummary[]>;
   /** The incoming message, for `${msg.x}`, `${metadata.x}`, `${msgType}`, `${dataType}` (RuleGo allows them). */
   message?: RuleMessage;
+  /** The outputs of the nodes the prompt names, by node id, for `${node1.msg.x}`. */
+  nodeOutputs?: Record<string, unknown>;
 }
 
 export interface SkillSummary {
@@ -148,6 +150,7 @@ export async function renderSystemPrompt(template: Template, context: PromptCont
   }
   const { message } = context;
   const byPath = pathResolver({
+    ...context.nodeOutputs,
     ruleChain: { id: context.chainId },
     vars: context.vars,
     global: context.globals,

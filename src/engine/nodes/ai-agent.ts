@@ -22,6 +22,8 @@ import {
   wireParams,
 } from './ai-io.ts';
 import type { NodeDefinition } from '../types.ts';
+import { nodeEnv, referencedOutputs } from './node-env.ts';
+import { compilePresets, presetMessagesSchema, renderPresets } from './preset-messages.ts';
 
 export const modelParamsSchema = z
   .object({
@@ -71,6 +73,7 @@ const configSchema = z.object({
     .max(100)
     .default([])
     .meta({ label: 'Tools', description: 'builtin, rulechain, agent (sub-agent) and mcp tools.' }),
+  messages: presetMessagesSchema,
 });
 
 export type AiAgentConfig = z.infer<typeof configSchema>;
@@ -110,8 +113,10 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
     category: 'ai',
     relations: ['Success', 'Failure'],
     configSchema,
-    create(config, { chainId, vars }) {
+    create(config, { chainId, nodeId, vars, references }) {
       const prompt = Template.compile(config.systemPrompt);
+      const scope = { vars, global: deps.globals };
+      const presets = compilePresets(config.messages, `node "${nodeId}"`);
       // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
       replyFormat(config.params);
       const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
@@ -132,6 +137,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
           const system = await renderSystemPrompt(prompt, {
             message,
+            nodeOutputs: referencedOutputs(scope, node, references),
             chainId,
             workspaceDir,
             vars,
@@ -146,9 +152,15 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             content: message.data,
             ...(images && images.length > 0 ? { images } : {}),
           };
-          // `{"messages": [...]}` data is the conversation itself (rulego-components-ai).
+          // As rulego-components-ai: `{"messages": [...]}` data is the conversation itself; else the
+          // preset messages, rendered; else the data as the user's message. The system prompt goes
+          // first unless those messages bring their own.
           const given = conversationOf(message);
-          const inputs: ChatMessage[] = given ?? [input];
+          const preset = () => renderPresets(presets, nodeEnv(message, scope, node, references, true));
+          // A turn that continues after client tool calls takes their results in place of a user message.
+          const inputs: ChatMessage[] =
+            given ?? conversation?.resume ?? (presets.length > 0 ? preset() : [input]);
+          const ownSystem = inputs.some((entry) => entry.role === 'system');
           const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
           const format = replyFormat(params);
           const tools = await toolSet.tools(() => undefined);
@@ -156,7 +168,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             provider,
             model,
             messages: [
-              ...(system ? [{ role: 'system' as const, content: system }] : []),
+              ...(system && !ownSystem ? [{ role: 'system' as const, content: system }] : []),
               ...(conversation?.history ?? []),
               ...inputs,
             ],

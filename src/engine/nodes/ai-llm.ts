@@ -1,12 +1,14 @@
-// ai/llm: one model call without tools. Its prompt templates see the message (${msg.x},
-// ${metadata.x}); without `messages` the input data is the user message. The reply is the output.
+// ai/llm: one model call without tools, as rulego-components-ai's: the system prompt, then the
+// configured `messages`, whose templates see the message (${msg.x}, ${metadata.x}, ${node1.msg.x});
+// without `messages` the input data is the conversation or the user message. The reply is the output.
 import { z } from 'zod';
 import type { ChatMessage } from '../../model-providers/types.ts';
 import { resolveModel } from '../ai/model-target.ts';
-import { messageResolver, pathResolver, Template } from '../template.ts';
+import { messageResolver, Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
 import { definedParams, modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
 import { conversationOf, replyFormat, replyMessage, wireParams } from './ai-io.ts';
+import { referencedOutputs } from './node-env.ts';
 
 const configSchema = z.object({
   url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
@@ -17,7 +19,16 @@ const configSchema = z.object({
     description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
   }),
   messages: z
-    .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))
+    .array(
+      z.object({
+        // As rulego-components-ai: an empty role is the user's.
+        role: z.preprocess(
+          (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
+          z.enum(['system', 'user', 'assistant']),
+        ),
+        content: z.string().default(''),
+      }),
+    )
     .max(100)
     .default([])
     .meta({
@@ -38,8 +49,9 @@ export function createAiLlmNode(
     category: 'ai',
     relations: ['Success', 'Failure'],
     configSchema,
-    create(config, { vars }) {
+    create(config, { vars, references }) {
       const system = Template.compile(config.systemPrompt);
+      const scope = { vars, global: deps.globals };
       // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
       replyFormat(config.params);
       const templates = config.messages.map((entry) => ({
@@ -49,9 +61,9 @@ export function createAiLlmNode(
       return {
         async process(message, node) {
           const conversation = node.turn.conversation;
-          const fromMessage = messageResolver(message, vars);
-          const fromGlobals = pathResolver({ global: deps.globals });
-          const resolve = (expression: string) => fromMessage(expression) ?? fromGlobals(expression);
+          // As RuleGo's str templates: a placeholder with no value (a node not yet run) stays as written.
+          const roots = { global: deps.globals, ...referencedOutputs(scope, node, references) };
+          const resolve = messageResolver(message, vars, roots);
           const messages: ChatMessage[] = [];
           const systemText = system.render(resolve);
           if (systemText) messages.push({ role: 'system', content: systemText });

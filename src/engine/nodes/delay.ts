@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { sleep } from '../../core/async.ts';
-import { exprEnv, exprScope } from '../expr-env.ts';
+import { exprScope } from '../expr-env.ts';
 import type { ExprScope } from '../expr-env.ts';
-import { compileExprTemplate } from '../expr-template.ts';
+import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { ExprTemplate } from '../expr-template.ts';
-import type { NodeDefinition, RuleMessage } from '../types.ts';
+import type { NodeContext, NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import { nodeEnv } from './node-env.ts';
 
 /** Metadata key whose milliseconds are taken off the wait (RuleGo's KeyDelayOffsetMs). */
 const OFFSET_KEY = '_delayOffsetMs';
-const INTEGER = /^-?\d+$/;
+const INTEGER = /^[-+]?\d+$/;
 
 const configSchema = z.object({
   delayMs: z
@@ -34,69 +35,113 @@ const configSchema = z.object({
   }),
   maxPendingMsgs: z.number().int().default(1000).meta({
     label: 'Max waiting',
-    description: 'Messages allowed to wait at once (0 or less: 1000); more fail.',
+    description: 'Messages allowed to wait at once (0 or less: 1000); more take Failure.',
+  }),
+  overwrite: z.boolean().default(false).meta({
+    label: 'Overwrite',
+    description:
+      'true: one message waits at a time; one arriving meanwhile takes its place and goes on when the wait ends.',
   }),
 });
 
 type Config = z.infer<typeof configSchema>;
 
+/** What waits in overwrite mode: the message that goes on when the wait ends, the latest to arrive. */
+interface Held {
+  message: RuleMessage;
+}
+
 export const delayNode: NodeDefinition<Config> = {
   type: 'delay',
   label: 'Delay',
   description:
-    'Waits, then passes the message on; metadata._delayOffsetMs shortens the wait; stops when the run is cancelled.',
+    'Waits, then passes the message on; metadata._delayOffsetMs shortens the wait; with overwrite, a message arriving during the wait replaces the waiting one.',
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     const limit = config.maxPendingMsgs > 0 ? config.maxPendingMsgs : 1000;
-    const waitFor = compileWait(config, `node "${nodeId}"`, exprScope(vars, services));
+    const waitFor = compileWait(config, `node "${nodeId}"`, exprScope(vars, services), references);
     let pending = 0;
+    let held: Held | undefined;
     return {
-      async process(message, context) {
-        if (pending >= limit) throw new Error(`too many messages waiting (limit ${limit})`);
-        const waitMs = waitFor(message) - offset(message);
+      async process(message, context): Promise<NodeOutput[]> {
+        if (held) {
+          // As RuleGo's overwrite mode: the waiting message is replaced, and this one's branch ends here.
+          held.message = message;
+          return [];
+        }
+        if (pending >= limit) throw new Error('max limit of pending messages');
+        const waitMs = waitFor(message, context) - offset(message);
         if (waitMs <= 0) return [{ relation: 'Success', message }];
+        const slot: Held = { message };
+        if (config.overwrite) held = slot;
         pending += 1;
         try {
           await sleep(waitMs, context.signal);
         } finally {
           pending -= 1;
+          if (held === slot) held = undefined;
         }
-        return [{ relation: 'Success', message }];
+        return [{ relation: 'Success', message: slot.message }];
       },
     };
   },
 };
 
+type Wait = (message: RuleMessage, context: NodeContext) => number;
+
 /** The wait of one message in ms: a fixed number, or a template read with the message (as RuleGo). */
-function compileWait(config: Config, where: string, scope: ExprScope): (message: RuleMessage) => number {
+function compileWait(
+  config: Config,
+  where: string,
+  scope: ExprScope,
+  references: readonly string[] | undefined,
+): Wait {
   const { delayMs } = config;
   const text = typeof delayMs === 'number' ? String(delayMs) : (delayMs ?? '').trim();
   if (text === '') {
     if (config.periodInSecondsPattern.trim() === '') return () => config.periodInSeconds * 1000;
     const seconds = compileExprTemplate(config.periodInSecondsPattern, where);
-    return (message) => readInteger(seconds, message, scope) * 1000;
+    return (message, context) => {
+      const value = renderAsString(seconds, nodeEnv(message, scope, context, references, true)).trim();
+      if (!INTEGER.test(value)) throw new Error(`strconv.Atoi: parsing "${value}": invalid syntax`);
+      return Number(value) * 1000;
+    };
   }
   if (typeof delayMs === 'number' || INTEGER.test(text)) {
     const fixed = Number(text);
-    if (!Number.isFinite(fixed)) throw new Error(`${where}: delayMs must be a number`);
+    if (!Number.isInteger(fixed)) throw new Error(`${where}: delayMs must be a whole number`);
+    // As RuleGo: a delay written as 0 or less is not a delay; each message takes Failure.
+    if (fixed <= 0) {
+      return () => {
+        throw new Error('no delay time configured');
+      };
+    }
     return () => fixed;
   }
   const template = compileExprTemplate(text, where);
-  return (message) => readInteger(template, message, scope);
+  return (message, context) => readInteger(template, nodeEnv(message, scope, context, references, true));
 }
 
-function readInteger(template: ExprTemplate, message: RuleMessage, scope: ExprScope): number {
-  // RuleGo's env for this template also has each metadata key at the top level.
-  const text = template.render({ ...exprEnv(message, scope), ...message.metadata }).trim();
-  if (!INTEGER.test(text)) throw new Error(`delay "${text}" from the template is not a whole number`);
+function readInteger(template: ExprTemplate, env: Record<string, unknown>): number {
+  // As RuleGo's ExecuteAsString: a template that fails to evaluate gives "".
+  const text = renderAsString(template, env);
+  if (!INTEGER.test(text)) {
+    throw new Error(
+      `failed to parse delay time from template result '${text}': strconv.ParseInt: parsing "${text}": invalid syntax`,
+    );
+  }
   return Number(text);
 }
 
 function offset(message: RuleMessage): number {
-  const value = message.metadata[OFFSET_KEY]?.trim();
+  const value = message.metadata[OFFSET_KEY];
   if (value === undefined || value === '') return 0;
-  if (!INTEGER.test(value)) throw new Error(`${OFFSET_KEY} "${value}" is not a whole number`);
-  return Number(value);
+  if (!INTEGER.test(value.trim())) {
+    throw new Error(
+      `failed to parse offset ms from metadata '${value}': strconv.ParseInt: parsing "${value.trim()}": invalid syntax`,
+    );
+  }
+  return Number(value.trim());
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv, referencedNodes } from './node-env.ts';
+import { nodeEnv } from './node-env.ts';
 
 const configSchema = z.object({
   expr: z
@@ -22,12 +22,10 @@ export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
   configSchema,
-  create(config, { vars, services }) {
+  create(config, { vars, services, references }) {
     // Compiled once per chain load; an evaluation error (member access on text, say) is a Failure.
     const expression = compileRuleExpression(config.expr, 'expr');
     const scope = exprScope(vars, services);
-    // `${n1.msg.x}`: the last output of node n1 in this run, as RuleGo's cross-node references.
-    const references = referencedNodes([config.expr]);
     return {
       process(message, context) {
         // As RuleGo: only the boolean true is True; any other value, nil included, is False.

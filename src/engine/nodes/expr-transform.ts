@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv, referencedNodes } from './node-env.ts';
+import { nodeEnv } from './node-env.ts';
 
 const configSchema = z.object({
   expr: z.string().default('').meta({
@@ -23,7 +23,7 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     const where = `node "${nodeId}"`;
     const single = config.expr.trim();
     const expression = single === '' ? undefined : compileRuleExpression(single, where);
@@ -31,7 +31,6 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
       ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
     );
     const scope = exprScope(vars, services);
-    const references = referencedNodes(single === '' ? Object.values(config.mapping) : [single]);
     return {
       process(message, context) {
         const env = nodeEnv(message, scope, context, references);

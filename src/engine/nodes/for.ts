@@ -3,7 +3,7 @@ import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
-import { nodeEnv, referencedNodes } from './node-env.ts';
+import { nodeEnv } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
 /** RuleGo's break node sets this metadata to "1" to end the loop after the current item. */
@@ -37,7 +37,7 @@ export const forNode: NodeDefinition<Config> = {
   relations: ['Success', 'Failure'],
   configSchema,
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     const source = config.range.trim();
     const range = source === '' ? undefined : compileRuleExpression(source, `node "${nodeId}" range`);
     // An integer range (1..3) leaves the data as it is; only _loopItem carries the number (RuleGo's []int).
@@ -45,7 +45,6 @@ export const forNode: NodeDefinition<Config> = {
       unwrapExpression(source).replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''),
     );
     const scope = exprScope(vars, services);
-    const references = referencedNodes([source]);
     return {
       async process(incoming, context) {
         const items: unknown = range
@@ -63,7 +62,7 @@ export const forNode: NodeDefinition<Config> = {
           metadata['_loopItem'] = itemText;
           let input: RuleMessage = { ...message, metadata };
           if (!(isNumberRange && typeof item === 'number') && (config.mode !== 2 || index === 0)) {
-            input = withItem(input, item, itemText);
+            input = withItem(input, itemText);
           }
           if (config.mode === 3) {
             void runBody(config.do, input, context).catch(() => undefined);
@@ -110,10 +109,12 @@ function itemValue(incoming: RuleMessage, output: RuleMessage): unknown {
   return readData({ ...output, dataType: 'JSON' });
 }
 
-/** The item as the data: text items as TEXT, others as their JSON. */
-function withItem(message: RuleMessage, item: unknown, itemText: string): RuleMessage {
-  if (typeof item === 'string') return { ...message, dataType: 'TEXT', data: item };
-  return { ...message, dataType: 'JSON', data: itemText };
+/**
+ * The item as the data, as RuleGo's msg.SetData(str.ToString(item)): text as it is, other values as
+ * JSON; the data type stays the loop message's, so a text item of a JSON message is JSON typed.
+ */
+function withItem(message: RuleMessage, itemText: string): RuleMessage {
+  return { ...message, data: itemText };
 }
 
 /** [key, item] for an array (no key) or the entries of an object; one at a time. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv, referencedNodes } from './node-env.ts';
+import { nodeEnv } from './node-env.ts';
 
 const configSchema = z.object({
   mapping: z.record(z.string(), z.string()).default({}).meta({
@@ -23,12 +23,11 @@ export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>>
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     const mapping = Object.entries(config.mapping).map(
       ([key, source]) => [key, compileRuleExpression(source, `node "${nodeId}" mapping "${key}"`)] as const,
     );
     const scope = exprScope(vars, services);
-    const references = referencedNodes(Object.values(config.mapping));
     return {
       process(message, context) {
         const env = nodeEnv(message, scope, context, references);

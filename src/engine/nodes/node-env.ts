@@ -1,36 +1,44 @@
-// The expression environment of the expr-lang nodes: RuleGo's (exprEnv) plus, for each node id the
-// node's expressions name (`${n1.msg.x}`), that node's last output in the run, as RuleGo's
-// GetNodeDependencies does. The names are found once when the chain loads.
+// The expression environment of a node: RuleGo's (exprEnv) plus, for each node id the node's
+// configuration refers to (`${n1.msg.x}`, found when the chain loads), that node's last output in the
+// run, as RuleGo's GetEnv does with the chain's node dependencies. A node whose output the run has not
+// got yet is absent, so reading through it is an evaluation error.
 import { exprEnv } from '../expr-env.ts';
 import type { ExprScope } from '../expr-env.ts';
 import type { NodeContext, RuleMessage } from '../types.ts';
 
-const BUILT_IN = new Set(['id', 'ts', 'data', 'msgType', 'dataType', 'msg', 'metadata', 'vars', 'global']);
-const REFERENCE =
-  /(?<![\w.$])([A-Za-z_][\w-]*)\s*(?:\?\.|\.)\s*(?:msg|metadata|data|id|ts|msgType|dataType)\b/g;
-
-/** Node ids that the sources may refer to: `<name>.msg`, `<name>.metadata`... other than the built-ins. */
-export function referencedNodes(sources: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const source of sources) {
-    for (const match of source.matchAll(REFERENCE)) {
-      const name = match[1];
-      if (name !== undefined && !BUILT_IN.has(name)) names.add(name);
-    }
-  }
-  return [...names];
-}
-
+/** `withMetadata`: each metadata key also by its bare name, as RuleGo's GetEvnAndMetadata gives it. */
 export function nodeEnv(
   message: RuleMessage,
   scope: ExprScope,
   context: NodeContext,
-  references: readonly string[],
+  references: readonly string[] | undefined,
+  withMetadata = false,
 ): Record<string, unknown> {
   const env = exprEnv(message, scope);
-  for (const nodeId of references) {
-    const output = context.nodeOutput?.(nodeId);
-    if (output) env[nodeId] = exprEnv(output, scope);
+  if (withMetadata) {
+    // RuleGo writes the keys after the message fields and before `metadata` itself.
+    Object.assign(env, message.metadata);
+    env['metadata'] = message.metadata;
+  }
+  if (references) {
+    for (const nodeId of references) {
+      const output = context.nodeOutput?.(nodeId);
+      if (output) env[nodeId] = exprEnv(output, scope);
+    }
   }
   return env;
+}
+
+/** The outputs the references name, each as its environment, for the `${a.b}` path templates. */
+export function referencedOutputs(
+  scope: ExprScope,
+  context: NodeContext,
+  references: readonly string[] | undefined,
+): Record<string, unknown> {
+  const roots: Record<string, unknown> = {};
+  for (const nodeId of references ?? []) {
+    const output = context.nodeOutput?.(nodeId);
+    if (output) roots[nodeId] = exprEnv(output, scope);
+  }
+  return roots;
 }

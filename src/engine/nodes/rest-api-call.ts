@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprEnv, exprScope } from '../expr-env.ts';
-import { compileExprTemplate } from '../expr-template.ts';
+import { exprScope } from '../expr-env.ts';
+import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { GuardedClient } from './guarded-request.ts';
+import { nodeEnv } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
 
 const configSchema = z.object({
@@ -55,7 +56,7 @@ export const restApiCallNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     const where = `node "${nodeId}"`;
     const url = compileExprTemplate(config.restEndpointUrlPattern, where);
     const headers = Object.entries(config.headers).map(
@@ -71,10 +72,14 @@ export const restApiCallNode: NodeDefinition<Config> = {
     const client = new GuardedClient(services.network);
     return {
       async process(message, context) {
-        // RuleGo's env for these templates also has each metadata key at the top level.
-        const env = templated ? { ...exprEnv(message, scope), ...message.metadata } : {};
+        // RuleGo's env for these templates also has each metadata key at the top level, and the
+        // outputs of the nodes they name; a template that fails to evaluate renders as "".
+        const env = templated ? nodeEnv(message, scope, context, references, true) : {};
         const requestHeaders: Record<string, string> = {};
-        for (const [name, value] of headers) requestHeaders[name.render(env)] = value.render(env);
+        for (const [name, value] of headers) {
+          const key = renderAsString(name, env);
+          if (key !== '') requestHeaders[key] = renderAsString(value, env);
+        }
         const withBody = !config.withoutRequestBody && !['GET', 'HEAD'].includes(config.requestMethod);
         if (withBody && !hasHeader(requestHeaders, 'content-type')) {
           requestHeaders['content-type'] = message.dataType === 'JSON' ? 'application/json' : 'text/plain';
@@ -83,10 +88,10 @@ export const restApiCallNode: NodeDefinition<Config> = {
         const signal = timeout ? AbortSignal.any([context.signal, timeout]) : context.signal;
         await slots.acquire();
         try {
-          const response = await client.send(url.render(env), {
+          const response = await client.send(renderAsString(url, env), {
             method: config.requestMethod,
             headers: requestHeaders,
-            body: withBody ? (body ? body.render(env) : message.data) : undefined,
+            body: withBody ? (body ? renderAsString(body, env) : message.data) : undefined,
             signal,
             maxBytes: MAX_RESPONSE_BYTES,
           });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv, referencedNodes } from './node-env.ts';
+import { nodeEnv } from './node-env.ts';
 
 const caseSchema = z.object({
   case: z.string().min(1).meta({
@@ -30,13 +30,12 @@ export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['Default', 'Failure'],
   configSchema,
-  create(config, { vars, services }) {
+  create(config, { vars, services, references }) {
     const cases = config.cases.map((item, index) => ({
       expression: compileRuleExpression(item.case, `cases[${index}].case`),
       relation: item.then,
     }));
     const scope = exprScope(vars, services);
-    const references = referencedNodes(config.cases.map((item) => item.case));
     return {
       process(message, context) {
         const env = nodeEnv(message, scope, context, references);

@@ -3,8 +3,9 @@
 // `-}}` trim markers. The template is parsed once at load; anything else is refused there.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprEnv, exprScope } from '../expr-env.ts';
+import { exprScope } from '../expr-env.ts';
 import type { NodeDefinition } from '../types.ts';
+import { nodeEnv } from './node-env.ts';
 
 type Step =
   | { kind: 'text'; text: string }
@@ -15,7 +16,8 @@ type Step =
 const configSchema = z.object({
   template: z.string().min(1).meta({
     label: 'Template',
-    description: 'Go text/template; variables .id, .ts, .data, .msg, .metadata, .msgType, .type, .dataType.',
+    description:
+      'Go text/template; variables .id, .ts, .data, .msg, .metadata, .msgType, .type, .dataType, and .<nodeId>.msg for an earlier node.',
   }),
 });
 
@@ -26,7 +28,7 @@ export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services }) {
+  create(config, { nodeId, vars, services, references }) {
     if (config.template.startsWith('file:')) {
       throw new AppError(
         'invalid',
@@ -41,8 +43,9 @@ export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
     }
     const scope = exprScope(vars, services);
     return {
-      process(message) {
-        const env = { ...exprEnv(message, scope), type: message.type };
+      process(message, context) {
+        // `{{ .node1.msg.x }}` reads the output of node1, as RuleGo's template env has it.
+        const env = { ...nodeEnv(message, scope, context, references), type: message.type };
         const data = render(steps, env, env);
         return Promise.resolve([{ relation: 'Success', message: { ...message, data } }]);
       },
@@ -128,13 +131,27 @@ function parsePath(text: string): string[] {
   return trimmed.slice(1).split('.');
 }
 
+/**
+ * A field path as Go's text/template follows it: a missing key gives no value, but a field of
+ * nothing (`.node1.msg` before node1 has run) or of a text, number or list fails the node.
+ */
 function lookup(dot: unknown, path: string[]): unknown {
   let value = dot;
   for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
+    if (value === undefined || value === null) throw new Error(`nil pointer evaluating interface {}.${key}`);
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new Error(`can't evaluate field ${key} in type ${goType(value)}`);
+    }
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+function goType(value: unknown): string {
+  if (Array.isArray(value)) return '[]interface {}';
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'number' ? 'float64' : 'interface {}';
 }
 
 function render(steps: Step[], dot: unknown, root: Record<string, unknown>): string {

@@ -62,6 +62,8 @@ export const accountView = z.object({
     state: z.enum(['connected', 'connecting', 'error', 'disabled']),
     error: z.string().optional(),
     since: z.string(),
+    /** Clustered mode: the instance holding the account's connection. */
+    instance: z.string().optional(),
   }),
 });
 /** A created account; an api account whose key was generated shows it here, once. */

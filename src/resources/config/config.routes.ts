@@ -1,4 +1,5 @@
-// The configuration over REST: GET /config (never a secret) and PUT /config (a deep merge).
+// The configuration over REST: GET /config (never a secret), PUT /config (a deep merge) and
+// POST /config/reload (re-read the file).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { configPatch, configUpdateAnswer } from './config.schema.ts';
@@ -12,5 +13,16 @@ export function registerConfigRoutes(app: FastifyInstance, config: ConfigService
     '/config',
     { schema: { tags, body: configPatch, response: { 200: configUpdateAnswer } } },
     async (request) => config.update(request.body),
+  );
+  api.post(
+    '/config/reload',
+    {
+      schema: {
+        tags,
+        description: 'Re-reads the config file; a broken file is refused and the running config is kept.',
+        response: { 200: configUpdateAnswer },
+      },
+    },
+    async () => config.reload(),
   );
 }

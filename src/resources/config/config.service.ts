@@ -4,7 +4,7 @@ import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { conflict, invalid } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
-import { restoreUrlCredentials } from '../../core/url-credentials.ts';
+import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';
 import { providerView } from '../models/models.service.ts';
@@ -30,7 +30,12 @@ const RESTART_KEYS = [
 export function configView(config: Config) {
   return {
     server: { host: config.server.host, port: config.server.port },
-    data: { root_dir: config.data.root_dir, logs_dir: config.data.logs_dir },
+    data: {
+      root_dir: config.data.root_dir,
+      logs_dir: config.data.logs_dir,
+      // A postgres:// URL may carry a password: shown as postgres://***@host/db.
+      database_url: redactUrlCredentials(config.data.database_url),
+    },
     models: {
       default_provider: config.models.default_provider,
       providers: Object.fromEntries(
@@ -68,6 +73,9 @@ function stripViewFields(patch: Patch, config: Config): Patch {
         provider['base_url'] = restoreUrlCredentials(baseUrl, own(config.models.providers, id)?.base_url);
     }
   }
+  const data = patch['data'];
+  if (isObject(data) && typeof data['database_url'] === 'string')
+    data['database_url'] = restoreUrlCredentials(data['database_url'], config.data.database_url);
   const channels = patch['channels'];
   if (isObject(channels)) {
     for (const platform of Object.values(channels)) {
@@ -125,15 +133,25 @@ export class ConfigService {
         throw conflict('security.users: the last user cannot be removed');
       }
     });
-    const restartRequired = RESTART_KEYS.filter(([section, key]) => {
-      const a = (before[section] as Record<string, unknown>)[key];
-      const b = (after[section] as Record<string, unknown>)[key];
-      return a !== b;
-    }).map((path) => path.join('.'));
-    return {
-      success: true,
-      message: restartRequired.length > 0 ? `saved; restart to apply ${restartRequired.join(', ')}` : 'saved',
-      restartRequired,
-    };
+    return answer('saved', before, after);
   }
+
+  /** Re-reads the file (edited by hand); a broken file is a 400 and the running config stays. */
+  async reload(): Promise<ConfigUpdateAnswer> {
+    const before = this.store.current;
+    return answer('reloaded', before, await this.store.reload());
+  }
+}
+
+function answer(done: string, before: Config, after: Config): ConfigUpdateAnswer {
+  const restartRequired = RESTART_KEYS.filter(([section, key]) => {
+    const a = (before[section] as Record<string, unknown>)[key];
+    const b = (after[section] as Record<string, unknown>)[key];
+    return a !== b;
+  }).map((path) => path.join('.'));
+  return {
+    success: true,
+    message: restartRequired.length > 0 ? `${done}; restart to apply ${restartRequired.join(', ')}` : done,
+    restartRequired,
+  };
 }

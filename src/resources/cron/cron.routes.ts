@@ -6,6 +6,9 @@ import { agentParams } from '../agents/agents.schema.ts';
 import {
   agentTaskBody,
   agentTaskParams,
+  previewAnswer,
+  previewQuery,
+  runsAnswer,
   taskBody,
   taskListQuery,
   taskParams,
@@ -19,6 +22,20 @@ export function registerCronRoutes(app: FastifyInstance, cron: CronService): voi
 
   api.get('/cron', { schema: { tags, querystring: taskListQuery } }, async (request) =>
     cron.list(request.query.agentId),
+  );
+  // Registered before /cron/:id; a static segment wins over a parameter in fastify's router.
+  api.get(
+    '/cron/preview',
+    {
+      schema: {
+        tags,
+        querystring: previewQuery,
+        description:
+          'The next fire times of a schedule (count, default 5, at most 50), in the server time zone.',
+        response: { 200: previewAnswer },
+      },
+    },
+    async (request) => cron.preview(request.query.schedule, request.query.count),
   );
   api.get('/cron/:id', { schema: { tags, params: taskParams } }, async (request) =>
     cron.get(request.params.id),
@@ -42,6 +59,18 @@ export function registerCronRoutes(app: FastifyInstance, cron: CronService): voi
     '/cron/:id/run',
     { schema: { tags, params: taskParams, description: 'Runs the task once now and returns it.' } },
     async (request) => cron.runNow(request.params.id),
+  );
+  api.get(
+    '/cron/:id/runs',
+    {
+      schema: {
+        tags,
+        params: taskParams,
+        description: 'The recent runs of a task, newest first.',
+        response: { 200: runsAnswer },
+      },
+    },
+    async (request) => ({ data: await cron.runs(request.params.id) }),
   );
 
   const base = '/agents/:agentId/cron';
@@ -67,5 +96,15 @@ export function registerCronRoutes(app: FastifyInstance, cron: CronService): voi
     `${base}/:id/toggle`,
     { schema: { tags, params: agentTaskParams, body: toggleBody } },
     async (request) => cron.toggle(request.params.id, request.body.disabled, request.params.agentId),
+  );
+  api.post(
+    `${base}/:id/run`,
+    { schema: { tags, params: agentTaskParams, description: 'Runs the task once now and returns it.' } },
+    async (request) => cron.runNow(request.params.id, request.params.agentId),
+  );
+  api.get(
+    `${base}/:id/runs`,
+    { schema: { tags, params: agentTaskParams, response: { 200: runsAnswer } } },
+    async (request) => ({ data: await cron.runs(request.params.id, request.params.agentId) }),
   );
 }

@@ -17,6 +17,27 @@ export const toggleBody = z.object({ disabled: z.boolean() });
 export const taskParams = z.object({ id: idParam });
 export const agentTaskParams = agentParams.extend({ id: idParam });
 export const taskListQuery = z.object({ agentId: idParam.optional() });
+/** GET /cron/preview: the next `count` fire times of a schedule, computed as the scheduler does. */
+export const previewQuery = z.object({
+  schedule: z.string().min(1).max(200).meta({ description: 'second minute hour day month weekday' }),
+  count: z.coerce.number().int().min(1).max(50).default(5),
+});
+export const previewAnswer = z.object({
+  schedule: z.string(),
+  /** The server's time zone, in which the schedule fires. */
+  timeZone: z.string(),
+  nextRuns: z.array(z.string()),
+});
+export const runView = z.object({
+  startedAt: z.string(),
+  endedAt: z.string(),
+  status: z.enum(['success', 'failure']),
+  durationMs: z.number(),
+  error: z.string().optional(),
+  reply: z.string().optional(),
+});
+export const runsAnswer = z.object({ data: z.array(runView) });
 
 export type TaskBody = z.infer<typeof taskBody>;
 export type AgentTaskBody = z.infer<typeof agentTaskBody>;
+export type PreviewAnswer = z.infer<typeof previewAnswer>;

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { deleted, successAnswer } from '../../http/answers.ts';
 import {
   apiKeyBody,
+  connectionTestAnswer,
   defaultProviderBody,
   modelsSummary,
   providerBody,
@@ -53,6 +54,19 @@ export function registerModelRoutes(app: FastifyInstance, models: ModelsService)
     `${base}/providers/:name/api-key`,
     { schema: { tags, params: providerParams, body: apiKeyBody, response: { 200: providerView } } },
     async (request) => models.setApiKey(request.params.name, request.body.apiKey),
+  );
+  api.post(
+    `${base}/providers/:name/test`,
+    {
+      schema: {
+        tags,
+        params: providerParams,
+        description:
+          'Sends one tiny request to the provider and answers {ok, latencyMs, model, error}; the key is never shown.',
+        response: { 200: connectionTestAnswer },
+      },
+    },
+    async (request) => models.testConnection(request.params.name),
   );
   api.post(`${base}/reload`, { schema: { tags, response: { 200: modelsSummary } } }, async () =>
     models.reload(),

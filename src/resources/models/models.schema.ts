@@ -49,8 +49,19 @@ export const modelsSummary = z.object({
   providers: z.array(providerView),
 });
 
+/** POST /config/models/providers/{name}/test: one tiny request to the provider. */
+export const connectionTestAnswer = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number(),
+  /** The model that was asked. */
+  model: z.string(),
+  /** Why the request failed; never contains the key. */
+  error: z.string().optional(),
+});
+
 export type ProviderBody = z.infer<typeof providerBody>;
 export type ProviderPatch = z.infer<typeof providerPatch>;
 export type DefaultProviderBody = z.infer<typeof defaultProviderBody>;
 export type ProviderView = z.infer<typeof providerView>;
 export type ModelsSummary = z.infer<typeof modelsSummary>;
+export type ConnectionTestAnswer = z.infer<typeof connectionTestAnswer>;

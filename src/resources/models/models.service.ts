@@ -1,10 +1,17 @@
 // Model provider configuration: the models section of the config file, edited through the API.
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
-import { conflict, notFound } from '../../core/errors.ts';
+import { conflict, errorMessage, notFound } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
 import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
+import {
+  createOpenAICompatibleProvider,
+  type OpenAICompatibleOptions,
+} from '../../model-providers/openai-compatible.ts';
+import type { ModelProvider } from '../../model-providers/types.ts';
+import { scrubSecret } from '../../model-providers/upstream-failure.ts';
 import type {
+  ConnectionTestAnswer,
   DefaultProviderBody,
   ModelsSummary,
   ProviderBody,
@@ -32,8 +39,17 @@ function definedEntries(value: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
+/** A connection test waits at most this long, whatever the provider's own time limit. */
+export const CONNECTION_TEST_TIMEOUT_MS = 20_000;
+
 export class ModelsService {
-  constructor(private readonly store: ConfigStore) {}
+  constructor(
+    private readonly store: ConfigStore,
+    /** Builds the provider a connection test talks to (tests may hand in their own fetch). */
+    private readonly connect: (
+      options: OpenAICompatibleOptions,
+    ) => ModelProvider = createOpenAICompatibleProvider,
+  ) {}
 
   list(): ProviderView[] {
     const config = this.store.current;
@@ -123,6 +139,44 @@ export class ModelsService {
       if (user) throw conflict(`model provider "${id}" is in the failover list of "${user[0]}"`);
       editor.delete(['models', 'providers', id]);
     });
+  }
+
+  /**
+   * Sends one tiny chat request ("ping", at most one token) to the provider as configured, without
+   * retries or failover, and answers whether it worked and how long it took. The key is masked in
+   * any error the provider echoes.
+   */
+  async testConnection(id: string): Promise<ConnectionTestAnswer> {
+    const provider = own(this.store.current.models.providers, id);
+    if (!provider) throw notFound(`model provider "${id}" not found`);
+    const model = provider.model;
+    const client = this.connect({
+      id,
+      baseUrl: provider.base_url,
+      ...(provider.api_key ? { apiKey: provider.api_key } : {}),
+      model,
+      timeoutMs: Math.min(provider.timeout_ms ?? CONNECTION_TEST_TIMEOUT_MS, CONNECTION_TEST_TIMEOUT_MS),
+      maxRetries: 0,
+    });
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    try {
+      const events = client.stream({
+        model,
+        messages: [{ role: 'user', content: 'ping' }],
+        params: { maxTokens: 1 },
+        signal: AbortSignal.timeout(CONNECTION_TEST_TIMEOUT_MS + 1000),
+      });
+      for await (const event of events) if (event.type === 'finish') break;
+      return { ok: true, latencyMs: elapsed(), model };
+    } catch (error) {
+      return {
+        ok: false,
+        latencyMs: elapsed(),
+        model,
+        error: scrubSecret(errorMessage(error), provider.api_key),
+      };
+    }
   }
 
   async reload(): Promise<ModelsSummary> {

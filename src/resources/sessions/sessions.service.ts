@@ -1,10 +1,71 @@
-// Conversation sessions for the REST API: clearing one agent's session history.
-import type { SessionStore } from '../../storage/session-store.ts';
-import { sessionKey } from '../../turns/session-key.ts';
-import type { ClearAnswer, ClearBody } from './sessions.schema.ts';
+// Conversation sessions for the REST API: an agent's sessions, their messages, titles, deletion.
+// Callers are users (or anyone while auth is off), who see every session of the agent, or `api`
+// channel accounts, who see only their own (scope per_account_channel_peer, keyed by account).
+import type { Principal } from '../../auth/auth-service.ts';
+import { notFound } from '../../core/errors.ts';
+import { paginate, type Page, type Pagination } from '../../http/pagination.ts';
+import type { ChatMessage } from '../../model-providers/types.ts';
+import type { SessionStore, SessionSummary } from '../../storage/session-store.ts';
+import { DEFAULT_SCOPE, sessionKey } from '../../turns/session-key.ts';
+import type { AgentCheck } from '../agents/agents.service.ts';
+import type {
+  ClearAnswer,
+  ClearBody,
+  SessionListQuery,
+  SessionMessageView,
+  SessionView,
+} from './sessions.schema.ts';
+
+const ACCOUNT_SCOPE = 'per_account_channel_peer';
+
+/** The key prefix an api account's sessions of one agent share. */
+function accountPrefix(agentId: string, accountId: string): string {
+  return `${sessionKey({ agentId, channel: 'api', scope: ACCOUNT_SCOPE, scopeId: accountId })}:`;
+}
+
+function view(summary: SessionSummary): SessionView {
+  const marker = `:scope:${summary.scope}:`;
+  const at = summary.key.indexOf(marker);
+  return {
+    key: summary.key,
+    sessionId: at < 0 ? summary.key : summary.key.slice(at + marker.length),
+    agentId: summary.agentId,
+    channel: summary.channel,
+    scope: summary.scope,
+    title: summary.title,
+    preview: summary.preview,
+    messageCount: summary.messageCount,
+    createdAt: new Date(summary.createdAt).toISOString(),
+    updatedAt: new Date(summary.updatedAt).toISOString(),
+  };
+}
+
+function messageView(message: ChatMessage): SessionMessageView {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return {
+        role: 'user',
+        content: message.content,
+        ...(message.images ? { images: message.images } : {}),
+      };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+      };
+    case 'tool':
+      return { role: 'tool', content: message.content, toolCallId: message.toolCallId };
+  }
+}
 
 export class SessionsService {
-  constructor(private readonly sessions: SessionStore) {}
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly agents: AgentCheck,
+  ) {}
 
   /** A session of another agent, or none, is answered with success: false rather than an error. */
   async clear(body: ClearBody): Promise<ClearAnswer> {
@@ -19,5 +80,77 @@ export class SessionsService {
     return cleared
       ? { success: true, message: `session "${key}" cleared` }
       : { success: false, message: `session "${key}" not found` };
+  }
+
+  async list(
+    agentId: string,
+    query: SessionListQuery,
+    caller: Principal | undefined,
+  ): Promise<Page<SessionView>> {
+    this.agents.requireAgent(agentId);
+    const { page, size, channel } = query;
+    const { sessions, total } = await this.sessions.list({
+      agentId,
+      ...(caller?.kind === 'account' ? { keyPrefix: accountPrefix(agentId, caller.accountId) } : {}),
+      ...(channel !== undefined ? { channel } : {}),
+      offset: (page - 1) * size,
+      limit: size,
+    });
+    return { data: sessions.map(view), total, page, size };
+  }
+
+  async get(agentId: string, key: string, caller: Principal | undefined): Promise<SessionView> {
+    return view(await this.summary(agentId, key, caller));
+  }
+
+  /** The messages of a session, oldest first. */
+  async messages(
+    agentId: string,
+    key: string,
+    pagination: Pagination,
+    caller: Principal | undefined,
+  ): Promise<Page<SessionMessageView>> {
+    const summary = await this.summary(agentId, key, caller);
+    const messages = await this.sessions.load(summary.key);
+    return paginate(messages.map(messageView), pagination);
+  }
+
+  async rename(
+    agentId: string,
+    key: string,
+    title: string | null,
+    caller: Principal | undefined,
+  ): Promise<SessionView> {
+    const summary = await this.summary(agentId, key, caller);
+    await this.sessions.setTitle(summary.key, title);
+    return view({ ...summary, title });
+  }
+
+  async remove(agentId: string, key: string, caller: Principal | undefined): Promise<string> {
+    const summary = await this.summary(agentId, key, caller);
+    await this.sessions.clear(summary.key);
+    return summary.key;
+  }
+
+  /**
+   * The session a path names, if the caller may see it: a full key of this agent, or a chat
+   * sessionId (the caller's own session of the api channel). Anything else is the same 404, so an
+   * account cannot tell another's session from a missing one.
+   */
+  private async summary(
+    agentId: string,
+    given: string,
+    caller: Principal | undefined,
+  ): Promise<SessionSummary> {
+    this.agents.requireAgent(agentId);
+    const own = caller?.kind === 'account' ? accountPrefix(agentId, caller.accountId) : `agent:${agentId}:`;
+    const key = given.startsWith('agent:')
+      ? given
+      : caller?.kind === 'account'
+        ? `${own}${given}`
+        : sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: given });
+    const summary = key.startsWith(own) ? await this.sessions.get(key) : undefined;
+    if (!summary) throw notFound(`session "${given}" of agent "${agentId}" not found`);
+    return summary;
   }
 }

@@ -1,0 +1,268 @@
+// Discord adapter: the gateway (through @discordjs/ws) for DMs and guild messages that mention the
+// bot, the REST API (through @discordjs/rest, which honours 429 retry_after) for answers, typing,
+// pictures and files. The bot token is the account's app_secret; app_id, the application id, is only
+// checked against the one Discord reports. api_base points REST, and through GET /gateway/bot the
+// gateway, at another origin (a proxy, or a fake in tests).
+import type {
+  APIMessage,
+  GatewayReadyDispatchData,
+  RESTPostAPIChannelMessageJSONBody,
+} from 'discord-api-types/v10';
+import { AllowedMentionsTypes, GatewayDispatchEvents, Routes } from 'discord-api-types/v10';
+import type { RawFile } from '@discordjs/rest';
+import type { AccountConfig } from '../../config/schema.ts';
+import { errorMessage, invalid } from '../../core/errors.ts';
+import { foreignFields } from '../account-fields.ts';
+import type {
+  ChannelAccount,
+  ChannelAdapter,
+  ChannelLogger,
+  ConnectionLink,
+  InboundMessage,
+  InboundStyle,
+  OutboundMedia,
+  SendResult,
+  SendTextOptions,
+} from '../types.ts';
+import { DiscordRest, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
+import { runGateway, type GatewaySession } from './gateway.ts';
+import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
+import { splitMessage } from './split-message.ts';
+
+export interface DiscordOptions extends DiscordRestOptions {
+  /** Time between two typing calls, in ms (default 8000: the indicator shows for about ten seconds). */
+  typingIntervalMs?: number;
+  pictures?: Partial<PictureOptions>;
+  logger?: () => ChannelLogger | undefined;
+}
+
+/** Discord's upload limit of a message without boosts. */
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+const SNOWFLAKE = /^\d{1,25}$/;
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
+/** Answers may mention users; never @everyone, @here or roles, whatever the model writes. */
+const ALLOWED_MENTIONS = { parse: [AllowedMentionsTypes.User], replied_user: true };
+
+interface AccountState {
+  /** The token the session belongs to: another token starts a new session. */
+  token: string;
+  session: GatewaySession;
+  botUserId?: string;
+}
+
+function channelId(chatId: string): string {
+  if (!SNOWFLAKE.test(chatId)) throw invalid('chatId: a Discord channel id is a number (a snowflake)');
+  return chatId;
+}
+
+export class DiscordAdapter implements ChannelAdapter {
+  readonly platform = 'discord' as const;
+  readonly capabilities = { editMessage: false, typing: true, images: true, files: true };
+  readonly maxUploadBytes = { image: MAX_UPLOAD_BYTES, file: MAX_UPLOAD_BYTES };
+  private readonly rest: DiscordRest;
+  private readonly states = new Map<string, AccountState>();
+
+  constructor(private readonly options: DiscordOptions = {}) {
+    this.rest = new DiscordRest(options);
+  }
+
+  validateAccount(account: AccountConfig): string[] {
+    const problems: string[] = [];
+    if (account.enabled && !account.app_secret?.trim())
+      problems.push('app_secret: the bot token is required');
+    else if (account.app_secret && /\s/.test(account.app_secret.trim().replace(/^Bot\s+/i, ''))) {
+      problems.push('app_secret: a bot token has no spaces');
+    }
+    if (account.app_id !== undefined && !SNOWFLAKE.test(account.app_id)) {
+      problems.push('app_id: the application id is a number (a snowflake)');
+    }
+    problems.push(...foreignFields(account, 'discord', []));
+    return problems;
+  }
+
+  inboundStyle(): InboundStyle {
+    return 'long-connection';
+  }
+
+  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+    const token = tokenOf(account);
+    let state = this.states.get(account.id);
+    if (state?.token !== token) {
+      state = { token, session: {} };
+      this.states.set(account.id, state);
+    }
+    const current = state;
+    await runGateway(
+      token,
+      this.rest.client(account),
+      current.session,
+      {
+        ready: (data) => {
+          current.botUserId = data.user.id;
+          this.checkApplication(account, data);
+          link.connected();
+        },
+        resumed: () => link.connected(),
+        dispatch: (payload) => {
+          if (payload.t === GatewayDispatchEvents.MessageCreate)
+            this.receive(account, current, payload.d, link);
+        },
+      },
+      link.signal,
+    ).finally(() => {
+      // A stopped account (disabled, deleted, reconfigured) keeps nothing of its session or token here.
+      if (link.signal.aborted && this.states.get(account.id) === current) this.states.delete(account.id);
+    });
+  }
+
+  showTyping(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void {
+    const send = (): void => {
+      if (signal.aborted) return;
+      void this.rest
+        .call(
+          account,
+          'POST /channels/{id}/typing',
+          (rest, linked) =>
+            rest.post(Routes.channelTyping(channelId(message.chatId)), {
+              ...(linked ? { signal: linked } : {}),
+            }),
+          signal,
+        )
+        .catch(() => undefined);
+    };
+    send();
+    const timer = setInterval(send, this.options.typingIntervalMs ?? 8000);
+    return () => clearInterval(timer);
+  }
+
+  async sendText(
+    account: ChannelAccount,
+    chatId: string,
+    text: string,
+    options: SendTextOptions = {},
+  ): Promise<SendResult> {
+    const channel = channelId(chatId);
+    const replyTo = options.replyTo ?? options.replyContext?.['messageId'];
+    let first: string | undefined;
+    for (const [index, piece] of splitMessage(text).entries()) {
+      const body: RESTPostAPIChannelMessageJSONBody = {
+        content: piece,
+        allowed_mentions: ALLOWED_MENTIONS,
+        ...(index === 0 && replyTo !== undefined && SNOWFLAKE.test(replyTo)
+          ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+          : {}),
+      };
+      const sent = await this.rest.call<APIMessage>(
+        account,
+        'POST /channels/{id}/messages',
+        (rest, signal) => rest.post(Routes.channelMessages(channel), { body, ...(signal ? { signal } : {}) }),
+        options.signal,
+      );
+      first ??= sent.id;
+    }
+    return { messageId: first ?? '' };
+  }
+
+  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, chatId, media, 'image');
+  }
+
+  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+    return this.sendMedia(account, chatId, media, 'file');
+  }
+
+  private async sendMedia(
+    account: ChannelAccount,
+    chatId: string,
+    media: OutboundMedia,
+    kind: 'image' | 'file',
+  ): Promise<SendResult> {
+    const channel = channelId(chatId);
+    let request: { body: RESTPostAPIChannelMessageJSONBody; files?: RawFile[] };
+    if (media.kind === 'reference') {
+      // Discord has no ids of uploaded files: a key is the https URL of the picture or file.
+      let url: URL | undefined;
+      try {
+        url = new URL(media.id);
+      } catch {
+        url = undefined;
+      }
+      if (url?.protocol !== 'https:') {
+        throw invalid(
+          `${kind}Key: on discord, a key is the https URL of the ${kind === 'image' ? 'picture' : 'file'}`,
+        );
+      }
+      request = {
+        body: kind === 'image' ? { embeds: [{ image: { url: url.href } }] } : { content: url.href },
+      };
+    } else {
+      const extension = media.fileName.split('.').pop()?.toLowerCase() ?? '';
+      request = {
+        body: { attachments: [{ id: '0', filename: media.fileName }], allowed_mentions: { parse: [] } },
+        files: [
+          {
+            name: media.fileName,
+            data: Buffer.from(await media.data.arrayBuffer()),
+            contentType: (kind === 'image' && IMAGE_TYPES[extension]) || 'application/octet-stream',
+          },
+        ],
+      };
+    }
+    const sent = await this.rest.call<APIMessage>(account, 'POST /channels/{id}/messages', (rest) =>
+      rest.post(Routes.channelMessages(channel), request),
+    );
+    return { messageId: sent.id };
+  }
+
+  private checkApplication(account: ChannelAccount, data: GatewayReadyDispatchData): void {
+    const expected = account.config.app_id;
+    if (expected !== undefined && data.application?.id !== expected) {
+      this.options
+        .logger?.()
+        ?.warn(
+          { platform: 'discord', accountId: account.id, applicationId: data.application?.id },
+          'discord: the bot token belongs to another application than app_id',
+        );
+    }
+  }
+
+  private receive(
+    account: ChannelAccount,
+    state: AccountState,
+    message: DiscordMessage,
+    link: ConnectionLink,
+  ): void {
+    const warn = (detail: object, text: string): void => this.options.logger?.()?.warn(detail, text);
+    try {
+      const inbound = toInbound(account.id, state.botUserId, message);
+      if (!inbound) return;
+      const unanswered =
+        inbound.chatType === 'group' &&
+        inbound.mentioned === false &&
+        account.config.group_require_mention !== false;
+      if (unanswered || !Array.isArray(message.attachments) || message.attachments.length === 0) {
+        link.deliver(inbound);
+        return;
+      }
+      const pictures: PictureOptions = {
+        maxBytes: this.options.pictures?.maxBytes ?? 8 * 1024 * 1024,
+        maxCount: this.options.pictures?.maxCount ?? 4,
+        timeoutMs: this.options.pictures?.timeoutMs ?? 20_000,
+      };
+      void readPictures(account, message, pictures, warn, link.signal)
+        .then((images) => link.deliver({ ...inbound, ...(images.length > 0 ? { images } : {}) }))
+        .catch(() => undefined);
+    } catch (error) {
+      warn(
+        { platform: 'discord', accountId: account.id, err: errorMessage(error) },
+        'discord message skipped',
+      );
+    }
+  }
+}

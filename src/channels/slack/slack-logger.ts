@@ -1,0 +1,41 @@
+// The @slack/logger interface over our channel logger. The SDK's debug and info lines are dropped
+// (debug lines carry whole payloads); warnings and errors pass, as text only (never an error
+// object, whose request may hold the Authorization header), with anything like a token removed.
+import type { Logger, LogLevel } from '@slack/bolt';
+import type { ChannelLogger } from '../types.ts';
+
+const TOKEN_PATTERN = /\b(?:xox[a-z]|xapp)-[A-Za-z0-9-]+/g;
+
+/** Removes Slack tokens (xoxb-, xoxp-, xapp-, ...) and the given secrets from a text. */
+export function scrubTokens(text: string, ...secrets: Array<string | undefined>): string {
+  let clean = text.replace(TOKEN_PATTERN, '[token]');
+  for (const secret of secrets) if (secret && secret.length >= 6) clean = clean.split(secret).join('[token]');
+  return clean;
+}
+
+function textOf(parts: unknown[]): string {
+  return parts
+    .map((part) => (part instanceof Error ? part.message : typeof part === 'string' ? part : ''))
+    .filter((part) => part !== '')
+    .join(' ')
+    .slice(0, 500);
+}
+
+export function quietSlackLogger(logger: () => ChannelLogger | undefined): Logger {
+  let level = 'warn' as LogLevel;
+  const warn = (...parts: unknown[]): void => {
+    const text = scrubTokens(textOf(parts));
+    if (text !== '') logger()?.warn({ platform: 'slack' }, `slack sdk: ${text}`);
+  };
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn,
+    error: warn,
+    setLevel: (next) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}

@@ -1,0 +1,109 @@
+// Socket Mode through @slack/bolt: an App with a SocketModeReceiver whose client gets its WebSocket
+// URL from apps.connections.open (app-level token, xapp-) and speaks Slack's envelopes (hello,
+// events_api acknowledged by envelope_id, disconnect). Bolt's own reconnecting is off: when the
+// connection ends, connect() returns and the manager's reconnect loop opens a new one, so the state
+// and back-off of every platform are the same. The bot token (xoxb-) is checked with auth.test
+// before connecting, so a wrong one shows as the account's error.
+import type { ChannelAccount, ChannelLogger, ConnectionLink } from '../types.ts';
+import { apiUrlOf, toSlackError } from './slack-api.ts';
+import { quietSlackLogger, scrubTokens } from './slack-logger.ts';
+
+export interface SocketModeOptions {
+  logger: () => ChannelLogger | undefined;
+  /** Each message or app_mention event, with the bot's user id (from auth.test). */
+  onEvent(account: ChannelAccount, event: unknown, botUserId: string | undefined, link: ConnectionLink): void;
+  /** Time to wait for the close handshake when stopping, in ms (default 5000). */
+  closeTimeoutMs?: number;
+}
+
+export async function connectSocketMode(
+  account: ChannelAccount,
+  link: ConnectionLink,
+  options: SocketModeOptions,
+): Promise<void> {
+  const { App, SocketModeReceiver } = await import('@slack/bolt');
+  const appToken = account.config.app_token;
+  const botToken = account.config.app_secret;
+  if (!appToken || !botToken)
+    throw new Error('slack: Socket Mode needs app_secret (bot token) and app_token');
+  const logger = quietSlackLogger(options.logger);
+  const clientOptions = {
+    slackApiUrl: apiUrlOf(account.config.api_base),
+    // One try per connection: the manager's loop retries with back-off.
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 30_000,
+    allowAbsoluteUrls: false,
+    logger,
+  };
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger,
+    autoReconnectEnabled: false,
+    installerOptions: { clientOptions },
+  });
+  const app = new App({
+    token: botToken,
+    receiver,
+    logger,
+    clientOptions,
+    convoStore: false,
+    deferInitialization: true,
+  });
+  for (const name of ['message', 'app_mention'] as const) {
+    app.event(name, ({ event, context }) => {
+      options.onEvent(account, event, context.botUserId, link);
+      return Promise.resolve();
+    });
+  }
+  app.error((error) => {
+    options
+      .logger()
+      ?.warn(
+        { platform: 'slack', accountId: account.id, err: scrubTokens(error.message, botToken, appToken) },
+        'slack event failed',
+      );
+    return Promise.resolve();
+  });
+  if (link.signal.aborted) return;
+  // auth.test with the bot token: a wrong token fails here with invalid_auth.
+  await app.init().catch((error: unknown) => {
+    throw toSlackError('auth.test (the bot token)', error, [botToken, appToken]);
+  });
+  const client = receiver.client;
+  let closed = false;
+  const ended = new Promise<void>((resolve) =>
+    client.once('disconnected', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  const stop = (): void => void client.disconnect().catch(() => undefined);
+  link.signal.addEventListener('abort', stop, { once: true });
+  try {
+    await Promise.race([
+      app.start().catch((error: unknown) => {
+        throw error === undefined
+          ? new Error('slack: the Socket Mode connection closed before hello')
+          : toSlackError('apps.connections.open (the app token)', error, [botToken, appToken]);
+      }),
+      ended.then(() => {
+        throw new Error('slack: the Socket Mode connection closed before hello');
+      }),
+    ]);
+    if (link.signal.aborted) return;
+    link.connected();
+    await ended;
+  } finally {
+    link.signal.removeEventListener('abort', stop);
+    if (!closed) {
+      client.disconnect().catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        ended,
+        new Promise((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000))),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// Reads a streamed chat completion (with X-Stream-Protocol: agui) as typed events: text deltas and
+// the tool calls the server runs, as they happen.
+import type { ApiClient } from './client.ts';
+import { CliError } from './errors.ts';
+
+export type ChatEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call-start'; id: string; name: string; arguments: string }
+  | { type: 'tool-call-result'; id: string; name: string; content: string };
+
+interface Chunk {
+  error?: unknown;
+  choices?: Array<{
+    delta?: {
+      content?: string;
+      tool_calls?: Array<{
+        type?: string;
+        toolCallId?: string;
+        toolCallName?: string;
+        arguments?: string;
+        content?: string;
+      }>;
+    };
+  }>;
+}
+
+function* eventsOf(chunk: Chunk): Generator<ChatEvent> {
+  if (chunk.error !== undefined) {
+    const message = typeof chunk.error === 'string' ? chunk.error : JSON.stringify(chunk.error);
+    throw new CliError(`the turn failed: ${message}`);
+  }
+  const delta = chunk.choices?.[0]?.delta;
+  for (const call of delta?.tool_calls ?? []) {
+    const id = call.toolCallId ?? '';
+    const name = call.toolCallName ?? 'tool';
+    if (call.type === 'TOOL_CALL_START')
+      yield { type: 'tool-call-start', id, name, arguments: call.arguments ?? '' };
+    else if (call.type === 'TOOL_CALL_RESULT')
+      yield { type: 'tool-call-result', id, name, content: call.content ?? '' };
+  }
+  if (delta?.content) yield { type: 'text-delta', text: delta.content };
+}
+
+export async function* readChatStream(response: Response): AsyncGenerator<ChatEvent> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = frame
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (!data || data === '[DONE]') continue;
+      let chunk: Chunk;
+      try {
+        chunk = JSON.parse(data) as Chunk;
+      } catch {
+        continue;
+      }
+      yield* eventsOf(chunk);
+    }
+  }
+}
+
+/** One line describing a tool call, for the terminal. */
+export function describeToolCall(event: ChatEvent, width = 160): string {
+  const cut = (text: string): string => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+  };
+  if (event.type === 'tool-call-start') return `⚙ ${event.name}(${cut(event.arguments)})`;
+  if (event.type === 'tool-call-result') return `  ↳ ${cut(event.content) || '(no output)'}`;
+  return event.text;
+}
+
+/** Starts a streamed turn with the tool-call extension; the caller reads the events. */
+export function streamTurn(
+  api: ApiClient,
+  turn: { agent: string; session?: string | undefined; content: string },
+  signal?: AbortSignal,
+): Promise<Response> {
+  return api.send('POST', '/chat/completions', {
+    headers: { 'x-stream-protocol': 'agui' },
+    body: {
+      model: turn.agent,
+      stream: true,
+      ...(turn.session ? { sessionId: turn.session } : {}),
+      messages: [{ role: 'user', content: turn.content }],
+    },
+    ...(signal ? { signal } : {}),
+  });
+}

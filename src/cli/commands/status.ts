@@ -1,0 +1,189 @@
+// `version`, `status` and `doctor`: what runs, and what is wrong with it.
+import type { Command } from 'commander';
+import { parseUserEntry } from '../../auth/users.ts';
+import { DEFAULT_ADMIN_PASSWORD, type Config } from '../../config/schema.ts';
+import type { ApiClient } from '../client.ts';
+import { CliError } from '../errors.ts';
+import { withJson, type Context } from '../context.ts';
+
+interface AgentItem {
+  ruleChain: { id: string; name: string };
+  status?: { loaded: boolean; error?: string };
+}
+interface ChannelsAnswer {
+  platforms: Record<string, { enabled: boolean; accounts: Record<string, { status?: { state: string } }> }>;
+}
+
+async function serverVersion(api: ApiClient): Promise<string | undefined> {
+  const document = await api.get<{ info?: { version?: string } }>('/openapi.json').catch(() => undefined);
+  return document?.info?.version;
+}
+
+async function status(cx: Context, api: ApiClient) {
+  const started = Date.now();
+  await api.send('GET', '/health');
+  const latencyMs = Date.now() - started;
+  const [version, agents, channels] = await Promise.all([
+    serverVersion(api),
+    api.all<AgentItem>('/agents').catch((error: Error) => error),
+    api.get<ChannelsAnswer>('/channels').catch((error: Error) => error),
+  ]);
+  const accounts =
+    channels instanceof Error
+      ? undefined
+      : Object.entries(channels.platforms).flatMap(([platform, config]) =>
+          Object.entries(config.accounts).map(([id, account]) => ({
+            platform,
+            id,
+            state: account.status?.state ?? (config.enabled ? 'unknown' : 'disabled'),
+          })),
+        );
+  return {
+    url: api.url,
+    healthy: true,
+    latencyMs,
+    version: version ?? null,
+    cliVersion: cx.io.version,
+    agents:
+      agents instanceof Error
+        ? { error: agents.message }
+        : {
+            total: agents.total,
+            loaded: agents.data.filter((agent) => agent.status?.loaded !== false).length,
+            notLoaded: agents.data
+              .filter((agent) => agent.status?.loaded === false)
+              .map((agent) => ({ id: agent.ruleChain.id, error: agent.status?.error ?? 'not loaded' })),
+          },
+    channels:
+      accounts === undefined
+        ? { error: (channels as Error).message }
+        : { connected: accounts.filter((account) => account.state === 'connected').length, accounts },
+  };
+}
+
+type Check = { check: string; status: 'ok' | 'warn' | 'fail'; detail: string };
+
+async function probeProvider(id: string, provider: Config['models']['providers'][string]): Promise<Check> {
+  const url = `${provider.base_url.replace(/\/+$/, '')}/models`;
+  const headers: Record<string, string> = provider.api_key ? { authorization: `Bearer ${provider.api_key}` } : {};
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+    const host = new URL(url).host;
+    if (response.ok) return { check: `provider ${id}`, status: 'ok', detail: `${host} answers` };
+    if (response.status === 401 || response.status === 403)
+      return { check: `provider ${id}`, status: 'fail', detail: `${host} refused the API key (${response.status})` };
+    return { check: `provider ${id}`, status: 'warn', detail: `${host} answered ${response.status} to GET /models` };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    return { check: `provider ${id}`, status: 'fail', detail: `cannot reach ${provider.base_url} (${cause})` };
+  }
+}
+
+async function doctor(cx: Context, command: Command): Promise<Check[]> {
+  const checks: Check[] = [];
+  const api = await cx.api(command);
+  const { config, configPath } = api.server;
+  if (config) checks.push({ check: 'config file', status: 'ok', detail: `${configPath} is valid` });
+  else if (configPath) checks.push({ check: 'config file', status: 'fail', detail: `${configPath} cannot be read` });
+  else
+    checks.push({
+      check: 'config file',
+      status: 'warn',
+      detail: 'none found here; the server writes ./config.yaml on first start (or pass --config)',
+    });
+  if (config) {
+    const admin = config.security.users['admin'];
+    if (admin !== undefined && parseUserEntry('admin', admin).password === DEFAULT_ADMIN_PASSWORD)
+      checks.push({
+        check: 'default password',
+        status: config.security.requireAuth ? 'fail' : 'warn',
+        detail: 'user admin still has the default password; change it with: agent-service password',
+      });
+    else checks.push({ check: 'default password', status: 'ok', detail: 'not in use' });
+    const host = config.server.host;
+    const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+    if (!loopback && !config.security.requireAuth)
+      checks.push({
+        check: 'authentication',
+        status: 'fail',
+        detail: `listening on ${host} with security.requireAuth: false; anyone who can reach it can use every API`,
+      });
+    else
+      checks.push({
+        check: 'authentication',
+        status: 'ok',
+        detail: config.security.requireAuth ? 'required' : 'off, loopback only',
+      });
+  }
+  try {
+    await api.send('GET', '/health');
+    checks.push({ check: 'server', status: 'ok', detail: `${api.url} is up (address from ${api.server.source})` });
+    try {
+      await api.get('/config');
+      checks.push({ check: 'credential', status: 'ok', detail: api.credential ? `${api.credential.source} works` : 'none needed' });
+    } catch (error) {
+      checks.push({ check: 'credential', status: 'fail', detail: (error as Error).message });
+    }
+  } catch (error) {
+    checks.push({ check: 'server', status: 'fail', detail: (error as Error).message });
+  }
+  const providers = Object.entries(config?.models.providers ?? {});
+  if (config && providers.length === 0)
+    checks.push({
+      check: 'providers',
+      status: 'warn',
+      detail: 'none configured: agents answer with the demo model; add one with: agent-service providers add',
+    });
+  checks.push(...(await Promise.all(providers.map(([id, provider]) => probeProvider(id, provider)))));
+  return checks;
+}
+
+export function registerStatus(program: Command, cx: Context): void {
+  withJson(program.command('version').description('print the version of this program')).action(
+    (options: { json?: boolean }) =>
+      cx.print(options.json, { version: cx.io.version, node: process.versions.node }, () => `agent-service ${cx.io.version}\n`),
+  );
+
+  withJson(
+    program
+      .command('status')
+      .description('server health, version, agents loaded and channels connected')
+      .addHelpText('after', '\nExample:\n  agent-service status --url 127.0.0.1:9601'),
+  ).action(async (options: { json?: boolean }, command: Command) => {
+    const api = await cx.api(command);
+    const result = await cx.spin(`checking ${api.url}`, status(cx, api));
+    const s = cx.style;
+    cx.print(options.json, result, () => {
+      const lines = [`${s.green('●')} ${s.bold(result.url)} is up (${result.latencyMs} ms), version ${result.version ?? 'unknown'}`];
+      const agents = result.agents;
+      if ('error' in agents) lines.push(`  agents:   ${s.yellow(agents.error ?? '')}`);
+      else {
+        lines.push(`  agents:   ${agents.loaded} of ${agents.total} loaded`);
+        for (const broken of agents.notLoaded) lines.push(`            ${s.red(broken.id)}: ${broken.error}`);
+      }
+      const channels = result.channels;
+      if ('error' in channels) lines.push(`  channels: ${s.yellow(channels.error ?? '')}`);
+      else {
+        lines.push(`  channels: ${channels.connected} of ${channels.accounts.length} accounts connected`);
+        for (const account of channels.accounts)
+          lines.push(`            ${account.platform}/${account.id}: ${account.state}`);
+      }
+      return `${lines.join('\n')}\n`;
+    });
+  });
+
+  withJson(
+    program
+      .command('doctor')
+      .description('check the config file, the default password, the server, the credential and the providers'),
+  ).action(async (options: { json?: boolean }, command: Command) => {
+    const checks = await cx.spin('checking', doctor(cx, command));
+    const s = cx.style;
+    const mark = { ok: s.green('✓'), warn: s.yellow('!'), fail: s.red('✗') };
+    cx.print(options.json, checks, () =>
+      checks.map((check) => `${mark[check.status]} ${check.check}: ${check.detail}\n`).join(''),
+    );
+    const failed = checks.filter((check) => check.status === 'fail').length;
+    if (failed > 0) throw new CliError(`${failed} check${failed === 1 ? '' : 's'} failed`);
+  });
+}

@@ -1,0 +1,114 @@
+// Browser tests' kit: Debian's chromium driven by playwright-core, a real server per suite, pages
+// that record console errors, and screenshots under test-results/screenshots/ (git-ignored).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestApp, type TestApp, type TestAppOptions } from '../../src/testing/app-harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'screenshots');
+
+export const DESKTOP = { width: 1280, height: 800 } as const;
+export const PHONE = { width: 375, height: 740 } as const;
+
+/** Builds web/dist once when it is missing (npm install builds it; a fresh checkout may not have). */
+export async function ensureUiBuilt(): Promise<void> {
+  if (existsSync(join(ROOT, 'web', 'dist', 'index.html'))) return;
+  const result = spawnSync(process.execPath, ['scripts/build.mjs', 'ui'], { cwd: ROOT, stdio: 'inherit' });
+  assert.equal(result.status, 0, 'the web UI build failed');
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  assert.ok(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: run node scripts/ensure-chromium.mjs`);
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A server with the built UI, listening on 127.0.0.1 (a random port). */
+export async function startUiServer(options: TestAppOptions = {}): Promise<TestApp> {
+  await ensureUiBuilt();
+  return createTestApp({ ...options, listen: true });
+}
+
+export interface UiPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and uncaught page errors seen so far. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+export interface PageOptions {
+  viewport?: { width: number; height: number };
+  colorScheme?: 'light' | 'dark';
+  /** Console error texts that a test provokes on purpose (a 401, a server that went away). */
+  allowErrors?: RegExp[];
+}
+
+/** A fresh browser context (its own storage) on `baseUrl`, recording console errors. */
+export async function openPage(
+  browser: Browser,
+  baseUrl: string,
+  options: PageOptions = {},
+): Promise<UiPage> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: options.viewport ?? DESKTOP,
+    colorScheme: options.colorScheme ?? 'light',
+    reducedMotion: 'reduce',
+  });
+  // Fail in seconds, not playwright's 30 s default: every page here is local.
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const allowed = (text: string) => (options.allowErrors ?? []).some((pattern) => pattern.test(text));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !allowed(message.text())) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  return { page, context, errors, close: () => context.close() };
+}
+
+export function assertNoConsoleErrors(ui: UiPage): void {
+  assert.deepEqual(ui.errors, [], 'the page logged no console errors');
+}
+
+/** Saves a full-page screenshot as test-results/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
+}
+
+/** Screenshots of the current page in light and dark, at desktop size and 375 px wide. */
+export async function screenshotAllModes(ui: UiPage, name: string): Promise<void> {
+  const { page } = ui;
+  const viewport = page.viewportSize() ?? DESKTOP;
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(50);
+      await screenshot(page, `${name}-${label}-${scheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(viewport);
+}

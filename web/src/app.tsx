@@ -1,0 +1,112 @@
+// The shell: navigation from the routes table, the current page, toasts and the shared dialogs.
+// The login page replaces the shell while /ui/login is open.
+import { useEffect, useState } from 'preact/hooks';
+import { setToken, signedIn } from './api.ts';
+import { LoginPage } from './pages/login.tsx';
+import { href, navigate, useSegments } from './router.ts';
+import { HOME, ROUTES } from './routes.ts';
+import { useStore } from './store.ts';
+import { ConfirmHost } from './ui/confirm.tsx';
+import { Icon } from './ui/icons.tsx';
+import { theme, toggleTheme } from './ui/theme.ts';
+import { ToastHost } from './ui/toast.tsx';
+
+function ThemeButton() {
+  const current = useStore(theme);
+  const next = current === 'dark' ? 'light' : 'dark';
+  return (
+    <button
+      type="button"
+      class="icon-btn"
+      onClick={toggleTheme}
+      aria-label={`Switch to ${next} theme`}
+      title={`Switch to ${next} theme`}
+    >
+      <Icon name={current === 'dark' ? 'sun' : 'moon'} />
+    </button>
+  );
+}
+
+export function App() {
+  const segments = useSegments();
+  const loggedIn = useStore(signedIn);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [first = '', ...params] = segments;
+  const route = ROUTES.find((entry) => entry.path === first);
+
+  useEffect(() => {
+    if (first !== 'login' && !route) navigate(href(HOME), { replace: true });
+  }, [first, route]);
+  useEffect(() => setMenuOpen(false), [segments.join('/')]);
+  useEffect(() => {
+    const label = first === 'login' ? 'Sign in' : route?.label;
+    document.title = label ? `${label} · Agent Service` : 'Agent Service';
+  }, [first, route]);
+
+  if (first === 'login') {
+    return (
+      <>
+        <LoginPage />
+        <ToastHost />
+      </>
+    );
+  }
+  const Page = route?.page;
+  return (
+    <div class={menuOpen ? 'shell menu-open' : 'shell'}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <button
+          type="button"
+          class="icon-btn nav-toggle"
+          aria-label="Menu"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <Icon name="menu" />
+        </button>
+        <a class="brand" href={href(HOME)}>
+          Agent Service
+        </a>
+        <span class="spacer" />
+        <ThemeButton />
+        {loggedIn && (
+          <button
+            type="button"
+            class="icon-btn"
+            aria-label="Sign out"
+            title="Sign out"
+            onClick={() => {
+              setToken(null);
+              navigate(href('login'));
+            }}
+          >
+            <Icon name="logout" />
+          </button>
+        )}
+      </header>
+      <nav id="nav" class="nav" aria-label="Main">
+        {ROUTES.map((entry) => (
+          <a
+            key={entry.path}
+            class={entry === route ? 'nav-link active' : 'nav-link'}
+            href={href(entry.path)}
+            aria-current={entry === route ? 'page' : undefined}
+          >
+            <Icon name={entry.icon} />
+            <span>{entry.label}</span>
+          </a>
+        ))}
+      </nav>
+      <div class="nav-backdrop" onClick={() => setMenuOpen(false)} />
+      <main id="main" class="main" tabIndex={-1}>
+        {Page && <Page params={params} />}
+      </main>
+      <ToastHost />
+      <ConfirmHost />
+    </div>
+  );
+}

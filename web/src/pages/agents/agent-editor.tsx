@@ -1,0 +1,215 @@
+// The editor of one agent: tabs for its basics, model, prompt, tools, skills and workspace files.
+// Basics, model, prompt and tools change the definition, saved with one PUT; skills and files are
+// saved by their own endpoints as they change.
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../../api.ts';
+import { href, navigate } from '../../router.ts';
+import type { AgentDefinition, AgentView } from '../../types.ts';
+import { agentName } from '../../types.ts';
+import { confirmAction } from '../../ui/confirm.tsx';
+import { Icon } from '../../ui/icons.tsx';
+import { toast } from '../../ui/toast.tsx';
+import { agentConfig } from './agent-definition.ts';
+import { BasicTab, ModelTab, PromptTab } from './definition-tabs.tsx';
+import { SkillsTab } from './skills-tab.tsx';
+import { ToolsTab } from './tools-tab.tsx';
+import { WorkspaceTab } from './workspace-tab.tsx';
+
+const TABS = [
+  { id: 'basic', label: 'Basic' },
+  { id: 'model', label: 'Model' },
+  { id: 'prompt', label: 'Prompt' },
+  { id: 'tools', label: 'Tools' },
+  { id: 'skills', label: 'Skills' },
+  { id: 'workspace', label: 'Workspace' },
+] as const;
+
+interface Props {
+  /** null: a new agent, from the template. */
+  agentId: string | null;
+  tab: string;
+  onChanged: () => Promise<void>;
+}
+
+function stripStatus(view: AgentView): AgentDefinition {
+  const { status: _status, ...definition } = view;
+  return definition;
+}
+
+export function AgentEditor({ agentId, tab, onChanged }: Props) {
+  const [view, setView] = useState<AgentView | null>(null);
+  const [draft, setDraft] = useState<AgentDefinition | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const isNew = agentId === null;
+  const current = TABS.find((entry) => entry.id === tab) ?? TABS[0];
+  const tabs = isNew ? TABS.filter((entry) => entry.id !== 'skills' && entry.id !== 'workspace') : TABS;
+
+  useEffect(() => {
+    if (isNew) {
+      api<AgentDefinition>('/agent-template').then(setDraft, () => undefined);
+      return;
+    }
+    api<AgentView>(`/agents/${encodeURIComponent(agentId)}`, { quiet: true }).then(
+      (loaded) => {
+        setView(loaded);
+        setDraft(stripStatus(loaded));
+      },
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) setMissing(true);
+        else if (error instanceof ApiError && error.status !== 401) toast(error.message, 'error');
+      },
+    );
+  }, [agentId]);
+
+  if (missing)
+    return (
+      <div class="empty-state">
+        <p>There is no agent "{agentId}".</p>
+      </div>
+    );
+  if (!draft) return <p class="muted pad">Loading…</p>;
+
+  const dirty = isNew || (view !== null && JSON.stringify(stripStatus(view)) !== JSON.stringify(draft));
+  const tabHref = (id: string) => href('agents', agentId ?? 'new', id);
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      if (isNew) {
+        const created = await api<AgentView>('/agents', { method: 'POST', body: draft });
+        toast(`Agent "${created.ruleChain.id}" created`, 'success');
+        await onChanged();
+        navigate(href('agents', created.ruleChain.id), { replace: true });
+        return;
+      }
+      const saved = await api<AgentView>(`/agents/${encodeURIComponent(agentId)}`, {
+        method: 'PUT',
+        body: draft,
+      });
+      setView(saved);
+      setDraft(stripStatus(saved));
+      toast(
+        saved.status.loaded ? 'Saved' : 'Saved, but the agent did not load',
+        saved.status.loaded ? 'success' : 'error',
+      );
+      await onChanged();
+    } catch {
+      // The toast has said why.
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const reload = async () => {
+    if (isNew) return;
+    try {
+      const loaded = await api<AgentView>(`/agents/${encodeURIComponent(agentId)}/reload`, {
+        method: 'POST',
+      });
+      setView(loaded);
+      setDraft(stripStatus(loaded));
+      toast(
+        loaded.status.loaded ? 'Reloaded' : 'Reloaded: the agent did not load',
+        loaded.status.loaded ? 'success' : 'error',
+      );
+    } catch {
+      // toasted
+    }
+    await onChanged();
+  };
+
+  const remove = async () => {
+    if (isNew) return;
+    const confirmed = await confirmAction({
+      title: 'Delete agent',
+      message: `Delete agent "${agentId}" with its rule chains, workspace files and conversations? This cannot be undone.`,
+      confirmLabel: 'Delete agent',
+      danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api(`/agents/${encodeURIComponent(agentId)}`, { method: 'DELETE' });
+      toast(`Agent "${agentId}" deleted`, 'success');
+      await onChanged();
+      navigate(href('agents'), { replace: true });
+    } catch {
+      // toasted
+    }
+  };
+
+  const config = agentConfig(draft);
+  return (
+    <div class="editor">
+      <div class="toolbar">
+        <a class="icon-btn back-link" href={href('agents')} aria-label="Back to the agent list">
+          <Icon name="back" />
+        </a>
+        <h2 class="page-title">{isNew ? 'New agent' : agentName(draft)}</h2>
+        {view &&
+          (view.status.loaded ? (
+            <span class="badge badge-ok">loaded</span>
+          ) : (
+            <span class="badge badge-error">load error</span>
+          ))}
+        <span class="spacer" />
+        {!isNew && (
+          <>
+            <a class="btn btn-ghost" href={href('chat', agentId)} aria-label="Chat with this agent">
+              <Icon name="chat" /> <span class="hide-narrow">Chat</span>
+            </a>
+            <button type="button" class="btn" aria-label="Reload agent" onClick={() => void reload()}>
+              <Icon name="reload" /> <span class="hide-narrow">Reload</span>
+            </button>
+            <button
+              type="button"
+              class="btn btn-danger"
+              aria-label="Delete agent"
+              onClick={() => void remove()}
+            >
+              <Icon name="trash" /> <span class="hide-narrow">Delete</span>
+            </button>
+          </>
+        )}
+        <button type="button" class="btn btn-primary" disabled={!dirty || saving} onClick={() => void save()}>
+          {isNew ? 'Create' : 'Save'}
+        </button>
+      </div>
+      {view?.status.error && (
+        <div class="alert alert-error" role="alert">
+          <strong>This agent did not load.</strong>
+          <pre class="alert-detail">{view.status.error}</pre>
+        </div>
+      )}
+      <nav class="tabs" aria-label="Agent sections">
+        {tabs.map((entry) => (
+          <a
+            key={entry.id}
+            class={entry.id === current.id ? 'tab active' : 'tab'}
+            href={tabHref(entry.id)}
+            aria-current={entry.id === current.id ? 'page' : undefined}
+          >
+            {entry.label}
+          </a>
+        ))}
+      </nav>
+      <div class="tab-panel">
+        {!config && current.id !== 'basic' && current.id !== 'skills' && current.id !== 'workspace' ? (
+          <p class="muted">This agent has no ai/agent node: edit its chain as JSON on the Rules page.</p>
+        ) : current.id === 'basic' ? (
+          <BasicTab definition={draft} isNew={isNew} onChange={setDraft} />
+        ) : current.id === 'model' ? (
+          <ModelTab definition={draft} onChange={setDraft} />
+        ) : current.id === 'prompt' ? (
+          <PromptTab definition={draft} onChange={setDraft} />
+        ) : current.id === 'tools' ? (
+          <ToolsTab definition={draft} onChange={setDraft} />
+        ) : current.id === 'skills' && agentId ? (
+          <SkillsTab agentId={agentId} />
+        ) : current.id === 'workspace' && agentId ? (
+          <WorkspaceTab agentId={agentId} />
+        ) : null}
+      </div>
+    </div>
+  );
+}

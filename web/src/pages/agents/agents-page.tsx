@@ -1,0 +1,87 @@
+// Agents: the list with each agent's status (loaded, or its load error), and the editor of the
+// chosen one (/ui/agents/<id>/<tab>) or of a new one from the template (/ui/agents/new).
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { apiAll } from '../../api.ts';
+import { href } from '../../router.ts';
+import type { PageProps } from '../../routes.ts';
+import type { AgentView } from '../../types.ts';
+import { agentName } from '../../types.ts';
+import { Icon } from '../../ui/icons.tsx';
+import { AgentEditor } from './agent-editor.tsx';
+
+export function AgentsPage({ params }: PageProps) {
+  const [selected, tab] = params;
+  const [agents, setAgents] = useState<AgentView[] | null>(null);
+
+  const reload = useCallback(async () => {
+    try {
+      setAgents(await apiAll<AgentView>('/agents'));
+    } catch {
+      setAgents([]);
+    }
+  }, []);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  return (
+    <div class={selected ? 'split split-detail' : 'split'}>
+      <aside class="split-list" aria-label="Agents">
+        <div class="toolbar">
+          <h1 class="page-title">Agents</h1>
+          <span class="spacer" />
+          <a class="btn btn-primary" href={href('agents', 'new')}>
+            <Icon name="plus" /> New agent
+          </a>
+        </div>
+        {agents === null ? (
+          <p class="muted">Loading…</p>
+        ) : agents.length === 0 ? (
+          <p class="muted">No agents yet.</p>
+        ) : (
+          <ul class="list" aria-label="Agent list">
+            {agents.map((agent) => {
+              const id = agent.ruleChain.id;
+              return (
+                <li key={id}>
+                  <a
+                    class={id === selected ? 'list-item active' : 'list-item'}
+                    href={href('agents', id)}
+                    aria-current={id === selected ? 'page' : undefined}
+                    data-agent={id}
+                  >
+                    <span class="list-item-main">
+                      <span class="list-item-title">{agentName(agent)}</span>
+                      <span class="muted list-item-sub">{id}</span>
+                    </span>
+                    {agent.status.loaded ? (
+                      <span class="badge badge-ok">loaded</span>
+                    ) : (
+                      <span class="badge badge-error" title={agent.status.error}>
+                        load error
+                      </span>
+                    )}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </aside>
+      <section class="split-detail-pane" aria-label="Agent editor">
+        {selected ? (
+          <AgentEditor
+            key={selected}
+            agentId={selected === 'new' ? null : selected}
+            tab={tab ?? 'basic'}
+            onChanged={reload}
+          />
+        ) : (
+          <div class="empty-state">
+            <p class="muted">Choose an agent to edit it, or create a new one.</p>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+// The tabs that edit the agent definition itself: basics, model and prompt.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import type { AgentDefinition } from '../../types.ts';
+import {
+  agentConfig,
+  description,
+  providerOf,
+  providerTemplates,
+  withAgentConfig,
+  withDescription,
+  withRuleChain,
+} from './agent-definition.ts';
+
+interface TabProps {
+  definition: AgentDefinition;
+  onChange: (definition: AgentDefinition) => void;
+}
+
+export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: boolean }) {
+  return (
+    <div class="form-grid">
+      <label class="field">
+        <span class="field-label">ID</span>
+        <input
+          class="input"
+          aria-label="ID"
+          value={definition.ruleChain.id}
+          disabled={!isNew}
+          pattern="[A-Za-z0-9_\-]{1,64}"
+          onInput={(event) => onChange(withRuleChain(definition, { id: event.currentTarget.value }))}
+        />
+        <span class="field-help">
+          Letters, digits, - and _. It names the agent in chat requests (`model`) and URLs.
+        </span>
+      </label>
+      <label class="field">
+        <span class="field-label">Name</span>
+        <input
+          class="input"
+          value={typeof definition.ruleChain.name === 'string' ? definition.ruleChain.name : ''}
+          onInput={(event) => onChange(withRuleChain(definition, { name: event.currentTarget.value }))}
+        />
+      </label>
+      <label class="field field-wide">
+        <span class="field-label">Description</span>
+        <textarea
+          class="input"
+          rows={3}
+          value={description(definition)}
+          onInput={(event) => onChange(withDescription(definition, event.currentTarget.value))}
+        />
+      </label>
+    </div>
+  );
+}
+
+interface Provider {
+  id: string;
+  name?: string;
+  model?: string;
+  models?: Array<{ name: string; alias?: string }>;
+}
+
+function numberOrUndefined(text: string): number | undefined {
+  if (text.trim() === '') return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+export function ModelTab({ definition, onChange }: TabProps) {
+  const [providers, setProviders] = useState<Provider[]>([]);
+  useEffect(() => {
+    api<Provider[]>('/config/models/providers').then(setProviders, () => undefined);
+  }, []);
+  const config = agentConfig(definition) ?? {};
+  const providerId = providerOf(config);
+  const provider = providers.find((entry) => entry.id === providerId);
+  const params = config.params ?? {};
+  const setParam = (name: string, value: unknown) => {
+    const next = { ...params };
+    if (value === undefined) delete next[name];
+    else next[name] = value;
+    onChange(withAgentConfig(definition, { params: next }));
+  };
+  const modelNames = provider
+    ? [provider.model, ...(provider.models ?? []).map((model) => model.alias ?? model.name)]
+    : [];
+
+  return (
+    <div class="form-grid">
+      <label class="field">
+        <span class="field-label">Provider</span>
+        <select
+          class="input"
+          aria-label="Provider"
+          value={providerId}
+          onChange={(event) => {
+            const id = event.currentTarget.value;
+            if (id !== 'custom') onChange(withAgentConfig(definition, providerTemplates(id)));
+          }}
+        >
+          <option value="">Default provider</option>
+          {providers.map((entry) => (
+            <option key={entry.id} value={entry.id}>
+              {entry.name ?? entry.id}
+            </option>
+          ))}
+          {providerId === 'custom' && <option value="custom">Custom URL ({config.url})</option>}
+        </select>
+        <span class="field-help">
+          {providers.length === 0
+            ? 'No provider is configured: agents answer with the built-in demo model.'
+            : 'Providers are managed in Settings.'}
+        </span>
+      </label>
+      <label class="field">
+        <span class="field-label">Model</span>
+        <input
+          class="input"
+          list="model-names"
+          placeholder={provider?.model ? `${provider.model} (provider default)` : "the provider's default"}
+          value={config.model ?? ''}
+          onInput={(event) => onChange(withAgentConfig(definition, { model: event.currentTarget.value }))}
+        />
+        <datalist id="model-names">
+          {modelNames.filter(Boolean).map((name) => (
+            <option key={name} value={name} />
+          ))}
+        </datalist>
+      </label>
+      <label class="field">
+        <span class="field-label">Temperature</span>
+        <input
+          class="input"
+          type="number"
+          min={0}
+          max={2}
+          step={0.1}
+          placeholder="provider default"
+          value={typeof params['temperature'] === 'number' ? String(params['temperature']) : ''}
+          onInput={(event) => setParam('temperature', numberOrUndefined(event.currentTarget.value))}
+        />
+      </label>
+      <label class="field">
+        <span class="field-label">Max tokens per answer</span>
+        <input
+          class="input"
+          type="number"
+          min={1}
+          placeholder="provider default"
+          value={typeof params['maxTokens'] === 'number' ? String(params['maxTokens']) : ''}
+          onInput={(event) => setParam('maxTokens', numberOrUndefined(event.currentTarget.value))}
+        />
+      </label>
+      <label class="field">
+        <span class="field-label">Max steps</span>
+        <input
+          class="input"
+          type="number"
+          min={1}
+          max={500}
+          aria-label="Max steps"
+          value={String(config.maxStep ?? 50)}
+          onInput={(event) =>
+            onChange(
+              withAgentConfig(definition, { maxStep: numberOrUndefined(event.currentTarget.value) ?? 50 }),
+            )
+          }
+        />
+        <span class="field-help">Model calls per turn at most.</span>
+      </label>
+      <label class="field">
+        <span class="field-label">Max tool output (characters)</span>
+        <input
+          class="input"
+          type="number"
+          min={100}
+          value={String(config.maxToolOutputLength ?? 50000)}
+          onInput={(event) =>
+            onChange(
+              withAgentConfig(definition, {
+                maxToolOutputLength: numberOrUndefined(event.currentTarget.value) ?? 50000,
+              }),
+            )
+          }
+        />
+      </label>
+    </div>
+  );
+}
+
+export function PromptTab({ definition, onChange }: TabProps) {
+  const config = agentConfig(definition) ?? {};
+  return (
+    <label class="field">
+      <span class="field-label">System prompt</span>
+      <textarea
+        class="input code-input"
+        rows={16}
+        aria-label="System prompt"
+        value={config.systemPrompt ?? ''}
+        onInput={(event) =>
+          onChange(withAgentConfig(definition, { systemPrompt: event.currentTarget.value }))
+        }
+      />
+      <span class="field-help">
+        Templates: {'${ruleChain.id}'}, {'${now()}'}, {'${include(path)}'} (a workspace file), {'${global.*}'}
+        , {'${vars.*}'}.
+      </span>
+    </label>
+  );
+}

@@ -1,0 +1,170 @@
+// The agent's tools: built-in ones (switched on and off), rule chains, sub-agents and MCP servers.
+import { useEffect, useState } from 'preact/hooks';
+import { api, apiAll } from '../../api.ts';
+import type { AgentDefinition, AgentView } from '../../types.ts';
+import { agentName } from '../../types.ts';
+import { Icon } from '../../ui/icons.tsx';
+import type { ToolEntry } from './agent-definition.ts';
+import { agentConfig, withAgentConfig } from './agent-definition.ts';
+
+interface ToolInfo {
+  name: string;
+  type: string;
+  description: string;
+}
+
+interface Props {
+  definition: AgentDefinition;
+  onChange: (definition: AgentDefinition) => void;
+}
+
+const KIND_LABEL = { rulechain: 'Rule chain', agent: 'Sub-agent' } as const;
+
+export function ToolsTab({ definition, onChange }: Props) {
+  const [builtins, setBuiltins] = useState<ToolInfo[]>([]);
+  const [chains, setChains] = useState<AgentView[]>([]);
+  const [agents, setAgents] = useState<AgentView[]>([]);
+  useEffect(() => {
+    api<ToolInfo[]>('/tools').then(
+      (tools) => setBuiltins(tools.filter((tool) => tool.type === 'builtin')),
+      () => undefined,
+    );
+    apiAll<AgentView>('/rules').then(
+      (list) => setChains(list.filter((chain) => chain.ruleChain.additionalInfo?.['category'] !== 'agents')),
+      () => undefined,
+    );
+    apiAll<AgentView>('/agents').then(setAgents, () => undefined);
+  }, []);
+
+  const tools = agentConfig(definition)?.tools ?? [];
+  const setTools = (next: ToolEntry[]) => onChange(withAgentConfig(definition, { tools: next }));
+  const builtinOn = (name: string) => tools.some((tool) => tool.type === 'builtin' && tool.name === name);
+  const toggleBuiltin = (name: string, on: boolean) =>
+    setTools(
+      on
+        ? [...tools, { type: 'builtin', name }]
+        : tools.filter((tool) => !(tool.type === 'builtin' && tool.name === name)),
+    );
+  const update = (index: number, change: Partial<ToolEntry>) =>
+    setTools(tools.map((tool, at) => (at === index ? { ...tool, ...change } : tool)));
+  const removeAt = (index: number) => setTools(tools.filter((_, at) => at !== index));
+  const selfId = definition.ruleChain.id;
+
+  const targetRows = (type: 'rulechain' | 'agent') => {
+    const options = type === 'rulechain' ? chains : agents.filter((agent) => agent.ruleChain.id !== selfId);
+    return (
+      <fieldset class="fieldset">
+        <legend>{type === 'rulechain' ? 'Rule chains as tools' : 'Sub-agents as tools'}</legend>
+        {tools.map((tool, index) =>
+          tool.type !== type ? null : (
+            <div class="tool-row" key={index}>
+              <select
+                class="input"
+                aria-label={`${KIND_LABEL[type]} ${index + 1}`}
+                value={tool.targetId ?? ''}
+                onChange={(event) => update(index, { targetId: event.currentTarget.value })}
+              >
+                <option value="">Choose…</option>
+                {options.map((option) => (
+                  <option key={option.ruleChain.id} value={option.ruleChain.id}>
+                    {agentName(option)} ({option.ruleChain.id})
+                  </option>
+                ))}
+                {tool.targetId && !options.some((option) => option.ruleChain.id === tool.targetId) && (
+                  <option value={tool.targetId}>{tool.targetId} (missing)</option>
+                )}
+              </select>
+              <input
+                class="input"
+                placeholder="tool name (default: the id)"
+                aria-label="Tool name"
+                value={tool.name ?? ''}
+                onInput={(event) => update(index, { name: event.currentTarget.value })}
+              />
+              <button type="button" class="icon-btn" aria-label="Remove tool" onClick={() => removeAt(index)}>
+                <Icon name="trash" />
+              </button>
+            </div>
+          ),
+        )}
+        <button
+          type="button"
+          class="btn btn-ghost"
+          onClick={() => setTools([...tools, { type, targetId: '' }])}
+        >
+          <Icon name="plus" /> Add {type === 'rulechain' ? 'a rule chain' : 'a sub-agent'}
+        </button>
+      </fieldset>
+    );
+  };
+
+  const mcpServer = (tool: ToolEntry) => {
+    const server = tool.config?.['server'];
+    return Array.isArray(server) ? server.join(' ') : typeof server === 'string' ? server : '';
+  };
+
+  return (
+    <div class="stack">
+      <fieldset class="fieldset">
+        <legend>Built-in tools</legend>
+        <div class="check-grid">
+          {builtins.map((tool) => (
+            <label class="check" key={tool.name} title={tool.description}>
+              <input
+                type="checkbox"
+                checked={builtinOn(tool.name)}
+                onChange={(event) => toggleBuiltin(tool.name, event.currentTarget.checked)}
+              />
+              <span>
+                <strong>{tool.name}</strong>
+                <span class="muted check-help">{tool.description}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {targetRows('rulechain')}
+      {targetRows('agent')}
+      <fieldset class="fieldset">
+        <legend>MCP servers</legend>
+        {tools.map((tool, index) =>
+          tool.type !== 'mcp' ? null : (
+            <div class="tool-row" key={index}>
+              <input
+                class="input"
+                placeholder="name"
+                aria-label="MCP server name"
+                value={tool.name ?? ''}
+                onInput={(event) => update(index, { name: event.currentTarget.value })}
+              />
+              <input
+                class="input"
+                placeholder="https://host/mcp or a command line"
+                aria-label="MCP server URL or command"
+                value={mcpServer(tool)}
+                onInput={(event) =>
+                  update(index, { config: { ...tool.config, server: event.currentTarget.value } })
+                }
+              />
+              <button
+                type="button"
+                class="icon-btn"
+                aria-label="Remove MCP server"
+                onClick={() => removeAt(index)}
+              >
+                <Icon name="trash" />
+              </button>
+            </div>
+          ),
+        )}
+        <button
+          type="button"
+          class="btn btn-ghost"
+          onClick={() => setTools([...tools, { type: 'mcp', name: '', config: { server: '' } }])}
+        >
+          <Icon name="plus" /> Add an MCP server
+        </button>
+      </fieldset>
+    </div>
+  );
+}

@@ -1,0 +1,190 @@
+// Channels: every platform with its accounts and each account's connection state (refreshed every
+// few seconds), add / edit / delete accounts, and the bindings editor.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, apiAll } from '../../api.ts';
+import type { PageProps } from '../../routes.ts';
+import type { AgentView } from '../../types.ts';
+import { relativeTime } from '../../types.ts';
+import { confirmAction } from '../../ui/confirm.tsx';
+import { Dialog } from '../../ui/dialog.tsx';
+import { Icon } from '../../ui/icons.tsx';
+import { toast } from '../../ui/toast.tsx';
+import '../../styles/manage.css';
+import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
+import { BindingsEditor } from './bindings-editor.tsx';
+import { PLATFORM_SPECS, POLICY_LABELS, type AccountView, type PlatformSpec, type PlatformView } from './platform-fields.ts';
+
+const REFRESH_MS = 5000;
+
+function StatusLabel({ status }: { status: AccountView['status'] }) {
+  return (
+    <span class="inline-check" title={status.error ?? `since ${new Date(status.since).toLocaleString()}`}>
+      <span class={`status-dot ${status.state}`} aria-hidden="true" />
+      <span>
+        {status.state}
+        {status.state !== 'disabled' && <span class="muted"> · {relativeTime(status.since)}</span>}
+      </span>
+    </span>
+  );
+}
+
+function AccountRow({
+  spec,
+  account,
+  onEdit,
+  onDelete,
+}: {
+  spec: PlatformSpec;
+  account: AccountView;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <div class="account-row" data-account={`${spec.id}/${account.id}`}>
+      <span class="list-item-main">
+        <span class="list-item-title">
+          {account.name || account.id} {account.name && <span class="muted">({account.id})</span>}
+        </span>
+        <span class="muted list-item-sub">
+          DMs: {POLICY_LABELS[account.dmPolicy]}
+          {spec.groups ? ` · groups: ${POLICY_LABELS[account.groupPolicy]}` : ''}
+          {account.allowFrom.length > 0 ? ` · allowlist: ${account.allowFrom.length}` : ''}
+          {' · '}
+          {spec.mainSecret === 'api_key' ? 'key' : 'secret'} {account.hasSecret ? 'set' : 'not set'}
+        </span>
+        {account.status.error && <span class="node-log-error">{account.status.error}</span>}
+      </span>
+      <StatusLabel status={account.status} />
+      <button type="button" class="icon-btn" aria-label={`Edit account ${account.id}`} title="Edit" onClick={onEdit}>
+        <Icon name="edit" />
+      </button>
+      <button type="button" class="icon-btn" aria-label={`Delete account ${account.id}`} title="Delete" onClick={onDelete}>
+        <Icon name="trash" />
+      </button>
+    </div>
+  );
+}
+
+export function ChannelsPage(_props: PageProps) {
+  const [platforms, setPlatforms] = useState<Record<string, PlatformView> | null>(null);
+  const [agents, setAgents] = useState<string[]>([]);
+  const [target, setTarget] = useState<AccountTarget | null>(null);
+  const [newKey, setNewKey] = useState<string | null>(null);
+
+  const reload = useCallback(async (quiet = false) => {
+    try {
+      setPlatforms((await api<{ platforms: Record<string, PlatformView> }>('/channels', { quiet })).platforms);
+    } catch {
+      if (!quiet) setPlatforms({});
+    }
+  }, []);
+  useEffect(() => {
+    void reload();
+    // Connection states change on their own (connecting, connected, error): poll while the page is open.
+    const timer = window.setInterval(() => {
+      if (document.visibilityState === 'visible') void reload(true);
+    }, REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [reload]);
+  useEffect(() => {
+    apiAll<AgentView>('/agents').then(
+      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
+      () => undefined,
+    );
+  }, []);
+
+  const remove = async (spec: PlatformSpec, account: AccountView) => {
+    const confirmed = await confirmAction({
+      title: 'Delete account',
+      message: `Delete the ${spec.label} account "${account.id}"? It disconnects at once, and its bindings are removed.`,
+      confirmLabel: 'Delete account',
+      danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api(`/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`, { method: 'DELETE' });
+      toast(`Account "${account.id}" deleted`, 'success');
+      await reload();
+    } catch {
+      // toasted
+    }
+  };
+
+  return (
+    <div class="page stack">
+      <div class="toolbar">
+        <h1 class="page-title">Channels</h1>
+      </div>
+      <p class="muted">Where your agents meet their users: chat platforms, and API keys for your own applications.</p>
+      {platforms === null ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <div class="card-stack">
+          {PLATFORM_SPECS.map((spec) => {
+            const platform = platforms[spec.id];
+            const accounts = Object.values(platform?.accounts ?? {});
+            return (
+              <section key={spec.id} class="card" aria-label={`${spec.label} accounts`} data-platform={spec.id}>
+                <div class="card-head">
+                  <h2 class="section-title">{spec.label}</h2>
+                  {accounts.length > 0 && !platform?.enabled && <span class="badge badge-warn">platform disabled</span>}
+                  <span class="spacer" />
+                  <button type="button" class="btn" aria-label={`Add ${spec.label} account`} onClick={() => setTarget({ spec, account: null })}>
+                    <Icon name="plus" /> Add account
+                  </button>
+                </div>
+                {accounts.length === 0 ? (
+                  <p class="muted">{spec.intro}</p>
+                ) : (
+                  accounts.map((account) => (
+                    <AccountRow
+                      key={account.id}
+                      spec={spec}
+                      account={account}
+                      onEdit={() => setTarget({ spec, account })}
+                      onDelete={() => void remove(spec, account)}
+                    />
+                  ))
+                )}
+              </section>
+            );
+          })}
+          <BindingsEditor agents={agents} platforms={platforms} />
+        </div>
+      )}
+      <AccountDialog
+        target={target}
+        onClose={() => setTarget(null)}
+        onSaved={async (created) => {
+          setTarget(null);
+          if (created?.apiKey) setNewKey(created.apiKey);
+          await reload();
+        }}
+      />
+      <Dialog
+        title="The new API key"
+        open={newKey !== null}
+        onClose={() => setNewKey(null)}
+        actions={
+          <button type="button" class="btn btn-primary" onClick={() => setNewKey(null)}>
+            Done
+          </button>
+        }
+      >
+        <p>Copy this key now: it is shown only once. Applications send it as <code>Authorization: Bearer …</code>.</p>
+        <div class="key-box">
+          <code aria-label="New API key">{newKey}</code>
+          <button
+            type="button"
+            class="btn"
+            onClick={() => {
+              void navigator.clipboard?.writeText(newKey ?? '').then(() => toast('Copied', 'success'), () => undefined);
+            }}
+          >
+            <Icon name="copy" /> Copy
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

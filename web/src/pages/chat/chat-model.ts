@@ -1,0 +1,151 @@
+// What the transcript shows: user messages and assistant turns (text, tool calls, usage), built
+// from a session's stored messages or from the chat stream's chunks as they arrive.
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  toolType: string;
+  arguments: string;
+  result?: string;
+  status: 'running' | 'done' | 'failed';
+}
+
+export interface Usage {
+  prompt: number;
+  completion: number;
+  total: number;
+}
+
+export interface UserItem {
+  kind: 'user';
+  id: string;
+  text: string;
+  images: string[];
+}
+
+export interface AssistantItem {
+  kind: 'assistant';
+  id: string;
+  text: string;
+  tools: ToolCallView[];
+  status: 'streaming' | 'done' | 'stopped' | 'failed';
+  error?: string;
+  usage?: Usage;
+}
+
+export type ChatItem = UserItem | AssistantItem;
+
+/** A message as GET /agents/{id}/sessions/{key}/messages answers it. */
+export interface StoredMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  images?: string[];
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  toolCallId?: string;
+}
+
+let counter = 0;
+export const itemId = (): string => `item-${++counter}`;
+
+/** Tools report failure as a result starting with "error:" (the agent loop's convention). */
+export function isFailure(result: string): boolean {
+  return /^error:/i.test(result.trimStart());
+}
+
+export function fromHistory(messages: StoredMessage[]): ChatItem[] {
+  const items: ChatItem[] = [];
+  let turn: AssistantItem | undefined;
+  for (const message of messages) {
+    if (message.role === 'user') {
+      turn = undefined;
+      items.push({ kind: 'user', id: itemId(), text: message.content ?? '', images: message.images ?? [] });
+      continue;
+    }
+    if (message.role === 'system') continue;
+    if (!turn) {
+      turn = { kind: 'assistant', id: itemId(), text: '', tools: [], status: 'done' };
+      items.push(turn);
+    }
+    if (message.role === 'assistant') {
+      if (message.content) turn.text += (turn.text ? '\n\n' : '') + message.content;
+      for (const call of message.toolCalls ?? [])
+        turn.tools.push({
+          id: call.id,
+          name: call.name,
+          toolType: '',
+          arguments: call.arguments,
+          status: 'running',
+        });
+    } else {
+      const call = turn.tools.find((tool) => tool.id === message.toolCallId);
+      const result = message.content ?? '';
+      if (call) {
+        call.result = result;
+        call.status = isFailure(result) ? 'failed' : 'done';
+      }
+    }
+  }
+  // A call with no stored result did not finish (the turn was stopped).
+  for (const item of items)
+    if (item.kind === 'assistant')
+      for (const tool of item.tools) if (tool.status === 'running') tool.status = 'failed';
+  return items;
+}
+
+interface ChunkToolCall {
+  type?: string;
+  toolCallId?: string;
+  toolCallName?: string;
+  arguments?: string;
+  content?: string;
+  toolType?: string;
+}
+
+interface Chunk {
+  error?: unknown;
+  choices?: Array<{ delta?: { content?: string | null; tool_calls?: ChunkToolCall[] } }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+}
+
+/** Applies one chunk of the chat stream (AG-UI mode) to the assistant turn being streamed. */
+export function applyChunk(turn: AssistantItem, payload: unknown): AssistantItem {
+  const chunk = payload as Chunk;
+  if (typeof chunk.error === 'string') return { ...turn, status: 'failed', error: chunk.error };
+  const next: AssistantItem = { ...turn, tools: [...turn.tools] };
+  if (chunk.usage)
+    next.usage = {
+      prompt: chunk.usage.prompt_tokens ?? 0,
+      completion: chunk.usage.completion_tokens ?? 0,
+      total: chunk.usage.total_tokens ?? 0,
+    };
+  const delta = chunk.choices?.[0]?.delta;
+  if (delta?.content) next.text += delta.content;
+  for (const call of delta?.tool_calls ?? []) {
+    if (call.type === 'TOOL_CALL_START' && call.toolCallId) {
+      next.tools.push({
+        id: call.toolCallId,
+        name: call.toolCallName ?? 'tool',
+        toolType: call.toolType ?? '',
+        arguments: call.arguments ?? '',
+        status: 'running',
+      });
+    } else if (call.type === 'TOOL_CALL_RESULT' && call.toolCallId) {
+      const result = call.content ?? '';
+      next.tools = next.tools.map((tool) =>
+        tool.id === call.toolCallId
+          ? { ...tool, result, status: isFailure(result) ? 'failed' : 'done' }
+          : tool,
+      );
+    }
+  }
+  return next;
+}
+
+/** Pretty JSON when the text is JSON, else the text. */
+export function formatJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,359 @@
+// Cron tasks: the list with next run and last run, create with a preview of the next runs (computed
+// by the server's own cron parser), enable/disable, run now, run history, delete with confirmation.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, ApiError, apiAll } from '../../api.ts';
+import type { PageProps } from '../../routes.ts';
+import type { AgentView } from '../../types.ts';
+import { relativeTime } from '../../types.ts';
+import { confirmAction } from '../../ui/confirm.tsx';
+import { Dialog } from '../../ui/dialog.tsx';
+import { Icon } from '../../ui/icons.tsx';
+import { toast } from '../../ui/toast.tsx';
+import '../../styles/manage.css';
+
+interface CronRun {
+  startedAt: string;
+  endedAt: string;
+  status: 'success' | 'failure';
+  durationMs: number;
+  error?: string;
+  reply?: string;
+}
+
+interface CronTask {
+  id: string;
+  name: string;
+  schedule: string;
+  message: string;
+  target: string;
+  disabled: boolean;
+  nextRunAt: string | null;
+  lastRun: CronRun | null;
+}
+
+interface Preview {
+  schedule: string;
+  timeZone: string;
+  nextRuns: string[];
+}
+
+const PRESETS = [
+  { label: 'Every weekday at 09:00', schedule: '0 0 9 * * 1-5' },
+  { label: 'Every day at 08:30', schedule: '0 30 8 * * *' },
+  { label: 'Every hour', schedule: '0 0 * * * *' },
+  { label: 'Every 15 minutes', schedule: '0 */15 * * * *' },
+  { label: 'Mondays at 10:00', schedule: '0 0 10 * * 1' },
+];
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+function RunBadge({ run }: { run: CronRun | null }) {
+  if (!run) return <span class="muted">never run</span>;
+  return (
+    <span title={run.error ?? run.reply ?? ''}>
+      <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>{run.status === 'success' ? 'ok' : 'failed'}</span>{' '}
+      <span class="muted">{relativeTime(run.startedAt)}</span>
+    </span>
+  );
+}
+
+/** The next runs of a schedule as the user types it (debounced), or the server's reason it is wrong. */
+function SchedulePreview({ schedule }: { schedule: string }) {
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    if (schedule.trim() === '') {
+      setPreview(null);
+      setError('');
+      return undefined;
+    }
+    const controller = new AbortController();
+    const timer = window.setTimeout(() => {
+      api<Preview>('/cron/preview', { query: { schedule, count: 5 }, quiet: true, signal: controller.signal }).then(
+        (answer) => {
+          setPreview(answer);
+          setError('');
+        },
+        (failure: unknown) => {
+          if (controller.signal.aborted) return;
+          setPreview(null);
+          setError(failure instanceof ApiError ? failure.message : 'no preview');
+        },
+      );
+    }, 250);
+    return () => {
+      window.clearTimeout(timer);
+      controller.abort();
+    };
+  }, [schedule]);
+  if (error) return <p class="form-error" role="alert">{error}</p>;
+  if (!preview) return null;
+  return (
+    <div aria-label="Next runs" aria-live="polite">
+      <span class="field-help">Next runs (server time zone {preview.timeZone}; shown in yours):</span>
+      <ol class="preview-list">
+        {preview.nextRuns.map((run) => (
+          <li key={run}>{when(run)}</li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () => void }) {
+  const [runs, setRuns] = useState<CronRun[] | null>(null);
+  useEffect(() => {
+    setRuns(null);
+    if (!task) return;
+    api<{ data: CronRun[] }>(`/cron/${encodeURIComponent(task.id)}/runs`).then(
+      (answer) => setRuns(answer.data),
+      () => setRuns([]),
+    );
+  }, [task?.id]);
+  return (
+    <Dialog title={`Runs of ${task?.name ?? ''}`} open={task !== null} onClose={onClose} wide actions={<button type="button" class="btn" onClick={onClose}>Close</button>}>
+      {runs === null ? (
+        <p class="muted">Loading…</p>
+      ) : runs.length === 0 ? (
+        <p class="muted">This task has not run yet.</p>
+      ) : (
+        <ol class="list" aria-label="Run history">
+          {runs.map((run) => (
+            <li key={run.startedAt} class="node-log">
+              <div class="node-log-head">
+                <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>{run.status}</span>
+                <span>{when(run.startedAt)}</span>
+                <span class="spacer" />
+                <span class="muted">{(run.durationMs / 1000).toFixed(1)} s</span>
+              </div>
+              {run.error && <p class="node-log-error">{run.error}</p>}
+              {run.reply && <pre class="data-block">{run.reply}</pre>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </Dialog>
+  );
+}
+
+export function CronPage(_props: PageProps) {
+  const [tasks, setTasks] = useState<CronTask[] | null>(null);
+  const [agents, setAgents] = useState<string[]>([]);
+  const [agentFilter, setAgentFilter] = useState('');
+  const [draft, setDraft] = useState<{ name: string; schedule: string; target: string; message: string } | null>(null);
+  const [history, setHistory] = useState<CronTask | null>(null);
+  const [running, setRunning] = useState<string | null>(null);
+
+  const reload = useCallback(async () => {
+    try {
+      setTasks(await api<CronTask[]>('/cron', { query: { agentId: agentFilter || undefined } }));
+    } catch {
+      setTasks([]);
+    }
+  }, [agentFilter]);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  useEffect(() => {
+    apiAll<AgentView>('/agents').then(
+      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
+      () => undefined,
+    );
+  }, []);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    if (!draft) return;
+    try {
+      const task = await api<CronTask>('/cron', { method: 'POST', body: draft });
+      toast(`Task "${task.name}" created`, 'success');
+      setDraft(null);
+      await reload();
+    } catch {
+      // toasted: the message names the bad field
+    }
+  };
+
+  const toggle = async (task: CronTask) => {
+    try {
+      await api(`/cron/${encodeURIComponent(task.id)}/toggle`, { method: 'PUT', body: { disabled: !task.disabled } });
+      await reload();
+    } catch {
+      // toasted
+    }
+  };
+
+  const runNow = async (task: CronTask) => {
+    setRunning(task.id);
+    try {
+      const after = await api<CronTask>(`/cron/${encodeURIComponent(task.id)}/run`, { method: 'POST' });
+      toast(after.lastRun?.status === 'success' ? `"${task.name}" ran` : `"${task.name}" failed: ${after.lastRun?.error ?? ''}`, after.lastRun?.status === 'success' ? 'success' : 'error');
+      await reload();
+    } catch {
+      // toasted
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  const remove = async (task: CronTask) => {
+    const confirmed = await confirmAction({
+      title: 'Delete task',
+      message: `Delete the cron task "${task.name}" and its run history?`,
+      confirmLabel: 'Delete task',
+      danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api(`/cron/${encodeURIComponent(task.id)}`, { method: 'DELETE' });
+      toast(`Task "${task.name}" deleted`, 'success');
+      await reload();
+    } catch {
+      // toasted
+    }
+  };
+
+  return (
+    <div class="page stack">
+      <div class="toolbar">
+        <h1 class="page-title">Cron tasks</h1>
+        <span class="spacer" />
+        <select class="input input-auto" aria-label="Filter by agent" value={agentFilter} onChange={(event) => setAgentFilter(event.currentTarget.value)}>
+          <option value="">All agents</option>
+          {agents.map((id) => (
+            <option key={id} value={id}>
+              Agent {id}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          class="btn btn-primary"
+          onClick={() => setDraft({ name: '', schedule: '0 0 9 * * 1-5', target: agentFilter || (agents.includes('main') ? 'main' : (agents[0] ?? '')), message: '' })}
+        >
+          <Icon name="plus" /> New task
+        </button>
+      </div>
+      <p class="muted">A task sends its message to an agent on a schedule, in the agent's own cron conversation.</p>
+      {tasks === null ? (
+        <p class="muted">Loading…</p>
+      ) : tasks.length === 0 ? (
+        <div class="card empty-state">
+          <p class="muted">No cron tasks yet.</p>
+        </div>
+      ) : (
+        <table class="table card" aria-label="Cron tasks">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>Schedule</th>
+              <th>Next run</th>
+              <th>Last run</th>
+              <th>Enabled</th>
+              <th>
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.map((task) => (
+              <tr key={task.id} data-task={task.id}>
+                <td data-label="Task">
+                  <strong>{task.name}</strong>
+                  <div class="muted list-item-sub">→ {task.target}: {task.message}</div>
+                </td>
+                <td data-label="Schedule" class="mono">
+                  {task.schedule}
+                </td>
+                <td data-label="Next run">{task.nextRunAt ? when(task.nextRunAt) : <span class="muted">—</span>}</td>
+                <td data-label="Last run">
+                  <RunBadge run={task.lastRun} />
+                </td>
+                <td data-label="Enabled">
+                  <label class="inline-check">
+                    <input type="checkbox" checked={!task.disabled} onChange={() => void toggle(task)} aria-label={`Enabled: ${task.name}`} />
+                    {task.disabled ? 'off' : 'on'}
+                  </label>
+                </td>
+                <td>
+                  <div class="row-actions">
+                    <button type="button" class="btn" disabled={running === task.id} onClick={() => void runNow(task)} aria-label={`Run ${task.name} now`}>
+                      {running === task.id ? 'Running…' : 'Run now'}
+                    </button>
+                    <button type="button" class="btn btn-ghost" onClick={() => setHistory(task)} aria-label={`History of ${task.name}`}>
+                      History
+                    </button>
+                    <button type="button" class="icon-btn" onClick={() => void remove(task)} aria-label={`Delete ${task.name}`} title="Delete">
+                      <Icon name="trash" />
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Dialog
+        title="New cron task"
+        open={draft !== null}
+        onClose={() => setDraft(null)}
+        wide
+        actions={
+          <>
+            <button type="button" class="btn" onClick={() => setDraft(null)}>
+              Cancel
+            </button>
+            <button type="submit" form="cron-form" class="btn btn-primary">
+              Create
+            </button>
+          </>
+        }
+      >
+        {draft && (
+          <form id="cron-form" class="stack" onSubmit={(event) => void create(event)}>
+            <div class="form-grid">
+              <label class="field">
+                <span class="field-label">Name</span>
+                <input class="input" required maxLength={200} value={draft.name} onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })} />
+              </label>
+              <label class="field">
+                <span class="field-label">Agent</span>
+                <select class="input" required value={draft.target} onChange={(event) => setDraft({ ...draft, target: event.currentTarget.value })}>
+                  {agents.map((id) => (
+                    <option key={id} value={id}>
+                      {id}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label class="field">
+                <span class="field-label">Schedule</span>
+                <input class="input mono" required value={draft.schedule} onInput={(event) => setDraft({ ...draft, schedule: event.currentTarget.value })} />
+                <span class="field-help">Six fields: second minute hour day month weekday (0 or 7 is Sunday).</span>
+              </label>
+              <label class="field">
+                <span class="field-label">Preset</span>
+                <select class="input" value="" onChange={(event) => event.currentTarget.value && setDraft({ ...draft, schedule: event.currentTarget.value })}>
+                  <option value="">Choose a preset…</option>
+                  {PRESETS.map((preset) => (
+                    <option key={preset.schedule} value={preset.schedule}>
+                      {preset.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <div class="field-wide">
+                <SchedulePreview schedule={draft.schedule} />
+              </div>
+              <label class="field field-wide">
+                <span class="field-label">Message</span>
+                <textarea class="input" rows={4} required value={draft.message} onInput={(event) => setDraft({ ...draft, message: event.currentTarget.value })} />
+              </label>
+            </div>
+          </form>
+        )}
+      </Dialog>
+      <HistoryDialog task={history} onClose={() => setHistory(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+// The login page, shown when the server answers 401 (auth is on and this tab has no valid token).
+import { useState } from 'preact/hooks';
+import { afterLogin, api, ApiError, setToken } from '../api.ts';
+
+export function LoginPage() {
+  const [username, setUsername] = useState('admin');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const answer = await api<{ token: string }>('/auth/login', {
+        method: 'POST',
+        body: { username, password },
+        quiet: true,
+      });
+      setToken(answer.token);
+      afterLogin();
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : 'login failed');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="login-page">
+      <form class="card login-card" onSubmit={submit} aria-labelledby="login-title">
+        <h1 id="login-title">Sign in to Agent Service</h1>
+        <p class="muted">This server requires a login. Your session lasts for this browser tab.</p>
+        <label class="field">
+          <span class="field-label">User name</span>
+          <input
+            class="input"
+            name="username"
+            autoComplete="username"
+            required
+            value={username}
+            onInput={(event) => setUsername(event.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span class="field-label">Password</span>
+          <input
+            class="input"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            autoFocus
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
+        </label>
+        {error && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,86 @@
+// Shapes of the rules and run-log answers the Rules page reads.
+import type { ChainStatus } from '../../types.ts';
+
+export interface ChainView {
+  ruleChain: {
+    id: string;
+    name?: string;
+    debugMode?: boolean;
+    additionalInfo?: { category?: string; [key: string]: unknown };
+    [key: string]: unknown;
+  };
+  metadata: Record<string, unknown>;
+  status: ChainStatus;
+}
+
+export interface LoggedMessage {
+  id: string;
+  ts: number;
+  type: string;
+  dataType: string;
+  data: string;
+  metadata: Record<string, string>;
+  truncated?: true;
+}
+
+export interface NodeLog {
+  nodeId: string;
+  nodeType: string;
+  inMsg: LoggedMessage;
+  outMsgs: Array<{ relationType: string; msg: LoggedMessage }>;
+  relationTypes: string[];
+  err?: string;
+  startTs: number;
+  endTs: number;
+}
+
+export interface RunLog {
+  id: string;
+  chainId: string;
+  startTs: number;
+  endTs: number;
+  outcome: 'success' | 'failure';
+  error?: string;
+  logs: NodeLog[];
+  droppedLogs: number;
+}
+
+export function chainName(chain: ChainView): string {
+  return typeof chain.ruleChain.name === 'string' && chain.ruleChain.name ? chain.ruleChain.name : chain.ruleChain.id;
+}
+
+/** Agents are chains too (category "agents"); they are deleted on the Agents page. */
+export function isAgentChain(chain: ChainView): boolean {
+  return chain.ruleChain.additionalInfo?.category === 'agents';
+}
+
+/** The editable definition: the view without its read-only status. */
+export function definitionText(chain: ChainView): string {
+  const { status: _status, ...definition } = chain;
+  return JSON.stringify(definition, null, 2);
+}
+
+export const NEW_CHAIN_TEXT = JSON.stringify(
+  {
+    ruleChain: { id: 'my-chain', name: 'My chain', debugMode: true },
+    metadata: {
+      nodes: [
+        {
+          id: 'check',
+          type: 'jsFilter',
+          name: 'Is it warm?',
+          configuration: { jsScript: 'return msg.temperature > 20;' },
+        },
+        {
+          id: 'mark',
+          type: 'jsTransform',
+          name: 'Mark warm',
+          configuration: { jsScript: "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};" },
+        },
+      ],
+      connections: [{ fromId: 'check', toId: 'mark', type: 'True' }],
+    },
+  },
+  null,
+  2,
+);

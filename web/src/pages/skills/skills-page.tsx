@@ -1,0 +1,363 @@
+// Skills, global or of one agent (the scope switch, kept in the URL: /ui/skills or
+// /ui/skills/agent/<id>): list, create, edit, upload a zip, copy to another scope, delete.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, apiAll } from '../../api.ts';
+import { href, navigate } from '../../router.ts';
+import type { PageProps } from '../../routes.ts';
+import type { AgentView } from '../../types.ts';
+import { confirmAction } from '../../ui/confirm.tsx';
+import { Dialog } from '../../ui/dialog.tsx';
+import { Icon } from '../../ui/icons.tsx';
+import { toast } from '../../ui/toast.tsx';
+import { uploadForm } from '../../ui/upload.ts';
+import '../../styles/manage.css';
+
+interface Skill {
+  name: string;
+  description: string;
+  content: string;
+  scope: 'global' | 'local';
+}
+
+/** Where skills live: global, or one agent's own. */
+type Scope = { kind: 'global' } | { kind: 'agent'; agentId: string };
+
+const scopeValue = (scope: Scope) => (scope.kind === 'global' ? 'global' : `agent:${scope.agentId}`);
+const scopeLabel = (scope: Scope) => (scope.kind === 'global' ? 'global skills' : `agent "${scope.agentId}"`);
+
+function scopeOf(value: string): Scope {
+  return value.startsWith('agent:') ? { kind: 'agent', agentId: value.slice(6) } : { kind: 'global' };
+}
+
+/** The collection path of a scope, and the query that places a single-skill write. */
+function base(scope: Scope): string {
+  return scope.kind === 'global' ? '/skills' : `/agents/${encodeURIComponent(scope.agentId)}/skills`;
+}
+
+function SkillDialog({
+  editing,
+  onChange,
+  onClose,
+  onSave,
+}: {
+  editing: { skill: Skill; isNew: boolean } | null;
+  onChange: (skill: Skill) => void;
+  onClose: () => void;
+  onSave: () => void;
+}) {
+  const skill = editing?.skill;
+  return (
+    <Dialog
+      title={editing?.isNew ? 'New skill' : `Edit skill ${skill?.name ?? ''}`}
+      open={editing !== null}
+      onClose={onClose}
+      wide
+      actions={
+        <>
+          <button type="button" class="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="skill-form" class="btn btn-primary">
+            Save
+          </button>
+        </>
+      }
+    >
+      {editing && skill && (
+        <form
+          id="skill-form"
+          class="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            onSave();
+          }}
+        >
+          <label class="field">
+            <span class="field-label">Name</span>
+            <input
+              class="input"
+              required
+              value={skill.name}
+              disabled={!editing.isNew}
+              onInput={(event) => onChange({ ...skill, name: event.currentTarget.value })}
+            />
+            <span class="field-help">1-64 letters, digits, "-" or "_". A skill cannot be renamed: copy it instead.</span>
+          </label>
+          <label class="field">
+            <span class="field-label">Description</span>
+            <input
+              class="input"
+              maxLength={1024}
+              value={skill.description}
+              onInput={(event) => onChange({ ...skill, description: event.currentTarget.value })}
+            />
+            <span class="field-help">Agents see this line in their skill list; say when to use the skill.</span>
+          </label>
+          <label class="field">
+            <span class="field-label">SKILL.md content (Markdown)</span>
+            <textarea
+              class="input code-input"
+              rows={14}
+              required
+              value={skill.content}
+              onInput={(event) => onChange({ ...skill, content: event.currentTarget.value })}
+            />
+          </label>
+        </form>
+      )}
+    </Dialog>
+  );
+}
+
+export function SkillsPage({ params }: PageProps) {
+  const scope: Scope = params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
+  const [agents, setAgents] = useState<string[]>([]);
+  const [skills, setSkills] = useState<Skill[] | null>(null);
+  const [editing, setEditing] = useState<{ skill: Skill; isNew: boolean } | null>(null);
+  const [copying, setCopying] = useState<{ skill: Skill; target: string; newName: string } | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const collection = base(scope);
+
+  const reload = useCallback(async () => {
+    try {
+      const query = scope.kind === 'global' ? { scope: 'global' } : {};
+      setSkills(await apiAll<Skill>(collection, { query }));
+    } catch {
+      setSkills([]);
+    }
+  }, [collection]);
+  useEffect(() => {
+    setSkills(null);
+    void reload();
+  }, [reload]);
+  useEffect(() => {
+    apiAll<AgentView>('/agents').then(
+      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
+      () => undefined,
+    );
+  }, []);
+
+  const switchScope = (value: string) => {
+    const next = scopeOf(value);
+    navigate(next.kind === 'global' ? href('skills') : href('skills', 'agent', next.agentId));
+  };
+
+  const save = async () => {
+    if (!editing) return;
+    const { skill, isNew } = editing;
+    try {
+      if (isNew) {
+        const body = { name: skill.name, description: skill.description, content: skill.content };
+        await api(collection, { method: 'POST', body: scope.kind === 'global' ? { ...body, scope: 'global' } : body });
+      } else {
+        await api(`${collection}/${encodeURIComponent(skill.name)}`, {
+          method: 'PUT',
+          ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
+          body: { description: skill.description, content: skill.content },
+        });
+      }
+      toast(`Skill "${skill.name}" saved`, 'success');
+      setEditing(null);
+      await reload();
+    } catch {
+      // toasted
+    }
+  };
+
+  const edit = async (skill: Skill) => {
+    // The list carries the content too, but read the one skill so the dialog shows what is stored now.
+    try {
+      const query = scope.kind === 'global' ? { scope: 'global' } : {};
+      const fresh = await api<Skill>(`${collection}/${encodeURIComponent(skill.name)}`, { query });
+      setEditing({ skill: fresh, isNew: false });
+    } catch {
+      // toasted
+    }
+  };
+
+  const remove = async (skill: Skill) => {
+    const confirmed = await confirmAction({
+      title: 'Delete skill',
+      message: `Delete the skill "${skill.name}" of ${scopeLabel(scope)} with all its files?`,
+      confirmLabel: 'Delete skill',
+      danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api(`${collection}/${encodeURIComponent(skill.name)}`, {
+        method: 'DELETE',
+        ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
+      });
+      toast(`Skill "${skill.name}" deleted`, 'success');
+      await reload();
+    } catch {
+      // toasted
+    }
+  };
+
+  const upload = async (file: File) => {
+    const form = new FormData();
+    if (scope.kind === 'global') form.append('scope', 'global');
+    form.append('file', file, file.name);
+    try {
+      const installed = await uploadForm<Skill[]>(`${collection}/upload`, form);
+      toast(`Installed ${installed.map((skill) => skill.name).join(', ')}`, 'success');
+      await reload();
+    } catch {
+      // toasted
+    } finally {
+      if (fileInput.current) fileInput.current.value = '';
+    }
+  };
+
+  const copy = async () => {
+    if (!copying) return;
+    const target = scopeOf(copying.target);
+    try {
+      await api('/skills/copy', {
+        method: 'POST',
+        body: {
+          name: copying.skill.name,
+          scope: scope.kind === 'global' ? 'global' : 'local',
+          ...(scope.kind === 'agent' ? { agentId: scope.agentId } : {}),
+          targetScope: target.kind === 'global' ? 'global' : 'local',
+          ...(target.kind === 'agent' ? { targetAgentId: target.agentId } : {}),
+          newName: copying.newName.trim() || copying.skill.name,
+        },
+      });
+      toast(`Copied to ${scopeLabel(target)}`, 'success');
+      setCopying(null);
+    } catch {
+      // toasted
+    }
+  };
+
+  const scopes: Scope[] = [{ kind: 'global' }, ...agents.map((agentId): Scope => ({ kind: 'agent', agentId }))];
+  return (
+    <div class="page stack">
+      <div class="toolbar">
+        <h1 class="page-title">Skills</h1>
+        <span class="spacer" />
+        <select class="input input-auto" aria-label="Scope" value={scopeValue(scope)} onChange={(event) => switchScope(event.currentTarget.value)}>
+          <option value="global">Global skills (every agent)</option>
+          {agents.map((id) => (
+            <option key={id} value={`agent:${id}`}>
+              Agent {id} only
+            </option>
+          ))}
+          {scope.kind === 'agent' && !agents.includes(scope.agentId) && <option value={scopeValue(scope)}>Agent {scope.agentId} only</option>}
+        </select>
+      </div>
+      <p class="muted">
+        A skill is a folder with a SKILL.md: instructions an agent reads with its <code>skill</code> tool when a task needs them.
+        {scope.kind === 'agent' ? ' An agent’s own skills shadow global ones of the same name.' : ''}
+      </p>
+      <div class="toolbar">
+        <button
+          type="button"
+          class="btn btn-primary"
+          onClick={() => setEditing({ skill: { name: '', description: '', content: '', scope: scope.kind === 'global' ? 'global' : 'local' }, isNew: true })}
+        >
+          <Icon name="plus" /> New skill
+        </button>
+        <label class="btn">
+          <Icon name="folder" /> Upload zip
+          <input
+            ref={fileInput}
+            class="visually-hidden"
+            type="file"
+            accept=".zip,application/zip,.md"
+            aria-label="Upload a zip of skills"
+            onChange={(event) => {
+              const file = event.currentTarget.files?.[0];
+              if (file) void upload(file);
+            }}
+          />
+        </label>
+      </div>
+      {skills === null ? (
+        <p class="muted">Loading…</p>
+      ) : skills.length === 0 ? (
+        <div class="card empty-state">
+          <p class="muted">No skills in {scopeLabel(scope)} yet. Create one, or upload a zip of skill folders.</p>
+        </div>
+      ) : (
+        <ul class="list card" aria-label="Skill list">
+          {skills.map((skill) => (
+            <li key={skill.name} class="list-item" data-skill={skill.name}>
+              <span class="list-item-main">
+                <span class="list-item-title">{skill.name}</span>
+                <span class="muted list-item-sub">{skill.description || 'No description'}</span>
+              </span>
+              <button type="button" class="icon-btn" aria-label={`Edit skill ${skill.name}`} title="Edit" onClick={() => void edit(skill)}>
+                <Icon name="edit" />
+              </button>
+              <button
+                type="button"
+                class="icon-btn"
+                aria-label={`Copy skill ${skill.name}`}
+                title="Copy to another scope"
+                onClick={() => {
+                  const other = scopes.find((candidate) => scopeValue(candidate) !== scopeValue(scope)) ?? scope;
+                  setCopying({ skill, target: scopeValue(other), newName: skill.name });
+                }}
+              >
+                <Icon name="copy" />
+              </button>
+              <button type="button" class="icon-btn" aria-label={`Delete skill ${skill.name}`} title="Delete" onClick={() => void remove(skill)}>
+                <Icon name="trash" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <SkillDialog
+        editing={editing}
+        onChange={(skill) => editing && setEditing({ ...editing, skill })}
+        onClose={() => setEditing(null)}
+        onSave={() => void save()}
+      />
+      <Dialog
+        title={`Copy skill ${copying?.skill.name ?? ''}`}
+        open={copying !== null}
+        onClose={() => setCopying(null)}
+        actions={
+          <>
+            <button type="button" class="btn" onClick={() => setCopying(null)}>
+              Cancel
+            </button>
+            <button type="submit" form="copy-form" class="btn btn-primary">
+              Copy
+            </button>
+          </>
+        }
+      >
+        {copying && (
+          <form
+            id="copy-form"
+            class="stack"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void copy();
+            }}
+          >
+            <label class="field">
+              <span class="field-label">Copy to</span>
+              <select class="input" value={copying.target} onChange={(event) => setCopying({ ...copying, target: event.currentTarget.value })}>
+                {scopes.map((candidate) => (
+                  <option key={scopeValue(candidate)} value={scopeValue(candidate)}>
+                    {candidate.kind === 'global' ? 'Global skills' : `Agent ${candidate.agentId}`}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label class="field">
+              <span class="field-label">New name</span>
+              <input class="input" value={copying.newName} onInput={(event) => setCopying({ ...copying, newName: event.currentTarget.value })} />
+            </label>
+          </form>
+        )}
+      </Dialog>
+    </div>
+  );
+}

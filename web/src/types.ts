@@ -1,0 +1,55 @@
+// Shapes of the API answers the pages share.
+
+export interface ChainStatus {
+  loaded: boolean;
+  error?: string;
+  agentId?: string;
+}
+
+export interface AgentDefinition {
+  ruleChain: { id: string; name?: string; additionalInfo?: Record<string, unknown>; [key: string]: unknown };
+  metadata: { nodes?: Array<Record<string, unknown>>; connections?: unknown[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface AgentView extends AgentDefinition {
+  status: ChainStatus;
+}
+
+export interface SessionView {
+  key: string;
+  sessionId: string;
+  agentId: string;
+  channel: string;
+  scope: string;
+  title: string | null;
+  preview: string;
+  messageCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+export function agentName(agent: AgentDefinition): string {
+  return typeof agent.ruleChain.name === 'string' && agent.ruleChain.name
+    ? agent.ruleChain.name
+    : agent.ruleChain.id;
+}
+
+/** "3 min ago", "yesterday", or a date. */
+export function relativeTime(iso: string, now = Date.now()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.round((now - then) / 1000);
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  if (seconds < 172_800) return 'yesterday';
+  return new Date(then).toLocaleDateString();
+}

@@ -1,0 +1,49 @@
+// Line icons (24x24, stroke currentColor), drawn as SVG paths: no icon font, no inline styles.
+const PATHS = {
+  chat: 'M4 5h16v11H9l-5 4z',
+  agents: 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-7 8a7 7 0 0 1 14 0',
+  rules: 'M5 6h6M5 12h14M5 18h9M15 4v4M9 10v4M17 16v4',
+  skills: 'M12 3l2.5 5.5L20 9l-4 4 1 6-5-3-5 3 1-6-4-4 5.5-.5z',
+  cron: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-14v5l3 3',
+  channels: 'M4 8h16M4 16h16M9 4l-2 16M17 4l-2 16',
+  settings:
+    'M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9L7 7M17 17l2.1 2.1M4.9 19.1L7 17M17 7l2.1-2.1',
+  sun: 'M12 17a5 5 0 1 0 0-10 5 5 0 0 0 0 10zM12 1v2M12 21v2M4.2 4.2l1.4 1.4M18.4 18.4l1.4 1.4M1 12h2M21 12h2M4.2 19.8l1.4-1.4M18.4 5.6l1.4-1.4',
+  moon: 'M21 12.8A9 9 0 1 1 11.2 3a7 7 0 0 0 9.8 9.8z',
+  menu: 'M3 6h18M3 12h18M3 18h18',
+  plus: 'M12 5v14M5 12h14',
+  send: 'M4 12l16-8-6 16-2-6z',
+  stop: 'M7 7h10v10H7z',
+  copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
+  retry: 'M4 4v6h6M20 20v-6h-6M5.5 15a7.5 7.5 0 0 0 13 2M18.5 9a7.5 7.5 0 0 0-13-2',
+  trash: 'M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3',
+  edit: 'M4 20h4L19 9l-4-4L4 16zM13 7l4 4',
+  image: 'M4 5h16v14H4zM4 16l5-5 4 4 2-2 5 5M15 9.5a1.5 1.5 0 1 0 0-.01',
+  logout: 'M15 4h4v16h-4M10 8l-4 4 4 4M6 12h11',
+  reload: 'M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7',
+  folder: 'M3 6h6l2 2h10v11H3z',
+  file: 'M6 3h8l4 4v14H6zM14 3v4h4',
+  back: 'M15 5l-7 7 7 7',
+  tool: 'M14 6a4 4 0 0 0 5 5l-9 9-3-3 9-9a4 4 0 0 0-2-2z',
+} as const;
+
+export type IconName = keyof typeof PATHS;
+
+export function Icon({ name, label }: { name: IconName; label?: string }) {
+  return (
+    <svg
+      class="icon"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="1.8"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden={label ? undefined : 'true'}
+      role={label ? 'img' : undefined}
+      aria-label={label}
+    >
+      <path d={PATHS[name]} />
+    </svg>
+  );
+}
