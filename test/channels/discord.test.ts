@@ -173,7 +173,8 @@ describe('discord: inbound', () => {
     h = await start();
     await connected(h);
     const id = h.fake.userSays({ channelId: DM, authorId: USER, content: 'hello there' });
-    await waitFor(() => h.fake.textsIn(DM).includes(REPLY), 'the answer');
+    await waitFor(() => h.handled.length === 1, 'the message handled');
+    assert.ok(h.fake.textsIn(DM).includes(REPLY));
     const [sent] = h.fake.sent;
     assert.equal(sent?.replyTo, id);
     assert.deepEqual(sent?.allowedMentions, { parse: ['users'], replied_user: true });
@@ -193,7 +194,8 @@ describe('discord: inbound', () => {
       content: `<@${h.fake.botUserId}> what time is it?`,
       mentionsBot: true,
     });
-    await waitFor(() => h.fake.textsIn(CHANNEL).includes(REPLY), 'the answer');
+    await waitFor(() => h.handled.length === 2, 'both messages handled');
+    assert.ok(h.fake.textsIn(CHANNEL).includes(REPLY));
     assert.equal(h.upstream.requestCount, 1);
     assert.equal(JSON.stringify(modelInput(h.upstream)).includes('what time is it?'), true);
     assert.doesNotMatch(JSON.stringify(modelInput(h.upstream)), /<@/);

@@ -374,13 +374,16 @@ describe('outbound endpoints', () => {
     assert.doesNotMatch(response.body, /pass@/);
   });
 
-  it('platforms: 501 for one without an adapter, 404 for an unknown one', async () => {
-    // Slack has an adapter: with no account configured, sending through it is a 409.
+  it('platforms: 409 for a supported one with no account, 404 for an unknown one', async () => {
+    // Every platform has an adapter: with no account configured, sending through it is a 409.
     const slack = await post('slack/send', { chatId: 'C1', message: 'x' });
     assert.equal(slack.statusCode, 409);
     assert.match(slack.json().error, /platform "slack" has no enabled account/);
     const image = await post('slack/send-image', { chatId: 'C1', imageKey: 'k' });
     assert.equal(image.statusCode, 409);
+    const discord = await post('discord/send', { chatId: '123', message: 'x' });
+    assert.equal(discord.statusCode, 409);
+    assert.match(discord.json().error, /platform "discord" has no enabled account/);
     const unknown = await post('myspace/send', { chatId: 'C1', message: 'x' });
     assert.equal(unknown.statusCode, 404);
     assert.deepEqual(Object.keys(unknown.json()), ['error']);
