@@ -24,7 +24,10 @@ function newestSource(folder) {
   return newest;
 }
 
-const fresh = existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource(join(root, 'src'));
+// An installed package ships dist/ without src/: run dist.
+const sources = join(root, 'src');
+const fresh =
+  existsSync(compiled) && (!existsSync(sources) || statSync(compiled).mtimeMs >= newestSource(sources));
 if (fresh && process.env.AGENT_SERVICE_FROM_SOURCE !== '1') {
   await import(pathToFileURL(compiled).href);
 } else {

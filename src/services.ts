@@ -201,7 +201,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       cluster.locks.run(key, work, { waitMs: store.current.server.request_timeout_ms, ...lockOptions }),
   };
   const turns = new TurnRunner(chains.agents, sessions, sessionLocks);
+  // Clustered, cron tasks are BullMQ job schedulers fired by a worker on every instance.
+  const trigger =
+    cluster.mode === 'clustered' && cluster.redis && cluster.connect
+      ? new (await import('./scheduler/bullmq-scheduler.ts')).BullMqTrigger(
+          { ...cluster, redis: cluster.redis, connect: cluster.connect.bind(cluster) },
+          { ...(options.logger ? { logger: options.logger } : {}) },
+        )
+      : undefined;
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
+    ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await scheduler.start();

@@ -175,8 +175,12 @@ export class RuleEngine {
     return this.runLoaded(loaded, message, scope);
   }
 
+  /** A nested run (flow, for with chain:<id>); a chain not in service fails as in RuleGo's TellFlow. */
   private runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult> {
     try {
+      if (!this.closed && !this.chains.has(chainId)) {
+        throw new AppError('not-found', `ruleChain id=${chainId} not found`);
+      }
       return this.runLoaded(this.inService(chainId), message, scope);
     } catch (error) {
       return Promise.reject(error);

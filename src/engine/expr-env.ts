@@ -1,5 +1,5 @@
 // The environment RuleGo gives expr-lang expressions (rule_context.go getEnv): id, ts, data (the raw
-// string), msgType, dataType, msg (the data parsed when it is JSON, else the string), metadata, vars
+// string), msgType (also as `type`), dataType, msg (the data parsed when it is JSON, else the string), metadata, vars
 // (the chain's configuration.vars) and global (the server's global properties).
 import { readData } from './message.ts';
 import type { NodeServices, RuleMessage } from './types.ts';
@@ -16,6 +16,8 @@ export function exprEnv(message: RuleMessage, scope: ExprScope): Record<string, 
     ts: message.ts,
     data: message.data,
     msgType: message.type,
+    // RuleGo's node test context also names the message type `type`; its transform tests read it.
+    type: message.type,
     dataType: message.dataType,
     msg: readData(message),
     metadata: message.metadata,

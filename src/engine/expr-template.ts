@@ -5,6 +5,7 @@ import { AppError } from '../core/errors.ts';
 import { ExprEvalError } from './expr/errors.ts';
 import { compileExpression, ExprSyntaxError, type CompiledExpression } from './expr/expr.ts';
 import { formatValue } from './expr/format.ts';
+import { goJson } from './go-json.ts';
 import { isMap } from './expr/values.ts';
 
 type Part = string | CompiledExpression;
@@ -126,11 +127,11 @@ export function compileRuleExpression(source: string, where: string): CompiledEx
   }
 }
 
-/** A value as RuleGo's str.ToString writes it: nil as "", strings as they are, maps and lists as JSON. */
+/** A value as RuleGo's str.ToString writes it: nil as "", strings as they are, maps and lists as Go's JSON (keys sorted). */
 export function exprText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) || isMap(value)) return JSON.stringify(value);
+  if (Array.isArray(value) || isMap(value)) return goJson(value);
   return formatValue(value);
 }

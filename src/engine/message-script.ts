@@ -6,7 +6,11 @@ import type { CallOwner } from './sandbox/pending-call.ts';
 import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { NodeServices, RuleMessage } from './types.ts';
 
-/** How the VM turns the user function's return value into the string handed back to the host. */
+/**
+ * How the VM turns the user function's return value into the string handed back to the host. A
+ * result of the wrong shape throws a bare `{message}` (no error name), so the error text is
+ * RuleGo's exactly: "return the value is not a map".
+ */
 export const finishers = {
   /** Truthiness as "1" / "0". */
   boolean: '(result) => (result ? "1" : "0")',
@@ -17,7 +21,7 @@ export const finishers = {
     '(result) => JSON.stringify(Array.isArray(result) ? result.map(String) : result == null ? [] : [String(result)])',
   /** A relation list that must be an array, as RuleGo's jsSwitch; anything else throws. */
   relationArray: `(result) => {
-    if (!Array.isArray(result)) throw new TypeError('return the value is not an array');
+    if (!Array.isArray(result)) throw { message: 'return the value is not an array' };
     return JSON.stringify(result.map((item) => (typeof item === 'string' ? item : JSON.stringify(item) ?? String(item))));
   }`,
   /** Any value as JSON (undefined becomes null). */
@@ -26,7 +30,7 @@ export const finishers = {
   text: '(result) => (typeof result === "string" ? result : JSON.stringify(result) ?? String(result))',
   /** A string, as RuleGo's log node requires; anything else throws. */
   string: `(result) => {
-    if (typeof result !== 'string') throw new TypeError('return the value is not a string');
+    if (typeof result !== 'string') throw { message: 'return the value is not a string' };
     return result;
   }`,
   /**
@@ -35,7 +39,7 @@ export const finishers = {
    * object is an error; msg is text as it is, other values as JSON, null as "".
    */
   message: `(result) => {
-    if (result === null || typeof result !== 'object' || Array.isArray(result)) throw new TypeError('return the value is not a map');
+    if (result === null || typeof result !== 'object' || Array.isArray(result)) throw { message: 'return the value is not a map' };
     const has = (key) => Object.prototype.hasOwnProperty.call(result, key);
     const text = (value) => (value == null ? '' : typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
     const hasMsg = has('msg');

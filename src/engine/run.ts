@@ -183,6 +183,7 @@ export class ChainRun implements Cancellable {
       const [first] = outputs;
       // RuleGo keeps the output of a referenced node in the run for later `${nodeId.msg.x}` templates.
       if (first && this.chain.referenced.has(node.id)) this.nodeOutputs.set(node.id, first.message);
+      failure = outputs.find((output) => output.error !== undefined)?.error;
       if (this.scope.onEvent) {
         const relations = outputs.map((output) => output.relation);
         this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });

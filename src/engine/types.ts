@@ -119,6 +119,11 @@ export interface NodeOutput {
   message: RuleMessage;
   /** The relation to take instead when no connection leaves the node with `relation` (msgTypeSwitch). */
   otherwise?: string;
+  /**
+   * The error of a Failure the node returns instead of throwing (RuleGo's `TellFailure(msg, err)`, as
+   * opposed to `TellNext(msg, Failure)`): logged as the node's `err`, like a thrown error.
+   */
+  error?: string;
 }
 
 export interface NodeInstance {

@@ -13,6 +13,8 @@ export interface CronTaskFields {
 }
 
 export interface CronRun {
+  /** The fire's scheduled time; absent for a run started by hand. */
+  scheduledAt?: string;
   startedAt: string;
   endedAt: string;
   status: 'success' | 'failure';
@@ -31,6 +33,8 @@ export interface StoredCronTask extends CronTaskFields {
 
 export interface RunRecord {
   taskId: string;
+  /** The fire's scheduled time (ms): a task records each fire once. Absent for a run started by hand. */
+  scheduledAt?: number | undefined;
   startedAt: number;
   endedAt: number;
   status: 'success' | 'failure';
@@ -65,6 +69,9 @@ function toTask(row: CronTasksTable): StoredCronTask {
     lastRun,
   };
 }
+
+/** Thrown inside the record transaction to roll it back. */
+class DuplicateFire extends Error {}
 
 const cap = (text: string | undefined): string | null =>
   text === undefined ? null : text.slice(0, REPLY_LIMIT);
@@ -123,47 +130,73 @@ export class CronStore {
     });
   }
 
-  async recordRun(run: RunRecord): Promise<void> {
+  /** Which of `scheduledAt` (fire times of the task) have a recorded run. */
+  async recordedFires(taskId: string, scheduledAt: readonly number[]): Promise<Set<number>> {
+    if (scheduledAt.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('cron_runs')
+      .select('scheduled_at')
+      .where('task_id', '=', taskId)
+      .where('scheduled_at', 'in', scheduledAt)
+      .execute();
+    return new Set(rows.map((row) => Number(row.scheduled_at)));
+  }
+
+  /**
+   * Records a run on the task and in its history: 'recorded'; 'duplicate' when this fire (task and
+   * scheduled time) is recorded already, and 'gone' when the task was deleted; both change nothing.
+   */
+  async recordRun(run: RunRecord): Promise<'recorded' | 'duplicate' | 'gone'> {
     const reply = cap(run.reply);
     const error = cap(run.error);
-    await this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('cron_tasks')
-        .set({
-          last_run_at: run.startedAt,
-          last_run_ended_at: run.endedAt,
-          last_run_status: run.status,
-          last_run_error: error,
-          last_run_reply: reply,
-          last_run_ms: run.endedAt - run.startedAt,
-        })
-        .where('id', '=', run.taskId)
-        .executeTakeFirst();
-      // The task was deleted while it ran: nothing to record against.
-      if (Number(updated.numUpdatedRows) === 0) return;
-      await trx
-        .insertInto('cron_runs')
-        .values({
-          task_id: run.taskId,
-          started_at: run.startedAt,
-          ended_at: run.endedAt,
-          status: run.status,
-          reply,
-          error,
-        })
-        .execute();
-      const keep = trx
-        .selectFrom('cron_runs')
-        .select('id')
-        .where('task_id', '=', run.taskId)
-        .orderBy('id', 'desc')
-        .limit(RUNS_KEPT);
-      await trx
-        .deleteFrom('cron_runs')
-        .where('task_id', '=', run.taskId)
-        .where('id', 'not in', keep)
-        .execute();
-    });
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('cron_tasks')
+          .set({
+            last_run_at: run.startedAt,
+            last_run_ended_at: run.endedAt,
+            last_run_status: run.status,
+            last_run_error: error,
+            last_run_reply: reply,
+            last_run_ms: run.endedAt - run.startedAt,
+          })
+          .where('id', '=', run.taskId)
+          .executeTakeFirst();
+        // The task was deleted while it ran: nothing to record against.
+        if (Number(updated.numUpdatedRows) === 0) return 'gone';
+        const inserted = await trx
+          .insertInto('cron_runs')
+          .values({
+            task_id: run.taskId,
+            started_at: run.startedAt,
+            ended_at: run.endedAt,
+            status: run.status,
+            reply,
+            error,
+            scheduled_at: run.scheduledAt ?? null,
+          })
+          .onConflict((conflict) => conflict.columns(['task_id', 'scheduled_at']).doNothing())
+          .executeTakeFirst();
+        // Undo the task's last-run columns too: the first run of this fire stays the one shown.
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new DuplicateFire();
+        const keep = trx
+          .selectFrom('cron_runs')
+          .select('id')
+          .where('task_id', '=', run.taskId)
+          .orderBy('id', 'desc')
+          .limit(RUNS_KEPT);
+        await trx
+          .deleteFrom('cron_runs')
+          .where('task_id', '=', run.taskId)
+          .where('id', 'not in', keep)
+          .execute();
+        return 'recorded';
+      });
+    } catch (error) {
+      if (error instanceof DuplicateFire) return 'duplicate';
+      throw error;
+    }
   }
 
   async runs(taskId: string): Promise<CronRun[]> {
@@ -174,6 +207,7 @@ export class CronStore {
       .orderBy('id', 'desc')
       .execute();
     return rows.map((row) => ({
+      ...(row.scheduled_at !== null ? { scheduledAt: iso(row.scheduled_at) } : {}),
       startedAt: iso(row.started_at),
       endedAt: iso(row.ended_at),
       status: row.status === 'success' ? 'success' : 'failure',

@@ -1,13 +1,16 @@
-// Fires cron tasks: one croner job per enabled task, each fire an agent turn in the task's own
-// session (channel "cron"), its outcome recorded on the task. A failed run never escapes a fire.
+// Cron tasks: stored, scheduled by a trigger (croner in this process, or BullMQ across instances),
+// each fire an agent turn in the task's own session (channel "cron"), its outcome recorded on the
+// task once per fire. A failed run never escapes a fire.
 import { randomBytes } from 'node:crypto';
-import { Cron } from 'croner';
-import { conflict, errorMessage, notFound } from '../core/errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, conflict, errorMessage, notFound } from '../core/errors.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { validateCronExpression } from './cron-expression.ts';
 import type { CronRun, CronStore, CronTaskFields, StoredCronTask } from './cron-store.ts';
+import { CronerTrigger } from './croner-trigger.ts';
+import type { CronTrigger } from './cron-trigger.ts';
 
 export interface CronTaskView extends CronTaskFields {
   id: string;
@@ -25,6 +28,10 @@ export interface CronTaskInput extends CronTaskFields {
 export interface SchedulerOptions {
   /** A run still going after this long is aborted and recorded as a failure. */
   runTimeoutMs?: number;
+  /** What fires the tasks; by default croner jobs in this process. */
+  trigger?: CronTrigger;
+  /** On stop, how long runs in flight may go on before they are aborted (default 0: at once). */
+  stopGraceMs?: number;
   logger?: { warn(object: object, message: string): void };
 }
 
@@ -38,7 +45,7 @@ function newTaskId(name: string): string {
 }
 
 export class CronScheduler {
-  private readonly jobs = new Map<string, Cron>();
+  private readonly trigger: CronTrigger;
   private readonly running = new Set<{ controller: AbortController; done: Promise<void> }>();
   private stopped = false;
 
@@ -48,6 +55,7 @@ export class CronScheduler {
     private readonly turns: TurnRunner,
     private readonly options: SchedulerOptions = {},
   ) {
+    this.trigger = options.trigger ?? new CronerTrigger(options.logger);
     agents.onDeleted(async (agentId) => {
       for (const task of await this.store.list()) {
         if (task.target === agentId) await this.deleteTask(task.id);
@@ -57,16 +65,26 @@ export class CronScheduler {
 
   /** Schedules every enabled task in the store. */
   async start(): Promise<void> {
-    for (const task of await this.store.list()) this.schedule(task);
+    await this.trigger.start(
+      () => this.store.list(),
+      (taskId, scheduledAt) => this.fire(taskId, scheduledAt),
+    );
   }
 
-  /** Stops every job, aborts runs in flight and waits for them to record. */
+  /** Fires nothing more; runs in flight get the grace time, then are aborted and recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const job of this.jobs.values()) job.stop();
-    this.jobs.clear();
+    const triggerStopped = this.trigger.stop();
+    const settled = Promise.all([...this.running].map((run) => run.done));
+    const grace = this.options.stopGraceMs ?? 0;
+    if (grace > 0) {
+      const timer = new AbortController();
+      await Promise.race([settled, sleep(grace, undefined, { signal: timer.signal }).catch(() => undefined)]);
+      timer.abort();
+    }
     for (const run of this.running) run.controller.abort(new Error('the scheduler stopped'));
     await Promise.all([...this.running].map((run) => run.done));
+    await triggerStopped;
   }
 
   async list(filter: { agentId?: string | undefined } = {}): Promise<CronTaskView[]> {
@@ -88,7 +106,13 @@ export class CronScheduler {
     const id = input.id ?? newTaskId(input.name);
     if (!(await this.store.insert(id, fields))) throw conflict(`cron task "${id}" already exists`);
     const task = await this.find(id);
-    this.schedule(task);
+    try {
+      await this.trigger.schedule(task);
+    } catch (error) {
+      // Never leave a task stored that nothing fires.
+      await this.store.remove(id);
+      throw unschedulable(error);
+    }
     return this.view(task);
   }
 
@@ -98,10 +122,15 @@ export class CronScheduler {
   }
 
   async toggle(id: string, disabled: boolean, agentId?: string): Promise<CronTaskView> {
-    await this.find(id, agentId);
+    const before = await this.find(id, agentId);
     await this.store.setDisabled(id, disabled);
     const task = await this.find(id);
-    this.schedule(task);
+    try {
+      await this.trigger.schedule(task);
+    } catch (error) {
+      await this.store.setDisabled(id, before.disabled);
+      throw unschedulable(error);
+    }
     return this.view(task);
   }
 
@@ -128,13 +157,13 @@ export class CronScheduler {
   }
 
   private async deleteTask(id: string): Promise<void> {
-    this.jobs.get(id)?.stop();
-    this.jobs.delete(id);
+    // Unscheduled first: a fire that still comes finds no task and does nothing.
+    await this.trigger.unschedule(id);
     await this.store.remove(id);
   }
 
   private view(task: StoredCronTask): CronTaskView {
-    const next = task.disabled ? null : (this.jobs.get(task.id)?.nextRun() ?? null);
+    const next = task.disabled ? null : this.trigger.nextRun(task);
     return {
       id: task.id,
       name: task.name,
@@ -149,31 +178,31 @@ export class CronScheduler {
     };
   }
 
-  /** (Re)creates the job of a task: a disabled task has none. */
-  private schedule(task: StoredCronTask): void {
-    this.jobs.get(task.id)?.stop();
-    this.jobs.delete(task.id);
-    if (task.disabled || this.stopped) return;
-    try {
-      const job = new Cron(task.schedule, { protect: true, catch: true }, async () => {
-        const current = await this.store.get(task.id);
-        if (current && !current.disabled && !this.stopped) await this.track(current);
-      });
-      this.jobs.set(task.id, job);
-    } catch (error) {
-      // Only a row edited outside the API can get here; keep the rest of the schedule running.
-      this.options.logger?.warn({ task: task.id, err: error }, 'cron task has a bad schedule');
-    }
+  /**
+   * One fire from the trigger: nothing when the task is gone or disabled, or this fire is recorded
+   * already (a fire run again after its instance died). Throws while stopping, so that a fire the
+   * trigger can hand to another instance is retried there.
+   */
+  private async fire(taskId: string, scheduledAt: number): Promise<void> {
+    if (this.stopped) throw new Error('the scheduler is stopping');
+    const task = await this.store.get(taskId);
+    if (!task || task.disabled) return;
+    if ((await this.store.recordedFires(taskId, [scheduledAt])).size > 0) return;
+    await this.track(task, scheduledAt);
   }
 
-  private track(task: StoredCronTask): Promise<void> {
+  private track(task: StoredCronTask, scheduledAt?: number): Promise<void> {
     const controller = new AbortController();
-    const run = { controller, done: this.execute(task, controller) };
+    const run = { controller, done: this.execute(task, controller, scheduledAt) };
     this.running.add(run);
     return run.done.finally(() => this.running.delete(run));
   }
 
-  private async execute(task: StoredCronTask, controller: AbortController): Promise<void> {
+  private async execute(
+    task: StoredCronTask,
+    controller: AbortController,
+    scheduledAt?: number,
+  ): Promise<void> {
     const timeoutMs = this.options.runTimeoutMs ?? 10 * 60_000;
     const timer = setTimeout(
       () => controller.abort(new Error(`the run did not finish within ${timeoutMs} ms`)),
@@ -197,9 +226,20 @@ export class CronScheduler {
       clearTimeout(timer);
     }
     try {
-      await this.store.recordRun({ taskId: task.id, startedAt, endedAt: Date.now(), ...outcome });
+      await this.store.recordRun({
+        taskId: task.id,
+        scheduledAt,
+        startedAt,
+        endedAt: Date.now(),
+        ...outcome,
+      });
     } catch (error) {
       this.options.logger?.warn({ task: task.id, err: error }, 'could not record a cron run');
     }
   }
+}
+
+function unschedulable(error: unknown): AppError {
+  // The cause (a Redis error) goes to the log through the error handler, not into the answer.
+  return new AppError('unavailable', 'the cron task could not be scheduled; try again', { cause: error });
 }

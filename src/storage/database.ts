@@ -65,6 +65,8 @@ export interface CronRunsTable {
   status: string;
   reply: string | null;
   error: string | null;
+  /** The fire's scheduled time (ms); null for a run started by hand. Unique per task. */
+  scheduled_at: number | null;
 }
 
 export interface DatabaseSchema {

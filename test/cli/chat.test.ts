@@ -10,6 +10,10 @@ describe('agent-service agent chat', () => {
     t = await startTestServer('security:\n  requireAuth: false\n');
   });
   after(() => t.close());
+  const demoModelAgain = async () => {
+    assert.equal((await cli(['config', 'set', 'models.default_provider', '""', '--url', t.url], t.home)).code, 0);
+    assert.equal((await cli(['providers', 'delete', 'fake', '--url', t.url], t.home)).code, 0);
+  };
 
   it('driven through stdin: streams answers with tool calls, keeps /new, /agent, /help, /exit', async () => {
     const result = await cli(['agent', 'chat', '--url', t.url], t.home, {
@@ -40,7 +44,7 @@ describe('agent-service agent chat', () => {
       );
       assert.deepEqual(counts, [1, 2, 1]);
     } finally {
-      await cli(['config', 'set', 'models', '{"default_provider":"","providers":{}}', '--url', t.url], t.home);
+      await demoModelAgain();
       await upstream.close();
     }
   });
@@ -50,18 +54,22 @@ describe('agent-service agent chat', () => {
     try {
       await cli(['config', 'set', 'models', JSON.stringify(upstream.modelsConfig()), '--url', t.url], t.home);
       const child = start(['agent', 'chat', '--url', t.url], t.home);
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      child.stdin.write('hello\n');
-      await waitFor(() => String(upstream.requestCount), /^1$/);
-      child.kill('SIGINT');
-      await waitFor(() => out, /\(stopped\)/);
-      child.stdin.end('/session\n');
-      assert.equal(await exited, 0);
-      assert.match(out, /\(stopped\)\ncli-[0-9a-f]{8}\n/);
+      try {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+        child.stdin.write('hello\n');
+        await waitFor(() => String(upstream.requestCount), /^1$/);
+        child.kill('SIGINT');
+        await waitFor(() => out, /\(stopped\)/);
+        child.stdin.end('/session\n');
+        assert.equal(await exited, 0);
+        assert.match(out, /\(stopped\)\ncli-[0-9a-f]{8}\n/);
+      } finally {
+        child.kill('SIGKILL');
+      }
     } finally {
-      await cli(['config', 'set', 'models', '{"default_provider":"","providers":{}}', '--url', t.url], t.home);
+      await demoModelAgain();
       await upstream.close();
     }
   });
@@ -73,6 +81,7 @@ describe('agent-service agent chat', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    after(() => void child.kill('SIGKILL'));
     await waitFor(() => out, /Chatting with main/);
     child.stdin.write('list files\r');
     await waitFor(() => out, /no files yet/);

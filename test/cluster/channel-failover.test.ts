@@ -45,7 +45,7 @@ describe('clustered mode: a channel account held by one instance, failing over',
     await upstream?.close();
   });
 
-  it('one holder, shown by every instance; after kill -9 another takes over within 15 s', async () => {
+  it('one holder, shown by every instance; after kill -9 another takes over within 15 s, after SIGTERM at once', async () => {
     let holder = '';
     await eventually(
       async () => {
@@ -87,5 +87,20 @@ describe('clustered mode: a channel account held by one instance, failing over',
     assert.match(JSON.stringify(sent[1]?.params), /Pong\./);
     const other = await shown(survivors[1] as Instance);
     assert.equal(other.instance, next);
+
+    // A graceful stop gives the lease up at once: the last instance takes over well before it expires.
+    const stopping = survivors.find((instance) => instance.name === next) as Instance;
+    const last = survivors.find((instance) => instance !== stopping) as Instance;
+    stopping.child.kill('SIGTERM');
+    assert.equal(await stopping.exited, 0);
+    const handover = await eventually(
+      async () => {
+        const view = await shown(last);
+        return view.state === 'connected' && view.instance === last.name;
+      },
+      5_000,
+      'the last instance holds the account after a graceful stop',
+    );
+    assert.ok(handover < 5_000);
   });
 });

@@ -23,7 +23,8 @@ export async function runLogged(
   t: TestApp,
   nodes: NodeSpec[],
   links: Link[],
-  payload: Record<string, unknown> | unknown[],
+  /** The message data: a JSON value is JSON data, a string is TEXT data. */
+  payload: Record<string, unknown> | unknown[] | string,
   options: { msgType?: string; query?: Record<string, string> } = {},
 ): Promise<LoggedRun> {
   counter += 1;
@@ -36,7 +37,9 @@ export async function runLogged(
     method: 'POST',
     url: `/api/v1/rules/${id}/${path}`,
     query: options.query ?? {},
-    payload,
+    ...(typeof payload === 'string'
+      ? { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }
+      : { payload }),
   });
   const runs = await t.app.inject({ method: 'GET', url: `/api/v1/logs/runs?chainId=${id}` });
   assert.equal(runs.statusCode, 200, runs.body);
@@ -64,4 +67,15 @@ export function outData(log: NodeLog): unknown {
   } catch {
     return message.data;
   }
+}
+
+/** Creates (without running) a chain of `nodes`: the answer, 201 or the load error. */
+export async function createChain(
+  t: TestApp,
+  nodes: NodeSpec[],
+  links: Link[] = [],
+): Promise<LightMyRequestResponse> {
+  counter += 1;
+  const definition = chainDefinition(`rulego-${counter}`, nodes, links, { debugMode: true });
+  return t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: definition });
 }

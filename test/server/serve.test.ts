@@ -137,11 +137,11 @@ describe('agent-service serve', () => {
 
   it('rejects a bad --port and an unknown flag with a clear message', async () => {
     const badPort = run(['serve', '--port', 'abc'], dir);
-    assert.equal(await badPort.exited, 1);
+    assert.equal(await badPort.exited, 2);
     assert.match(badPort.output(), /--port must be a number/);
     const unknown = run(['serve', '--colour', 'red'], dir);
-    assert.equal(await unknown.exited, 1);
-    assert.match(unknown.output(), /Unknown option '--colour'/);
+    assert.equal(await unknown.exited, 2);
+    assert.match(unknown.output(), /unknown option '--colour'/);
   });
 
   it('a config write killed with SIGKILL at any moment leaves the old or the new file, never a torn one', async () => {

@@ -38,7 +38,9 @@ function patchFor(key: string, value: unknown): Record<string, unknown> {
   if (steps.some((step) => step === '')) throw usageError(`"${key}" is not a config key (use section.key)`);
   if (!SECTIONS.includes(steps[0] ?? ''))
     throw usageError(`"${key}": the section must be one of ${SECTIONS.join(', ')}`);
-  if (steps.length === 1 && steps[0] !== 'bindings') throw usageError(`"${key}" is a section; give a key in it`);
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (steps.length === 1 && steps[0] !== 'bindings' && !isObject)
+    throw usageError(`"${key}" is a section: give a key in it, or a JSON object`);
   return steps.reduceRight<unknown>((inner, step) => ({ [step]: inner }), value) as Record<string, unknown>;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText } from '../expr-template.ts';
+import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
 import { nodeEnv } from './node-env.ts';
 
@@ -41,7 +42,8 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
         }
         const result: Record<string, unknown> = {};
         for (const [field, compiled] of mapping) result[field] = compiled.evaluate(env);
-        const data = JSON.stringify(result);
+        // As RuleGo, which marshals a Go map: keys sorted.
+        const data = goJson(result);
         return Promise.resolve([{ relation: 'Success', message: { ...message, dataType: 'JSON', data } }]);
       },
     };

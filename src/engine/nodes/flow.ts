@@ -29,9 +29,8 @@ export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
         const result = await context.runChain(config.targetId, message);
         const ends = endsOf(result);
         if (ends.length === 0 && result.outcome === 'failure') {
-          return [
-            { relation: 'Failure', message: withErrorMessage(message, result.error ?? 'sub-chain failed') },
-          ];
+          const failure = result.error ?? 'sub-chain failed';
+          return [{ relation: 'Failure', message: withErrorMessage(message, failure), error: failure }];
         }
         if (config.extend) {
           return ends.map((end): NodeOutput => ({ relation: end.relation, message: end.message }));
@@ -65,5 +64,5 @@ function merge(message: RuleMessage, ends: RunEnd[]): NodeOutput {
   });
   const merged: RuleMessage = { ...message, dataType: 'JSON', data: JSON.stringify(records), metadata };
   if (failure === undefined) return { relation: 'Success', message: merged };
-  return { relation: 'Failure', message: withErrorMessage(merged, failure) };
+  return { relation: 'Failure', message: withErrorMessage(merged, failure), error: failure };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { goJson } from '../go-json.ts';
 import { readData } from '../message.ts';
 import type { NodeContext, NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
 
@@ -107,7 +108,6 @@ async function call(context: NodeContext, nodeId: string, message: RuleMessage):
 function mergeOutcomes(message: RuleMessage, outcomes: Outcome[], toMap: boolean): RuleMessage {
   const metadata = { ...message.metadata };
   for (const outcome of outcomes) if (outcome.error === '') Object.assign(metadata, outcome.message.metadata);
-  let data: unknown;
   if (toMap) {
     const map: Record<string, unknown> = {};
     for (const outcome of outcomes) {
@@ -116,16 +116,16 @@ function mergeOutcomes(message: RuleMessage, outcomes: Outcome[], toMap: boolean
       if (outcome.message.dataType === 'JSON' && isObject) Object.assign(map, value);
       else map[outcome.nodeId] = value;
     }
-    data = map;
-  } else {
-    data = outcomes.map((outcome) => {
-      const { ts, id, dataType, type, data: text } = outcome.message;
-      return {
-        msg: { ts, id, dataType, type, data: text, metadata: {} },
-        err: outcome.error,
-        nodeId: outcome.nodeId,
-      };
-    });
+    // A Go map in RuleGo: keys sorted.
+    return { ...message, dataType: 'JSON', data: goJson(map), metadata };
   }
-  return { ...message, dataType: 'JSON', data: JSON.stringify(data), metadata };
+  const records = outcomes.map((outcome) => {
+    const { ts, id, dataType, type, data: text } = outcome.message;
+    return {
+      msg: { ts, id, dataType, type, data: text, metadata: {} },
+      err: outcome.error,
+      nodeId: outcome.nodeId,
+    };
+  });
+  return { ...message, dataType: 'JSON', data: JSON.stringify(records), metadata };
 }

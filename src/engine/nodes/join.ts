@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { goJson } from '../go-json.ts';
 import { readData } from '../message.ts';
 import type { JoinArrival, NodeDefinition, RuleMessage } from '../types.ts';
 
@@ -59,8 +60,9 @@ export function mergeArrivals(
     else if (arrival.nodeId !== '') Object.assign(metadata, arrival.message.metadata);
   }
   const senders = arrivals.filter((arrival) => arrival.nodeId !== '');
-  const data = toMap ? mergeToMap(senders) : senders.map(record);
-  const message: RuleMessage = { ...first.message, dataType: 'JSON', data: JSON.stringify(data), metadata };
+  // A merged map is a Go map in RuleGo (keys sorted); the records a struct list (fields in order).
+  const data = toMap ? goJson(mergeToMap(senders)) : JSON.stringify(senders.map(record));
+  const message: RuleMessage = { ...first.message, dataType: 'JSON', data, metadata };
   return errors === '' ? { message } : { message, error: errors };
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
-import type { NodeDefinition, RuleMessage } from '../types.ts';
+import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
 import { GuardedClient } from './guarded-request.ts';
 import { nodeEnv } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
@@ -102,7 +102,7 @@ export const restApiCallNode: NodeDefinition<Config> = {
             throw failure;
           // As RuleGo: a transport error also goes in metadata.errorBody.
           const metadata = { ...message.metadata, errorBody: failure.message, errorMsg: failure.message };
-          return [{ relation: 'Failure', message: { ...message, metadata } }];
+          return [{ relation: 'Failure', message: { ...message, metadata }, error: failure.message }];
         } finally {
           slots.release();
         }
@@ -117,7 +117,7 @@ const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** RuleGo's rule: only 200 is Success (the answer becomes the data, the data type stays); any other
  * status keeps the request as the data and puts the answer in `metadata.errorBody`. */
-function answer(message: RuleMessage, response: GuardedAnswer): { relation: string; message: RuleMessage } {
+function answer(message: RuleMessage, response: GuardedAnswer): NodeOutput {
   const { body } = response;
   const metadata: Record<string, string> = {
     ...message.metadata,
@@ -127,7 +127,7 @@ function answer(message: RuleMessage, response: GuardedAnswer): { relation: stri
   if (response.status !== 200) {
     metadata['errorBody'] = body;
     metadata['errorMsg'] = body;
-    return { relation: 'Failure', message: { ...message, metadata } };
+    return { relation: 'Failure', message: { ...message, metadata }, error: body };
   }
   return { relation: 'Success', message: { ...message, metadata, data: body } };
 }

@@ -19,6 +19,8 @@ const RESTART_KEYS = [
   ['data', 'logs_dir'],
   ['data', 'database_url'],
   ['cluster', 'redis_url'],
+  ['cluster', 'key_prefix'],
+  ['cluster', 'instance_id'],
   ['server', 'log_level'],
   ['security', 'loginRateLimit'],
   ['engine', 'script_timeout_ms'],

@@ -3,6 +3,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { initial } from './001-initial.ts';
 import { sessionTitle } from './002-session-title.ts';
+import { cronRunFire } from './003-cron-run-fire.ts';
 import type { Dialect } from './column-types.ts';
 
 export type { Dialect } from './column-types.ts';
@@ -12,6 +13,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '001-initial': initial(dialect),
     '002-session-title': sessionTitle(dialect),
+    '003-cron-run-fire': cronRunFire(dialect),
   };
 }
 

@@ -51,7 +51,7 @@ export function CodeEditor({ value, onInput, label, marked, reveal, rows = 24 }:
 
   return (
     <div class="code-editor" style={{ '--code-rows': String(rows) }}>
-      <div class="code-gutter" aria-hidden="true">
+      <div class="code-gutter" aria-hidden="true" style={{ width: `${String(lineCount).length + 3}ch` }}>
         <div class="code-gutter-lines" style={{ transform: `translateY(${-scrollTop}px)` }}>
           {Array.from({ length: lineCount }, (_, index) => {
             const line = index + 1;

@@ -163,14 +163,25 @@ export function AccountDialog({
                         <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>{state ? 'set' : 'not set'}</span>
                       )}
                     </span>
-                    <input
-                      class="input"
-                      type={field.secret && field.key !== 'api_base' ? 'password' : 'text'}
-                      autoComplete="off"
-                      placeholder={field.secret && account ? 'unchanged' : ''}
-                      value={draft.values[field.key] ?? ''}
-                      onInput={(event) => setValue(field.key, event.currentTarget.value)}
-                    />
+                    {field.secret && field.key !== 'api_base' ? (
+                      <input
+                        class="input"
+                        type="password"
+                        autoComplete="off"
+                        placeholder={account ? 'unchanged' : ''}
+                        value={draft.values[field.key] ?? ''}
+                        onInput={(event) => setValue(field.key, event.currentTarget.value)}
+                      />
+                    ) : (
+                      <input
+                        class="input"
+                        type="text"
+                        autoComplete="off"
+                        placeholder={field.secret && account ? 'unchanged' : ''}
+                        value={draft.values[field.key] ?? ''}
+                        onInput={(event) => setValue(field.key, event.currentTarget.value)}
+                      />
+                    )}
                     {field.help && <span class="field-help">{field.help}</span>}
                   </label>
                 );
@@ -202,6 +213,7 @@ export function AccountDialog({
               <textarea
                 class="input code-input"
                 rows={3}
+                aria-label="Allowlist"
                 placeholder="one user or chat id per line"
                 value={draft.allowFrom}
                 onInput={(event) => set({ allowFrom: event.currentTarget.value })}

@@ -146,6 +146,7 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
             <textarea
               class="input code-input"
               rows={3}
+              aria-label="Metadata"
               placeholder="city=Oslo"
               value={metadataText}
               onInput={(event) => setMetadataText(event.currentTarget.value)}
@@ -154,7 +155,7 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
           </label>
           <label class="field field-wide">
             <span class="field-label">Data</span>
-            <textarea class="input code-input" rows={5} value={dataText} onInput={(event) => setDataText(event.currentTarget.value)} />
+            <textarea class="input code-input" rows={5} aria-label="Data" value={dataText} onInput={(event) => setDataText(event.currentTarget.value)} />
             <span class="field-help">JSON is sent as JSON; anything else as text.</span>
           </label>
         </div>
