@@ -13,7 +13,8 @@ setFlagsFromString('--heap-growing-percent=10');
 
 // src/main.ts and the bundled dist/main.js both sit one folder below package.json and bin/.
 const root = new URL('..', import.meta.url);
-const version = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string })
+  .version;
 
 // `chat ... | head` closes the pipe early: that is the reader's choice, not a failure.
 for (const stream of [process.stdout, process.stderr]) {

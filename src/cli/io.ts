@@ -54,8 +54,7 @@ export interface Style {
 }
 
 export function createStyle(stream: OutStream, env: Env, allowed = true): Style {
-  const enabled =
-    allowed && stream.isTTY === true && env['NO_COLOR'] === undefined && env['TERM'] !== 'dumb';
+  const enabled = allowed && stream.isTTY === true && env['NO_COLOR'] === undefined && env['TERM'] !== 'dumb';
   const wrap =
     (open: number, close: number) =>
     (text: string): string =>

@@ -29,7 +29,9 @@ Exit codes: 0 done, 1 failed, 2 wrong usage.`;
 
 export function buildProgram(cx: Context): Command {
   const program = new Command('agent-service')
-    .description('Agent Service: AI agents as rule chains, served over REST, chat completions and chat channels.')
+    .description(
+      'Agent Service: AI agents as rule chains, served over REST, chat completions and chat channels.',
+    )
     .version(cx.io.version, '-V, --version', 'print the version')
     .option('--url <url>', 'server address (default: SERVICE_URL, then the config file)')
     .option('-c, --config <file>', 'config file')
@@ -88,9 +90,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       return { exitCode: done ? 0 : 2, serving: false };
     }
     const message =
-      error instanceof CliError || error instanceof ConfigError
-        ? error.message
-        : describeUnexpected(error);
+      error instanceof CliError || error instanceof ConfigError ? error.message : describeUnexpected(error);
     io.stderr.write(`${cx.errStyle.red('error:')} ${message}\n`);
     return { exitCode: error instanceof CliError ? error.exitCode : 1, serving: false };
   }

@@ -32,9 +32,14 @@ describe('agent-service with authentication on', () => {
   });
 
   it('a wrong SERVICE_API_KEY is refused with a hint, and the key is not printed', async () => {
-    const result = await cli(['agents', 'list', '--url', t.url], t.home, { env: { SERVICE_API_KEY: 'sk-wrong-key-123' } });
+    const result = await cli(['agents', 'list', '--url', t.url], t.home, {
+      env: { SERVICE_API_KEY: 'sk-wrong-key-123' },
+    });
     assert.equal(result.code, 1);
-    assert.match(result.err, /refused the request \(401: .*\); check SERVICE_API_KEY, or unset it and run: agent-service login\n$/);
+    assert.match(
+      result.err,
+      /refused the request \(401: .*\); check SERVICE_API_KEY, or unset it and run: agent-service login\n$/,
+    );
     assert.doesNotMatch(result.err, /sk-wrong-key-123/);
   });
 
@@ -46,10 +51,15 @@ describe('agent-service with authentication on', () => {
   });
 
   it('agent run uses the api account key of the config file (chat only), the first credential of rule 6', async () => {
-    const result = await cli(['agent', '-m', 'hello', '--config', join(t.dir, 'config.yaml'), '--url', t.url], t.home);
+    const result = await cli(
+      ['agent', '-m', 'hello', '--config', join(t.dir, 'config.yaml'), '--url', t.url],
+      t.home,
+    );
     assert.equal(result.code, 0, result.err);
     assert.match(result.out, /^\[demo model\]/);
-    const chat = await cli(['chat', '--url', t.url, 'hello'], t.home, { env: { SERVICE_API_KEY: 'sk-cli-account-key' } });
+    const chat = await cli(['chat', '--url', t.url, 'hello'], t.home, {
+      env: { SERVICE_API_KEY: 'sk-cli-account-key' },
+    });
     assert.equal(chat.code, 0, chat.err);
     assert.match(chat.out, /^\[demo model\]/);
   });
@@ -68,7 +78,11 @@ describe('agent-service with authentication on', () => {
     assert.equal(agents.code, 0, agents.err);
     assert.equal(agents.out, 'main\tMain agent\t(default)\tloaded\n');
     const other = await cli(['agents', 'list', '--url', 'http://localhost:1'], t.home);
-    assert.match(other.err, /cannot reach http:\/\/localhost:1/, 'a token of one server is not sent to another');
+    assert.match(
+      other.err,
+      /cannot reach http:\/\/localhost:1/,
+      'a token of one server is not sent to another',
+    );
 
     const key = await cli(['api-key', 'show', '--json', '--url', t.url], t.home);
     assert.equal(key.code, 0, key.err);
@@ -94,7 +108,9 @@ describe('agent-service with authentication on', () => {
   it('password changes the password from piped lines and logs in again with the new one', async () => {
     const login = await cli(['login', '--url', t.url], t.home, { stdin: 's3cret-password\n' });
     assert.equal(login.code, 0, login.err);
-    const change = await cli(['password', '--url', t.url], t.home, { stdin: 's3cret-password\nnew-s3cret-password\n' });
+    const change = await cli(['password', '--url', t.url], t.home, {
+      stdin: 's3cret-password\nnew-s3cret-password\n',
+    });
     assert.equal(change.code, 0, change.err);
     assert.match(change.out, /password of admin changed/);
     const agents = await cli(['agents', 'list', '--url', t.url], t.home);

@@ -11,7 +11,10 @@ describe('agent-service agent chat', () => {
   });
   after(() => t.close());
   const demoModelAgain = async () => {
-    assert.equal((await cli(['config', 'set', 'models.default_provider', '""', '--url', t.url], t.home)).code, 0);
+    assert.equal(
+      (await cli(['config', 'set', 'models.default_provider', '""', '--url', t.url], t.home)).code,
+      0,
+    );
     assert.equal((await cli(['providers', 'delete', 'fake', '--url', t.url], t.home)).code, 0);
   };
 
@@ -37,7 +40,9 @@ describe('agent-service agent chat', () => {
       const models = JSON.stringify(upstream.modelsConfig());
       const set = await cli(['config', 'set', 'models', models, '--url', t.url], t.home);
       assert.equal(set.code, 0, set.err);
-      const result = await cli(['agent', 'chat', '--url', t.url], t.home, { stdin: 'first\nsecond\n/new\nthird\n' });
+      const result = await cli(['agent', 'chat', '--url', t.url], t.home, {
+        stdin: 'first\nsecond\n/new\nthird\n',
+      });
       assert.equal(result.code, 0, result.err);
       const counts = upstream.requests.map(
         (body) => (body['messages'] as Array<{ role: string }>).filter((m) => m.role === 'user').length,
@@ -75,9 +80,13 @@ describe('agent-service agent chat', () => {
   });
 
   it('in a terminal (a pseudo-terminal from script): prompt, colours, and Ctrl-C twice at the prompt exits', async () => {
-    const child = spawn('script', ['-qfec', `"${process.execPath}" "${BIN}" agent chat --url ${t.url}`, '/dev/null'], {
-      env: cliEnv(t.home, { TERM: 'xterm' }),
-    });
+    const child = spawn(
+      'script',
+      ['-qfec', `"${process.execPath}" "${BIN}" agent chat --url ${t.url}`, '/dev/null'],
+      {
+        env: cliEnv(t.home, { TERM: 'xterm' }),
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

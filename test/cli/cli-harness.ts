@@ -24,7 +24,11 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): Record
   return { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...extra };
 }
 
-export function start(args: string[], home: string, options: CliOptions = {}): ChildProcessWithoutNullStreams {
+export function start(
+  args: string[],
+  home: string,
+  options: CliOptions = {},
+): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? home,
     env: cliEnv(home, options.env),

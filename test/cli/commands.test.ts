@@ -44,19 +44,37 @@ describe('agent-service commands against a live server (authentication off)', ()
   });
 
   it('providers add, list, set-key, default and delete; the key is never printed', async () => {
-    const add = await run('providers', 'add', 'fake', '-u', upstream.url, '-m', 'm1', '-k', 'sk-provider-secret');
+    const add = await run(
+      'providers',
+      'add',
+      'fake',
+      '-u',
+      upstream.url,
+      '-m',
+      'm1',
+      '-k',
+      'sk-provider-secret',
+    );
     assert.equal(add.code, 0, add.err);
     const list = await json('providers', 'list');
     assert.deepEqual(
       list.map((p: { id: string; hasApiKey: boolean; default: boolean }) => [p.id, p.hasApiKey, p.default]),
       [['fake', true, true]],
     );
-    const key = await cli(['providers', 'set-key', 'fake', '--url', t.url], t.home, { stdin: 'sk-new-secret\n' });
+    const key = await cli(['providers', 'set-key', 'fake', '--url', t.url], t.home, {
+      stdin: 'sk-new-secret\n',
+    });
     assert.equal(key.code, 0, key.err);
     assert.match(await readFile(join(t.dir, 'config.yaml'), 'utf8'), /sk-new-secret/);
     assert.equal((await run('providers', 'add', 'second', '-u', upstream.url)).code, 0);
     assert.equal((await run('providers', 'default', 'second')).code, 0);
-    assert.equal((await run('providers', 'list')).out.split('\n').find((l) => l.startsWith('second'))?.split('\t')[1], '*');
+    assert.equal(
+      (await run('providers', 'list')).out
+        .split('\n')
+        .find((l) => l.startsWith('second'))
+        ?.split('\t')[1],
+      '*',
+    );
     const answer = await run('agent', '-m', 'hi');
     assert.equal(answer.out, 'Hello from the fake upstream.\n');
     const refused = await run('providers', 'delete', 'second');
@@ -64,7 +82,10 @@ describe('agent-service commands against a live server (authentication off)', ()
     assert.match(refused.err, /default provider.*\(HTTP 409/);
     assert.equal((await run('providers', 'default', 'fake')).code, 0);
     assert.equal((await run('providers', 'delete', 'second')).code, 0);
-    assert.doesNotMatch((await run('providers', 'list')).out + (await run('doctor')).out, /sk-new-secret|sk-provider-secret/);
+    assert.doesNotMatch(
+      (await run('providers', 'list')).out + (await run('doctor')).out,
+      /sk-new-secret|sk-provider-secret/,
+    );
   });
 
   it('agents add, info, list, reload and delete (--force needed when piped)', async () => {
@@ -74,7 +95,10 @@ describe('agent-service commands against a live server (authentication off)', ()
     assert.equal(info.ruleChain.name, 'Writer');
     assert.equal(info.ruleChain.additionalInfo.description, 'Drafts texts');
     assert.match((await run('agents', 'info', 'writer')).out, /^model: +m2$/m);
-    assert.deepEqual((await json('agents', 'list')).map((a: { ruleChain: { id: string } }) => a.ruleChain.id).sort(), ['main', 'writer']);
+    assert.deepEqual(
+      (await json('agents', 'list')).map((a: { ruleChain: { id: string } }) => a.ruleChain.id).sort(),
+      ['main', 'writer'],
+    );
     assert.equal((await run('agents', 'reload', 'writer')).code, 0);
     const unforced = await run('agents', 'delete', 'writer');
     assert.equal(unforced.code, 2);
@@ -94,10 +118,18 @@ describe('agent-service commands against a live server (authentication off)', ()
     assert.equal(stream.code, 0, stream.err);
     assert.match(stream.err, /⚙ glob\(\{"pattern":"\*\*\/\*"\}\)\n {2}↳ /);
     assert.match(stream.out, /^\[demo model\]/);
-    const events = (await run('agent', '--stream', '--json', '-m', 'list files')).out.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(events.slice(0, 2).map((e: { type: string }) => e.type), ['tool-call-start', 'tool-call-result']);
+    const events = (await run('agent', '--stream', '--json', '-m', 'list files')).out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      events.slice(0, 2).map((e: { type: string }) => e.type),
+      ['tool-call-start', 'tool-call-result'],
+    );
     await writeFile(join(t.home, 'notes.txt'), 'remember the milk');
-    const withFile = await cli(['agent', '-f', join(t.home, 'notes.txt'), '--url', t.url], t.home, { stdin: 'summarise' });
+    const withFile = await cli(['agent', '-f', join(t.home, 'notes.txt'), '--url', t.url], t.home, {
+      stdin: 'summarise',
+    });
     assert.equal(withFile.code, 0, withFile.err);
     const none = await run('agent', 'run');
     assert.equal(none.code, 2);
@@ -114,13 +146,27 @@ describe('agent-service commands against a live server (authentication off)', ()
     const chain = {
       ruleChain: { id: 'double', name: 'Double' },
       metadata: {
-        nodes: [{ id: 't', type: 'jsTransform', configuration: { jsScript: 'return {msg: {n: msg.n * 2}, metadata: metadata, msgType: msgType};' } }],
+        nodes: [
+          {
+            id: 't',
+            type: 'jsTransform',
+            configuration: {
+              jsScript: 'return {msg: {n: msg.n * 2}, metadata: metadata, msgType: msgType};',
+            },
+          },
+        ],
         connections: [],
       },
     };
-    const created = await fetch(`${t.url}/api/v1/rules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chain) });
+    const created = await fetch(`${t.url}/api/v1/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chain),
+    });
     assert.equal(created.status, 201, await created.text());
-    assert.ok((await json('rules', 'list')).some((c: { ruleChain: { id: string } }) => c.ruleChain.id === 'double'));
+    assert.ok(
+      (await json('rules', 'list')).some((c: { ruleChain: { id: string } }) => c.ruleChain.id === 'double'),
+    );
     assert.equal((await json('rules', 'info', 'double')).ruleChain.name, 'Double');
     assert.equal((await run('rules', 'reload', 'double')).code, 0);
     const executed = await run('rules', 'execute', 'double', '-d', '{"n": 21}');
@@ -129,10 +175,18 @@ describe('agent-service commands against a live server (authentication off)', ()
   });
 
   it('skills create, list, info, upload and delete', async () => {
-    assert.equal((await run('skills', 'create', 'pdf', '-d', 'Work with PDFs', '--content', 'Use pdftotext.')).code, 0);
+    assert.equal(
+      (await run('skills', 'create', 'pdf', '-d', 'Work with PDFs', '--content', 'Use pdftotext.')).code,
+      0,
+    );
     assert.equal((await json('skills', 'info', 'pdf')).content.trim(), 'Use pdftotext.');
     const zip = join(t.home, 'skills.zip');
-    await writeFile(zip, zipSync({ 'notes/SKILL.md': strToU8('---\nname: notes\ndescription: Take notes\n---\nWrite them down.\n') }));
+    await writeFile(
+      zip,
+      zipSync({
+        'notes/SKILL.md': strToU8('---\nname: notes\ndescription: Take notes\n---\nWrite them down.\n'),
+      }),
+    );
     const upload = await run('skills', 'upload', zip, '-a', 'main');
     assert.equal(upload.code, 0, upload.err);
     assert.match(upload.out, /installed notes/);
@@ -144,13 +198,20 @@ describe('agent-service commands against a live server (authentication off)', ()
   });
 
   it('workspace put, ls, cat and rm', async () => {
-    const put = await cli(['workspace', 'put', 'notes/todo.md', '-a', 'main', '--url', t.url], t.home, { stdin: '# todo\n' });
+    const put = await cli(['workspace', 'put', 'notes/todo.md', '-a', 'main', '--url', t.url], t.home, {
+      stdin: '# todo\n',
+    });
     assert.equal(put.code, 0, put.err);
     assert.equal((await run('workspace', 'cat', 'notes/todo.md')).out, '# todo\n');
-    const replace = await cli(['workspace', 'put', 'notes/todo.md', '--url', t.url], t.home, { stdin: '# done\n' });
+    const replace = await cli(['workspace', 'put', 'notes/todo.md', '--url', t.url], t.home, {
+      stdin: '# done\n',
+    });
     assert.equal(replace.code, 0, replace.err);
     assert.equal((await run('workspace', 'cat', 'notes/todo.md', '-a', 'main')).out, '# done\n');
-    assert.deepEqual((await json('workspace', 'ls', 'notes')).map((e: { name: string }) => e.name), ['todo.md']);
+    assert.deepEqual(
+      (await json('workspace', 'ls', 'notes')).map((e: { name: string }) => e.name),
+      ['todo.md'],
+    );
     assert.equal((await run('workspace', 'rm', 'notes/todo.md')).code, 0);
     const escape = await run('workspace', 'cat', '../../config.yaml');
     assert.equal(escape.code, 1);
@@ -195,7 +256,10 @@ describe('agent-service commands against a live server (authentication off)', ()
     assert.equal(status.healthy, true);
     assert.match(status.version, /^\d+\.\d+\.\d+/);
     assert.equal(status.channels.connected, 0);
-    const doctor = await cli(['doctor', '--json', '--url', t.url, '--config', join(t.dir, 'config.yaml')], t.home);
+    const doctor = await cli(
+      ['doctor', '--json', '--url', t.url, '--config', join(t.dir, 'config.yaml')],
+      t.home,
+    );
     const checks = JSON.parse(doctor.out) as Array<{ check: string; status: string }>;
     assert.equal(checks.find((c) => c.check === 'server')?.status, 'ok');
     assert.equal(checks.find((c) => c.check === 'default password')?.status, 'warn');

@@ -18,7 +18,9 @@ describe('agent-service service (systemd unit)', () => {
   after(() => rm(home, { recursive: true, force: true }));
 
   it('--dry-run prints a unit with absolute node, program, config and data paths and writes nothing', async () => {
-    const result = await cli(['service', 'install', '--dry-run', '--config', 'config.yaml'], home, { cwd: project });
+    const result = await cli(['service', 'install', '--dry-run', '--config', 'config.yaml'], home, {
+      cwd: project,
+    });
     assert.equal(result.code, 0, result.err);
     const unitPath = join(home, '.config', 'systemd', 'user', 'agent-service.service');
     assert.equal(result.err, `# would write ${unitPath}\n`);
@@ -27,7 +29,11 @@ describe('agent-service service (systemd unit)', () => {
     assert.match(result.out, /^WantedBy=default\.target$/m);
     assert.match(result.out, /^Restart=on-failure$/m);
     assert.equal(existsSync(unitPath), false);
-    const system = await cli(['service', 'install', '--dry-run', '--system', '--user', 'agent', '--name', 'agents-prod'], home, { cwd: project });
+    const system = await cli(
+      ['service', 'install', '--dry-run', '--system', '--user', 'agent', '--name', 'agents-prod'],
+      home,
+      { cwd: project },
+    );
     assert.equal(system.err, '# would write /etc/systemd/system/agents-prod.service\n');
     assert.match(system.out, /^User=agent$/m);
     assert.match(system.out, /^WantedBy=multi-user\.target$/m);
@@ -42,10 +48,16 @@ describe('agent-service service (systemd unit)', () => {
     assert.equal((await stat(unitPath)).mode & 0o777, 0o644);
     assert.match(await readFile(unitPath, 'utf8'), /^ExecStart=.* serve --config /m);
     if (!existsSync('/run/systemd/system')) {
-      assert.match(result.err, /systemd is not running on this machine: the unit was written but not enabled/);
+      assert.match(
+        result.err,
+        /systemd is not running on this machine: the unit was written but not enabled/,
+      );
       const started = await cli(['service', 'start'], home);
       assert.equal(started.code, 1);
-      assert.equal(started.err, 'error: systemd is not running on this machine; run the server with: agent-service serve\n');
+      assert.equal(
+        started.err,
+        'error: systemd is not running on this machine; run the server with: agent-service serve\n',
+      );
     }
     const removed = await cli(['service', 'uninstall'], home);
     assert.equal(removed.code, 0, removed.err);

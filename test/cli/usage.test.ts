@@ -38,7 +38,28 @@ describe('agent-service: usage, help and errors (no server needed)', () => {
   it('--help lists every command group, and each command has its own help', async () => {
     const help = await cli(['--help'], home);
     assert.equal(help.code, 0);
-    for (const name of ['serve|start', 'status', 'doctor', 'config', 'providers', 'agents', 'agent', 'rules', 'skills', 'workspace', 'cron', 'message', 'channels', 'bindings', 'sessions', 'login', 'logout', 'api-key', 'password', 'service'])
+    for (const name of [
+      'serve|start',
+      'status',
+      'doctor',
+      'config',
+      'providers',
+      'agents',
+      'agent',
+      'rules',
+      'skills',
+      'workspace',
+      'cron',
+      'message',
+      'channels',
+      'bindings',
+      'sessions',
+      'login',
+      'logout',
+      'api-key',
+      'password',
+      'service',
+    ])
       assert.match(help.out, new RegExp(`^  ${name.replace('|', '\\|')}\\b`, 'm'), name);
     const cron = await cli(['cron', 'create', '--help'], home);
     assert.equal(cron.code, 0);
@@ -83,18 +104,33 @@ describe('agent-service: usage, help and errors (no server needed)', () => {
       flag.err,
       `error: cannot reach http://127.0.0.1:${down} (connection refused); is the server running? start it with: agent-service serve\n`,
     );
-    const fallback = await cli(['agents', 'list'], home, { env: { SERVICE_URL: `http://127.0.0.1:${down}/api/v1/` } });
+    const fallback = await cli(['agents', 'list'], home, {
+      env: { SERVICE_URL: `http://127.0.0.1:${down}/api/v1/` },
+    });
     assert.equal(fallback.code, 1);
-    assert.match(fallback.err, new RegExp(`^error: cannot reach http://127\\.0\\.0\\.1:${down} \\(connection refused\\) \\(address from SERVICE_URL; set --url or SERVICE_URL\\)`));
+    assert.match(
+      fallback.err,
+      new RegExp(
+        `^error: cannot reach http://127\\.0\\.0\\.1:${down} \\(connection refused\\) \\(address from SERVICE_URL; set --url or SERVICE_URL\\)`,
+      ),
+    );
     assert.equal(fallback.err.split('\n').length, 2, 'one line');
     const project = join(home, 'project');
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'config.yaml'), `server:\n  port: ${down}\n`);
     const fromFile = await cli(['status'], home, { cwd: project });
     assert.equal(fromFile.code, 1);
-    assert.match(fromFile.err, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${down} \\(connection refused\\) \\(address from config file .*project/config\\.yaml;`));
+    assert.match(
+      fromFile.err,
+      new RegExp(
+        `cannot reach http://127\\.0\\.0\\.1:${down} \\(connection refused\\) \\(address from config file .*project/config\\.yaml;`,
+      ),
+    );
     const none = await cli(['status'], home);
-    assert.match(none.err, /cannot reach http:\/\/127\.0\.0\.1:9527 .*the default address: no --url, SERVICE_URL or config file/);
+    assert.match(
+      none.err,
+      /cannot reach http:\/\/127\.0\.0\.1:9527 .*the default address: no --url, SERVICE_URL or config file/,
+    );
   });
 });
 
@@ -132,7 +168,10 @@ describe('agent-service: addresses, pipes and colours against a server', () => {
     const stdout = await new Promise<string>((resolve) => {
       const child = spawn(
         'bash',
-        ['-c', `"${process.execPath}" "${BIN}" workspace cat big.txt --url ${t.url} 2>"$ERR" | head -n 2; echo "status=\${PIPESTATUS[0]}"`],
+        [
+          '-c',
+          `"${process.execPath}" "${BIN}" workspace cat big.txt --url ${t.url} 2>"$ERR" | head -n 2; echo "status=\${PIPESTATUS[0]}"`,
+        ],
         { env: { ...cliEnv(t.home), ERR: join(t.home, 'stderr.txt') } },
       );
       let out = '';

@@ -78,7 +78,8 @@ export async function runChat(
           state.agent = rest[0];
           state.session = newSession();
           cx.out(`${s.dim(`now talking to ${state.agent} (session ${state.session})`)}\n`);
-        } else if (name === '/agent') cx.out(`${s.dim(`talking to ${state.agent}; switch with /agent <id>`)}\n`);
+        } else if (name === '/agent')
+          cx.out(`${s.dim(`talking to ${state.agent}; switch with /agent <id>`)}\n`);
         else cx.out(`${s.yellow(`unknown command ${name}`)}; /help lists them\n`);
         prompt();
         continue;
@@ -95,13 +96,19 @@ export async function runChat(
     turn = new AbortController();
     let ended = true;
     try {
-      const response = await streamTurn(api, { agent: state.agent, session: state.session, content }, turn.signal);
+      const response = await streamTurn(
+        api,
+        { agent: state.agent, session: state.session, content },
+        turn.signal,
+      );
       for await (const event of readChatStream(response)) {
         if (event.type === 'text-delta') {
           cx.out(event.text);
           ended = event.text.endsWith('\n');
         } else {
-          cx.out(`${ended ? '' : '\n'}${s.dim(describeToolCall(event, terminal ? Math.max(40, (cx.io.stdout.columns || 100) - 6) : 160))}\n`);
+          cx.out(
+            `${ended ? '' : '\n'}${s.dim(describeToolCall(event, terminal ? Math.max(40, (cx.io.stdout.columns || 100) - 6) : 160))}\n`,
+          );
           ended = true;
         }
       }

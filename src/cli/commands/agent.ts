@@ -77,7 +77,7 @@ export function registerAgent(program: Command, cx: Context): void {
     .option('-s, --session <id>', 'session id: turns with the same id share the conversation')
     .option('--stream', 'print the answer as it is written, and the tool calls as they run (on stderr)')
     .option('--json', 'print the completion as JSON (with --stream: one event per line)')
-    .option('-f, --file <path>', 'add a file\'s text to the message (repeatable)', collect)
+    .option('-f, --file <path>', "add a file's text to the message (repeatable)", collect)
     .addHelpText(
       'after',
       '\nExamples:\n  agent-service agent -m "list files"\n  agent-service agent run -a writer -s draft-1 --stream -m "continue"\n  git diff | agent-service agent -m "review this diff" -f NOTES.md',
@@ -107,7 +107,11 @@ export function registerAgent(program: Command, cx: Context): void {
     .option('-s, --session <id>', 'session id')
     .action(async (words: string[], options: { agent: string; session?: string }, command: Command) => {
       if (words.length > 0 || !cx.io.stdin.isTTY)
-        return runOnce(cx, { ...options, stream: true, ...(words.length > 0 ? { message: [words.join(' ')] } : {}) }, command);
+        return runOnce(
+          cx,
+          { ...options, stream: true, ...(words.length > 0 ? { message: [words.join(' ')] } : {}) },
+          command,
+        );
       return runChat(cx, await cx.api(command, true), options);
     });
 }

@@ -46,7 +46,9 @@ export function registerAgents(program: Command, cx: Context): void {
       const api = await cx.api(command);
       const agent = await api.get<AgentDefinition>(`/agents/${enc(id)}`);
       const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
-      const tools = (node?.configuration?.['tools'] as Array<{ type: string; name?: string; targetId?: string }> | undefined) ?? [];
+      const tools =
+        (node?.configuration?.['tools'] as
+          Array<{ type: string; name?: string; targetId?: string }> | undefined) ?? [];
       cx.print(options.json, agent, () =>
         [
           `id:          ${agent.ruleChain.id}`,
@@ -63,31 +65,43 @@ export function registerAgents(program: Command, cx: Context): void {
 
   agents
     .command('add')
-    .description('create an agent from the server\'s agent template')
+    .description("create an agent from the server's agent template")
     .argument('<id>', 'agent id (letters, digits, - and _)')
     .option('-n, --name <name>', 'display name')
-    .option('-m, --model <model>', 'model (default: the default provider\'s)')
+    .option('-m, --model <model>', "model (default: the default provider's)")
     .option('-d, --description <text>', 'description')
-    .option('-p, --prompt <text>', 'system prompt (default: the template\'s)')
-    .addHelpText('after', '\nExample:\n  agent-service agents add writer -n "Writer" -m gpt-4o-mini -d "Drafts texts"')
-    .action(async (id: string, options: { name?: string; model?: string; description?: string; prompt?: string }, command: Command) => {
-      const api = await cx.api(command);
-      const agent = await api.get<AgentDefinition>('/agent-template');
-      agent.ruleChain.id = id;
-      agent.ruleChain.name = options.name ?? id;
-      if (options.description !== undefined)
-        agent.ruleChain.additionalInfo = { ...agent.ruleChain.additionalInfo, description: options.description };
-      const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
-      if (node && (options.model !== undefined || options.prompt !== undefined)) {
-        node.configuration = {
-          ...node.configuration,
-          ...(options.model !== undefined ? { model: options.model } : {}),
-          ...(options.prompt !== undefined ? { systemPrompt: options.prompt } : {}),
-        };
-      }
-      await api.json('POST', '/agents', { body: agent });
-      cx.ok(`agent ${id} created; talk to it with: agent-service agent chat -a ${id}`);
-    });
+    .option('-p, --prompt <text>', "system prompt (default: the template's)")
+    .addHelpText(
+      'after',
+      '\nExample:\n  agent-service agents add writer -n "Writer" -m gpt-4o-mini -d "Drafts texts"',
+    )
+    .action(
+      async (
+        id: string,
+        options: { name?: string; model?: string; description?: string; prompt?: string },
+        command: Command,
+      ) => {
+        const api = await cx.api(command);
+        const agent = await api.get<AgentDefinition>('/agent-template');
+        agent.ruleChain.id = id;
+        agent.ruleChain.name = options.name ?? id;
+        if (options.description !== undefined)
+          agent.ruleChain.additionalInfo = {
+            ...agent.ruleChain.additionalInfo,
+            description: options.description,
+          };
+        const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
+        if (node && (options.model !== undefined || options.prompt !== undefined)) {
+          node.configuration = {
+            ...node.configuration,
+            ...(options.model !== undefined ? { model: options.model } : {}),
+            ...(options.prompt !== undefined ? { systemPrompt: options.prompt } : {}),
+          };
+        }
+        await api.json('POST', '/agents', { body: agent });
+        cx.ok(`agent ${id} created; talk to it with: agent-service agent chat -a ${id}`);
+      },
+    );
 
   agents
     .command('delete')
@@ -97,7 +111,8 @@ export function registerAgents(program: Command, cx: Context): void {
     .option('-f, --force', 'do not ask (needed when stdin is not a terminal)')
     .action(async (id: string, options: { force?: boolean }, command: Command) => {
       if (!options.force) {
-        if (!cx.io.stdin.isTTY) throw usageError(`deleting agent ${id} needs --force when stdin is not a terminal`);
+        if (!cx.io.stdin.isTTY)
+          throw usageError(`deleting agent ${id} needs --force when stdin is not a terminal`);
         if (!(await confirm(cx.io, `Delete agent ${id} with its workspace and sessions?`))) {
           cx.note('not deleted');
           return;
@@ -110,7 +125,7 @@ export function registerAgents(program: Command, cx: Context): void {
 
   agents
     .command('reload')
-    .description('re-read an agent\'s file (picks up hand edits)')
+    .description("re-read an agent's file (picks up hand edits)")
     .argument('[id]', 'agent id', 'main')
     .action(async (id: string, _options: unknown, command: Command) => {
       const api = await cx.api(command);

@@ -23,17 +23,30 @@ async function loginClient(cx: Context, command: Command): Promise<ApiClient> {
 export function registerAuth(program: Command, cx: Context): void {
   program
     .command('login')
-    .description('log in and keep the token for this server (password prompted with echo off, or read from stdin)')
+    .description(
+      'log in and keep the token for this server (password prompted with echo off, or read from stdin)',
+    )
     .option('-u, --user <name>', 'user name', 'admin')
-    .addHelpText('after', '\nExamples:\n  agent-service login --url 127.0.0.1:9601\n  printf "%s\\n" "$PASSWORD" | agent-service login -u admin')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agent-service login --url 127.0.0.1:9601\n  printf "%s\\n" "$PASSWORD" | agent-service login -u admin',
+    )
     .action(async (options: { user: string }, command: Command) => {
       const server = await cx.server(command);
-      const password = await readSecret(cx.io, `Password for ${options.user} at ${server.url}: `, new PipedLines(cx.io));
+      const password = await readSecret(
+        cx.io,
+        `Password for ${options.user} at ${server.url}: `,
+        new PipedLines(cx.io),
+      );
       const api = new ApiClient(server, undefined);
       const answer = await api.json<{ token: string; expireAt: string }>('POST', '/auth/login', {
         body: { username: options.user, password },
       });
-      await saveCachedToken(cx.tokenPath, server.url, { token: answer.token, expireAt: answer.expireAt, user: options.user });
+      await saveCachedToken(cx.tokenPath, server.url, {
+        token: answer.token,
+        expireAt: answer.expireAt,
+        user: options.user,
+      });
       cx.ok(`logged in to ${server.url} as ${options.user} until ${answer.expireAt}`);
     });
 
@@ -47,11 +60,13 @@ export function registerAuth(program: Command, cx: Context): void {
     });
 
   const apiKey = program.command('api-key').description('your API key (needs a login)');
-  withJson(apiKey.command('show').description('print your API key')).action(async (options: { json?: boolean }, command: Command) => {
-    const api = await loginClient(cx, command);
-    const answer = await api.get<{ apiKey: string }>('/auth/api-key');
-    cx.print(options.json, answer, () => `${answer.apiKey}\n`);
-  });
+  withJson(apiKey.command('show').description('print your API key')).action(
+    async (options: { json?: boolean }, command: Command) => {
+      const api = await loginClient(cx, command);
+      const answer = await api.get<{ apiKey: string }>('/auth/api-key');
+      cx.print(options.json, answer, () => `${answer.apiKey}\n`);
+    },
+  );
   withJson(apiKey.command('rotate').description('make a new API key; the old one stops working')).action(
     async (options: { json?: boolean }, command: Command) => {
       const api = await loginClient(cx, command);

@@ -61,7 +61,8 @@ export function registerConfig(program: Command, cx: Context): void {
   ).action(async (key: string, options: { json?: boolean }, command: Command) => {
     const api = await cx.api(command);
     const value = lookup(await api.get('/config'), key);
-    if (value === undefined) throw new CliError(`config key "${key}" not found (see: agent-service config list)`);
+    if (value === undefined)
+      throw new CliError(`config key "${key}" not found (see: agent-service config list)`);
     cx.print(options.json, value, () => `${show(value)}\n`);
   });
 
@@ -70,10 +71,15 @@ export function registerConfig(program: Command, cx: Context): void {
     .description('change one value; JSON values (true, 42, ["a"]) are parsed, anything else is text')
     .argument('<key>', 'dotted key, e.g. server.log_level')
     .argument('<value>', 'new value')
-    .addHelpText('after', '\nExamples:\n  agent-service config set security.requireAuth true\n  agent-service config set models.default_provider openai')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agent-service config set security.requireAuth true\n  agent-service config set models.default_provider openai',
+    )
     .action(async (key: string, value: string, _options: unknown, command: Command) => {
       const api = await cx.api(command);
-      const answer = await api.json<{ message: string }>('PUT', '/config', { body: patchFor(key, parseValue(value)) });
+      const answer = await api.json<{ message: string }>('PUT', '/config', {
+        body: patchFor(key, parseValue(value)),
+      });
       cx.ok(`${key}: ${answer.message}`);
     });
 

@@ -26,7 +26,9 @@ function channelRows(platforms: Record<string, Platform>): string[][] {
       platform,
       id,
       config.enabled && account.enabled !== false ? 'enabled' : 'disabled',
-      account.status ? `${account.status.state}${account.status.error ? `: ${account.status.error}` : ''}` : '',
+      account.status
+        ? `${account.status.state}${account.status.error ? `: ${account.status.error}` : ''}`
+        : '',
     ]);
   });
 }
@@ -53,55 +55,91 @@ export function registerMessaging(program: Command, cx: Context): void {
     const platforms = platform
       ? { [platform]: await api.get<Platform>(`/channels/${enc(platform)}`) }
       : (await api.get<{ platforms: Record<string, Platform> }>('/channels')).platforms;
-    cx.print(json, platforms, () => cx.table(['PLATFORM', 'ACCOUNT', 'STATE', 'CONNECTION'], channelRows(platforms)));
+    cx.print(json, platforms, () =>
+      cx.table(['PLATFORM', 'ACCOUNT', 'STATE', 'CONNECTION'], channelRows(platforms)),
+    );
   };
 
   const message = program.command('message').description('send messages through a channel account');
   message
     .command('send')
     .description('send a text, an image or a file to a chat')
-    .argument('<chat_id>', 'chat to send to (the platform\'s chat, user or channel id)')
+    .argument('<chat_id>', "chat to send to (the platform's chat, user or channel id)")
     .requiredOption('-p, --platform <platform>', 'feishu, dingtalk, wecom, telegram, slack, discord, ...')
-    .option('-a, --account <id>', 'channel account (default: the platform\'s first)')
+    .option('-a, --account <id>', "channel account (default: the platform's first)")
     .option('-m, --message <text>', 'text to send')
-    .option('-i, --image <agent:path>', 'image from an agent\'s workspace, e.g. main:charts/q3.png')
-    .option('-f, --file <agent:path>', 'file from an agent\'s workspace, e.g. main:report.pdf')
+    .option('-i, --image <agent:path>', "image from an agent's workspace, e.g. main:charts/q3.png")
+    .option('-f, --file <agent:path>', "file from an agent's workspace, e.g. main:report.pdf")
     .option('--file-name <name>', 'file name shown to the recipient (with -f)')
     .option('--key <key>', 'with -i or -f: a media key the platform already holds, instead of a path')
-    .addHelpText('after', '\nExamples:\n  agent-service message send oc_123 -p feishu -m "Build finished"\n  agent-service message send 42 -p telegram -f main:report.pdf')
-    .action(async (chatId: string, options: { platform: string; account?: string; message?: string; image?: string; file?: string; fileName?: string; key?: string }, command: Command) => {
-      const given = [options.message, options.image, options.file].filter((value) => value !== undefined);
-      if (given.length !== 1) throw usageError('give exactly one of -m TEXT, -i IMAGE or -f FILE');
-      const account = options.account ? { accountId: options.account } : {};
-      const base = `/channels/${enc(options.platform)}`;
-      let path: string;
-      let body: Record<string, unknown>;
-      if (options.message !== undefined) {
-        path = `${base}/send`;
-        body = { chatId, message: options.message, ...account };
-      } else if (options.image !== undefined) {
-        path = `${base}/send-image`;
-        body = { chatId, ...(options.key ? { imageKey: options.key } : { imagePath: options.image }), ...account };
-      } else {
-        path = `${base}/send-file`;
-        body = {
-          chatId,
-          ...(options.key ? { fileKey: options.key } : { filePath: options.file }),
-          ...(options.fileName ? { fileName: options.fileName } : {}),
-          ...account,
-        };
-      }
-      const api = await cx.api(command);
-      const answer = await api.json<{ messageId?: string }>('POST', path, { body });
-      cx.ok(`sent to ${chatId} on ${options.platform}${answer.messageId ? ` (message ${answer.messageId})` : ''}`);
-    });
-  withJson(message.command('channels').description('list channel accounts').option('-p, --platform <platform>', 'only this platform')).action(
-    (options: { platform?: string; json?: boolean }, command: Command) => listChannels(options.platform, options.json, command),
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agent-service message send oc_123 -p feishu -m "Build finished"\n  agent-service message send 42 -p telegram -f main:report.pdf',
+    )
+    .action(
+      async (
+        chatId: string,
+        options: {
+          platform: string;
+          account?: string;
+          message?: string;
+          image?: string;
+          file?: string;
+          fileName?: string;
+          key?: string;
+        },
+        command: Command,
+      ) => {
+        const given = [options.message, options.image, options.file].filter((value) => value !== undefined);
+        if (given.length !== 1) throw usageError('give exactly one of -m TEXT, -i IMAGE or -f FILE');
+        const account = options.account ? { accountId: options.account } : {};
+        const base = `/channels/${enc(options.platform)}`;
+        let path: string;
+        let body: Record<string, unknown>;
+        if (options.message !== undefined) {
+          path = `${base}/send`;
+          body = { chatId, message: options.message, ...account };
+        } else if (options.image !== undefined) {
+          path = `${base}/send-image`;
+          body = {
+            chatId,
+            ...(options.key ? { imageKey: options.key } : { imagePath: options.image }),
+            ...account,
+          };
+        } else {
+          path = `${base}/send-file`;
+          body = {
+            chatId,
+            ...(options.key ? { fileKey: options.key } : { filePath: options.file }),
+            ...(options.fileName ? { fileName: options.fileName } : {}),
+            ...account,
+          };
+        }
+        const api = await cx.api(command);
+        const answer = await api.json<{ messageId?: string }>('POST', path, { body });
+        cx.ok(
+          `sent to ${chatId} on ${options.platform}${answer.messageId ? ` (message ${answer.messageId})` : ''}`,
+        );
+      },
+    );
+  withJson(
+    message
+      .command('channels')
+      .description('list channel accounts')
+      .option('-p, --platform <platform>', 'only this platform'),
+  ).action((options: { platform?: string; json?: boolean }, command: Command) =>
+    listChannels(options.platform, options.json, command),
   );
 
   const channels = program.command('channels').description('channel platforms and accounts');
-  withJson(channels.command('list').alias('ls').description('list platforms, accounts and their connection state').option('-p, --platform <platform>', 'only this platform')).action(
-    (options: { platform?: string; json?: boolean }, command: Command) => listChannels(options.platform, options.json, command),
+  withJson(
+    channels
+      .command('list')
+      .alias('ls')
+      .description('list platforms, accounts and their connection state')
+      .option('-p, --platform <platform>', 'only this platform'),
+  ).action((options: { platform?: string; json?: boolean }, command: Command) =>
+    listChannels(options.platform, options.json, command),
   );
 
   const bindings = program.command('bindings').description('which agent answers which channel');
@@ -109,7 +147,12 @@ export function registerMessaging(program: Command, cx: Context): void {
     async (options: { json?: boolean }, command: Command) => {
       const api = await cx.api(command);
       const { bindings: list } = await api.get<{ bindings: Binding[] }>('/bindings');
-      cx.print(options.json, list, () => cx.table(['AGENT', 'MATCH'], list.map((b) => [b.agentId, describeMatch(b.match)])));
+      cx.print(options.json, list, () =>
+        cx.table(
+          ['AGENT', 'MATCH'],
+          list.map((b) => [b.agentId, describeMatch(b.match)]),
+        ),
+      );
     },
   );
   bindings
@@ -121,38 +164,61 @@ export function registerMessaging(program: Command, cx: Context): void {
     .option('--peer <id>', 'match one chat or user')
     .option('--default', 'the binding used when nothing else matches')
     .option('--remove', 'remove the binding with this match instead')
-    .addHelpText('after', '\nExamples:\n  agent-service bindings set support -p feishu -a helpdesk\n  agent-service bindings set main --default')
-    .action(async (agent: string, options: { channel?: string; account?: string; peer?: string; default?: boolean; remove?: boolean }, command: Command) => {
-      const match: Binding['match'] = {
-        ...(options.default ? { default: true } : {}),
-        ...(options.channel ? { channel: options.channel } : {}),
-        ...(options.account ? { accountId: options.account } : {}),
-        ...(options.peer ? { peer: options.peer } : {}),
-      };
-      if (Object.keys(match).length === 0) throw usageError('give a match: --default, -p PLATFORM, -a ACCOUNT or --peer ID');
-      const api = await cx.api(command);
-      const { bindings: list } = await api.get<{ bindings: Binding[] }>('/bindings');
-      const kept = list.filter((binding) => !sameMatch(binding.match, match));
-      if (options.remove && kept.length === list.length) throw usageError(`no binding matches ${describeMatch(match)}`);
-      const next = options.remove ? kept : [...kept, { agentId: agent, match }];
-      await api.json('PUT', '/bindings', { body: { bindings: next } });
-      cx.ok(options.remove ? `binding ${describeMatch(match)} removed` : `${describeMatch(match)} -> ${agent}`);
-    });
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agent-service bindings set support -p feishu -a helpdesk\n  agent-service bindings set main --default',
+    )
+    .action(
+      async (
+        agent: string,
+        options: { channel?: string; account?: string; peer?: string; default?: boolean; remove?: boolean },
+        command: Command,
+      ) => {
+        const match: Binding['match'] = {
+          ...(options.default ? { default: true } : {}),
+          ...(options.channel ? { channel: options.channel } : {}),
+          ...(options.account ? { accountId: options.account } : {}),
+          ...(options.peer ? { peer: options.peer } : {}),
+        };
+        if (Object.keys(match).length === 0)
+          throw usageError('give a match: --default, -p PLATFORM, -a ACCOUNT or --peer ID');
+        const api = await cx.api(command);
+        const { bindings: list } = await api.get<{ bindings: Binding[] }>('/bindings');
+        const kept = list.filter((binding) => !sameMatch(binding.match, match));
+        if (options.remove && kept.length === list.length)
+          throw usageError(`no binding matches ${describeMatch(match)}`);
+        const next = options.remove ? kept : [...kept, { agentId: agent, match }];
+        await api.json('PUT', '/bindings', { body: { bindings: next } });
+        cx.ok(
+          options.remove ? `binding ${describeMatch(match)} removed` : `${describeMatch(match)} -> ${agent}`,
+        );
+      },
+    );
 
   const sessions = program.command('sessions').description('conversation histories');
   sessions
     .command('clear')
     .description('forget a conversation')
-    .requiredOption('-s, --session <key>', 'the chat\'s sessionId, or a full session key')
+    .requiredOption('-s, --session <key>', "the chat's sessionId, or a full session key")
     .option('-a, --agent <id>', 'agent id', 'main')
     .option('--channel <platform>', 'channel of the session', 'api')
     .option('--scope <scope>', 'session scope (main, per_peer, per_channel_peer, ...)')
     .addHelpText('after', '\nExample:\n  agent-service sessions clear -a main -s cli-1a2b3c4d')
-    .action(async (options: { session: string; agent: string; channel: string; scope?: string }, command: Command) => {
-      const api = await cx.api(command);
-      const answer = await api.json<{ success: boolean; message: string }>('POST', '/sessions/clear', {
-        body: { agentId: options.agent, sessionKey: options.session, channel: options.channel, ...(options.scope ? { scope: options.scope } : {}) },
-      });
-      cx.ok(answer.message);
-    });
+    .action(
+      async (
+        options: { session: string; agent: string; channel: string; scope?: string },
+        command: Command,
+      ) => {
+        const api = await cx.api(command);
+        const answer = await api.json<{ success: boolean; message: string }>('POST', '/sessions/clear', {
+          body: {
+            agentId: options.agent,
+            sessionKey: options.session,
+            channel: options.channel,
+            ...(options.scope ? { scope: options.scope } : {}),
+          },
+        });
+        cx.ok(answer.message);
+      },
+    );
 }

@@ -37,21 +37,32 @@ export function registerProviders(program: Command, cx: Context): void {
     .option('-n, --name <name>', 'display name')
     .option('-k, --api-key <key>', 'API key (or --api-key-stdin, which keeps it out of the process list)')
     .option('--api-key-stdin', 'read the API key from stdin')
-    .addHelpText('after', '\nExample:\n  echo "$OPENAI_API_KEY" | agent-service providers add openai -u https://api.openai.com/v1 -m gpt-4o-mini --api-key-stdin')
-    .action(async (id: string, options: { baseUrl: string; model?: string; name?: string; apiKey?: string; apiKeyStdin?: boolean }, command: Command) => {
-      const apiKey = options.apiKeyStdin ? await readSecret(cx.io, 'API key: ', new PipedLines(cx.io)) : options.apiKey;
-      const api = await cx.api(command);
-      await api.json('POST', '/config/models/providers', {
-        body: {
-          id,
-          base_url: options.baseUrl,
-          ...(options.name ? { name: options.name } : {}),
-          ...(options.model ? { model: options.model } : {}),
-          ...(apiKey ? { api_key: apiKey } : {}),
-        },
-      });
-      cx.ok(`provider ${id} added`);
-    });
+    .addHelpText(
+      'after',
+      '\nExample:\n  echo "$OPENAI_API_KEY" | agent-service providers add openai -u https://api.openai.com/v1 -m gpt-4o-mini --api-key-stdin',
+    )
+    .action(
+      async (
+        id: string,
+        options: { baseUrl: string; model?: string; name?: string; apiKey?: string; apiKeyStdin?: boolean },
+        command: Command,
+      ) => {
+        const apiKey = options.apiKeyStdin
+          ? await readSecret(cx.io, 'API key: ', new PipedLines(cx.io))
+          : options.apiKey;
+        const api = await cx.api(command);
+        await api.json('POST', '/config/models/providers', {
+          body: {
+            id,
+            base_url: options.baseUrl,
+            ...(options.name ? { name: options.name } : {}),
+            ...(options.model ? { model: options.model } : {}),
+            ...(apiKey ? { api_key: apiKey } : {}),
+          },
+        });
+        cx.ok(`provider ${id} added`);
+      },
+    );
 
   providers
     .command('set-key')

@@ -23,25 +23,30 @@ export function registerRules(program: Command, cx: Context): void {
       .option('-a, --agent <id>', 'only the chains of this agent')
       .option('-t, --category <name>', 'only this category (e.g. agents)')
       .option('-l, --loaded', 'only loaded chains'),
-  ).action(async (options: { agent?: string; category?: string; loaded?: boolean; json?: boolean }, command: Command) => {
-    const api = await cx.api(command);
-    const query = {
-      ...(options.category ? { category: options.category } : {}),
-      ...(options.loaded ? { loaded: true } : {}),
-    };
-    const list = await api.all<AgentDefinition>(base(options.agent), query);
-    cx.print(options.json, list.data, () =>
-      cx.table(
-        ['ID', 'NAME', 'CATEGORY', 'STATUS'],
-        list.data.map((chain) => [
-          chain.ruleChain.id,
-          chain.ruleChain.name,
-          String(chain.ruleChain.additionalInfo?.['category'] ?? ''),
-          chain.status ? (chain.status.loaded ? 'loaded' : `not loaded: ${chain.status.error ?? ''}`) : '',
-        ]),
-      ),
-    );
-  });
+  ).action(
+    async (
+      options: { agent?: string; category?: string; loaded?: boolean; json?: boolean },
+      command: Command,
+    ) => {
+      const api = await cx.api(command);
+      const query = {
+        ...(options.category ? { category: options.category } : {}),
+        ...(options.loaded ? { loaded: true } : {}),
+      };
+      const list = await api.all<AgentDefinition>(base(options.agent), query);
+      cx.print(options.json, list.data, () =>
+        cx.table(
+          ['ID', 'NAME', 'CATEGORY', 'STATUS'],
+          list.data.map((chain) => [
+            chain.ruleChain.id,
+            chain.ruleChain.name,
+            String(chain.ruleChain.additionalInfo?.['category'] ?? ''),
+            chain.status ? (chain.status.loaded ? 'loaded' : `not loaded: ${chain.status.error ?? ''}`) : '',
+          ]),
+        ),
+      );
+    },
+  );
 
   withJson(
     rules
@@ -74,29 +79,38 @@ export function registerRules(program: Command, cx: Context): void {
     .option('-f, --file <path>', 'read the message data from a file')
     .option('--meta <key=value>', 'message metadata (repeatable)', collect)
     .option('-t, --type <msgType>', 'message type')
-    .addHelpText('after', '\nExample:\n  agent-service rules execute my-chain -d \'{"temperature": 41}\' --meta source=cli')
-    .action(async (id: string, options: { data?: string; file?: string; meta?: string[]; type?: string }, command: Command) => {
-      let text = options.data;
-      if (text === undefined && options.file)
-        text = await readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          throw new CliError(`cannot read ${options.file}: ${error.code ?? error.message}`);
-        });
-      if (text === undefined) text = await readAllStdin(cx.io);
-      let data: unknown = text;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        // plain text is sent as a JSON string
-      }
-      const query: Record<string, string> = {};
-      for (const pair of options.meta ?? []) {
-        const equals = pair.indexOf('=');
-        if (equals <= 0) throw usageError(`--meta expects key=value, got "${pair}"`);
-        query[pair.slice(0, equals)] = pair.slice(equals + 1);
-      }
-      const api = await cx.api(command);
-      const path = `/rules/${enc(id)}/execute${options.type ? `/${enc(options.type)}` : ''}`;
-      const answer = await api.json('POST', path, { body: data, query });
-      cx.out(`${typeof answer === 'string' ? answer : JSON.stringify(answer, null, 2)}\n`);
-    });
+    .addHelpText(
+      'after',
+      '\nExample:\n  agent-service rules execute my-chain -d \'{"temperature": 41}\' --meta source=cli',
+    )
+    .action(
+      async (
+        id: string,
+        options: { data?: string; file?: string; meta?: string[]; type?: string },
+        command: Command,
+      ) => {
+        let text = options.data;
+        if (text === undefined && options.file)
+          text = await readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+            throw new CliError(`cannot read ${options.file}: ${error.code ?? error.message}`);
+          });
+        if (text === undefined) text = await readAllStdin(cx.io);
+        let data: unknown = text;
+        try {
+          data = JSON.parse(text);
+        } catch {
+          // plain text is sent as a JSON string
+        }
+        const query: Record<string, string> = {};
+        for (const pair of options.meta ?? []) {
+          const equals = pair.indexOf('=');
+          if (equals <= 0) throw usageError(`--meta expects key=value, got "${pair}"`);
+          query[pair.slice(0, equals)] = pair.slice(equals + 1);
+        }
+        const api = await cx.api(command);
+        const path = `/rules/${enc(id)}/execute${options.type ? `/${enc(options.type)}` : ''}`;
+        const answer = await api.json('POST', path, { body: data, query });
+        cx.out(`${typeof answer === 'string' ? answer : JSON.stringify(answer, null, 2)}\n`);
+      },
+    );
 }

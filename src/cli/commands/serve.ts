@@ -5,7 +5,8 @@ import type { Context } from '../context.ts';
 
 export function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw usageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw usageError(`--port must be a number from 0 to 65535, got "${text}"`);
   return port;
 }
 

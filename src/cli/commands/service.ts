@@ -67,7 +67,10 @@ function unitPath(cx: Context, options: ServiceOptions): string {
 /** systemd runs when /run/systemd/system exists (sd_booted) and systemctl is installed. */
 function systemdMissing(cx: Context): string | undefined {
   if (!existsSync('/run/systemd/system')) return 'systemd is not running on this machine';
-  const probe = spawnSync('systemctl', ['--version'], { env: cx.io.env as NodeJS.ProcessEnv, encoding: 'utf8' });
+  const probe = spawnSync('systemctl', ['--version'], {
+    env: cx.io.env as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+  });
   if (probe.error) return 'systemctl is not installed';
   return undefined;
 }
@@ -99,7 +102,7 @@ export function registerService(program: Command, cx: Context): void {
     service
       .command('install')
       .description('write the unit (config and data paths made absolute) and enable it')
-      .option('--data <dir>', 'data root (default: the config file\'s data.root_dir)')
+      .option('--data <dir>', "data root (default: the config file's data.root_dir)")
       .option('--user <name>', 'with --system: the user the server runs as')
       .option('--start', 'start it now as well')
       .option('--dry-run', 'print the unit and where it would go; change nothing'),
@@ -115,9 +118,19 @@ export function registerService(program: Command, cx: Context): void {
       const configFlag = cx.globals(command).config;
       const local = await loadLocalConfig(configFlag, cx.io.cwd, cx.io.env, cx.io.home);
       const config = local.path ?? resolve(cx.io.cwd, 'config.yaml');
-      const data = options.data ? resolve(cx.io.cwd, options.data) : (local.config?.data.root_dir ?? join(dirname(config), 'data'));
+      const data = options.data
+        ? resolve(cx.io.cwd, options.data)
+        : (local.config?.data.root_dir ?? join(dirname(config), 'data'));
       const user = options.user ?? (options.system ? cx.io.env['SUDO_USER'] : undefined);
-      const text = unitText({ name: options.name, system: options.system === true, node: cx.io.nodePath, script: cx.io.scriptPath, config, data, user });
+      const text = unitText({
+        name: options.name,
+        system: options.system === true,
+        node: cx.io.nodePath,
+        script: cx.io.scriptPath,
+        config,
+        data,
+        user,
+      });
       const path = unitPath(cx, options);
       if (options.dryRun) {
         cx.note(`# would write ${path}`);
@@ -127,16 +140,22 @@ export function registerService(program: Command, cx: Context): void {
       await mkdir(dirname(path), { recursive: true });
       await writeFileAtomic(path, text, { mode: 0o644 });
       cx.ok(`wrote ${path}`);
-      cx.out(`  runs:   ${cx.io.nodePath} ${cx.io.scriptPath} serve\n  config: ${config}${local.path ? '' : ' (written with defaults on first start)'}\n  data:   ${data}\n`);
+      cx.out(
+        `  runs:   ${cx.io.nodePath} ${cx.io.scriptPath} serve\n  config: ${config}${local.path ? '' : ' (written with defaults on first start)'}\n  data:   ${data}\n`,
+      );
       const missing = systemdMissing(cx);
       if (missing) {
-        cx.note(`${cx.errStyle.yellow('!')} ${missing}: the unit was written but not enabled. Run the server with: agent-service serve`);
+        cx.note(
+          `${cx.errStyle.yellow('!')} ${missing}: the unit was written but not enabled. Run the server with: agent-service serve`,
+        );
         return;
       }
       systemctl(cx, options, ['daemon-reload']);
       systemctl(cx, options, ['enable', ...(options.start ? ['--now'] : []), options.name]);
       const flag = options.system ? '--system ' : '';
-      cx.ok(`enabled ${options.name}${options.start ? ' and started it' : `; start it with: agent-service service ${flag}start`}`);
+      cx.ok(
+        `enabled ${options.name}${options.start ? ' and started it' : `; start it with: agent-service service ${flag}start`}`,
+      );
       cx.out(`  logs:   journalctl ${options.system ? '' : '--user '}-u ${options.name} -f\n`);
     });
 
@@ -159,20 +178,25 @@ export function registerService(program: Command, cx: Context): void {
   );
 
   for (const verb of ['start', 'stop', 'restart', 'status'] as const) {
-    common(service.command(verb).description(`${verb === 'status' ? 'show the state of' : verb} the service (systemctl ${verb})`)).action(
-      (options: ServiceOptions) => {
-        const missing = systemdMissing(cx);
-        if (missing) throw new CliError(`${missing}; run the server with: agent-service serve`);
-        if (!existsSync(unitPath(cx, options)))
-          throw new CliError(`${options.name} is not installed; run: agent-service service install${options.system ? ' --system' : ''}`);
-        if (verb === 'status') {
-          const code = systemctl(cx, options, ['status', '--no-pager', options.name], true);
-          if (code !== 0) throw new CliError(`${options.name} is not running (systemctl status exit code ${code})`);
-          return;
-        }
-        systemctl(cx, options, [verb, options.name]);
-        cx.ok(`${options.name} ${verb === 'stop' ? 'stopped' : `${verb}ed`}`);
-      },
-    );
+    common(
+      service
+        .command(verb)
+        .description(`${verb === 'status' ? 'show the state of' : verb} the service (systemctl ${verb})`),
+    ).action((options: ServiceOptions) => {
+      const missing = systemdMissing(cx);
+      if (missing) throw new CliError(`${missing}; run the server with: agent-service serve`);
+      if (!existsSync(unitPath(cx, options)))
+        throw new CliError(
+          `${options.name} is not installed; run: agent-service service install${options.system ? ' --system' : ''}`,
+        );
+      if (verb === 'status') {
+        const code = systemctl(cx, options, ['status', '--no-pager', options.name], true);
+        if (code !== 0)
+          throw new CliError(`${options.name} is not running (systemctl status exit code ${code})`);
+        return;
+      }
+      systemctl(cx, options, [verb, options.name]);
+      cx.ok(`${options.name} ${verb === 'stop' ? 'stopped' : `${verb}ed`}`);
+    });
   }
 }

@@ -65,17 +65,31 @@ type Check = { check: string; status: 'ok' | 'warn' | 'fail'; detail: string };
 
 async function probeProvider(id: string, provider: Config['models']['providers'][string]): Promise<Check> {
   const url = `${provider.base_url.replace(/\/+$/, '')}/models`;
-  const headers: Record<string, string> = provider.api_key ? { authorization: `Bearer ${provider.api_key}` } : {};
+  const headers: Record<string, string> = provider.api_key
+    ? { authorization: `Bearer ${provider.api_key}` }
+    : {};
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
     const host = new URL(url).host;
     if (response.ok) return { check: `provider ${id}`, status: 'ok', detail: `${host} answers` };
     if (response.status === 401 || response.status === 403)
-      return { check: `provider ${id}`, status: 'fail', detail: `${host} refused the API key (${response.status})` };
-    return { check: `provider ${id}`, status: 'warn', detail: `${host} answered ${response.status} to GET /models` };
+      return {
+        check: `provider ${id}`,
+        status: 'fail',
+        detail: `${host} refused the API key (${response.status})`,
+      };
+    return {
+      check: `provider ${id}`,
+      status: 'warn',
+      detail: `${host} answered ${response.status} to GET /models`,
+    };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    return { check: `provider ${id}`, status: 'fail', detail: `cannot reach ${provider.base_url} (${cause})` };
+    return {
+      check: `provider ${id}`,
+      status: 'fail',
+      detail: `cannot reach ${provider.base_url} (${cause})`,
+    };
   }
 }
 
@@ -84,7 +98,8 @@ async function doctor(cx: Context, command: Command): Promise<Check[]> {
   const api = await cx.api(command);
   const { config, configPath } = api.server;
   if (config) checks.push({ check: 'config file', status: 'ok', detail: `${configPath} is valid` });
-  else if (configPath) checks.push({ check: 'config file', status: 'fail', detail: `${configPath} cannot be read` });
+  else if (configPath)
+    checks.push({ check: 'config file', status: 'fail', detail: `${configPath} cannot be read` });
   else
     checks.push({
       check: 'config file',
@@ -117,10 +132,18 @@ async function doctor(cx: Context, command: Command): Promise<Check[]> {
   }
   try {
     await api.send('GET', '/health');
-    checks.push({ check: 'server', status: 'ok', detail: `${api.url} is up (address from ${api.server.source})` });
+    checks.push({
+      check: 'server',
+      status: 'ok',
+      detail: `${api.url} is up (address from ${api.server.source})`,
+    });
     try {
       await api.get('/config');
-      checks.push({ check: 'credential', status: 'ok', detail: api.credential ? `${api.credential.source} works` : 'none needed' });
+      checks.push({
+        check: 'credential',
+        status: 'ok',
+        detail: api.credential ? `${api.credential.source} works` : 'none needed',
+      });
     } catch (error) {
       checks.push({ check: 'credential', status: 'fail', detail: (error as Error).message });
     }
@@ -141,7 +164,11 @@ async function doctor(cx: Context, command: Command): Promise<Check[]> {
 export function registerStatus(program: Command, cx: Context): void {
   withJson(program.command('version').description('print the version of this program')).action(
     (options: { json?: boolean }) =>
-      cx.print(options.json, { version: cx.io.version, node: process.versions.node }, () => `agent-service ${cx.io.version}\n`),
+      cx.print(
+        options.json,
+        { version: cx.io.version, node: process.versions.node },
+        () => `agent-service ${cx.io.version}\n`,
+      ),
   );
 
   withJson(
@@ -154,7 +181,9 @@ export function registerStatus(program: Command, cx: Context): void {
     const result = await cx.spin(`checking ${api.url}`, status(cx, api));
     const s = cx.style;
     cx.print(options.json, result, () => {
-      const lines = [`${s.green('●')} ${s.bold(result.url)} is up (${result.latencyMs} ms), version ${result.version ?? 'unknown'}`];
+      const lines = [
+        `${s.green('●')} ${s.bold(result.url)} is up (${result.latencyMs} ms), version ${result.version ?? 'unknown'}`,
+      ];
       const agents = result.agents;
       if ('error' in agents) lines.push(`  agents:   ${s.yellow(agents.error ?? '')}`);
       else {
@@ -175,7 +204,9 @@ export function registerStatus(program: Command, cx: Context): void {
   withJson(
     program
       .command('doctor')
-      .description('check the config file, the default password, the server, the credential and the providers'),
+      .description(
+        'check the config file, the default password, the server, the credential and the providers',
+      ),
   ).action(async (options: { json?: boolean }, command: Command) => {
     const checks = await cx.spin('checking', doctor(cx, command));
     const s = cx.style;

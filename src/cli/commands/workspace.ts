@@ -13,29 +13,38 @@ interface Entry {
 }
 
 export function registerWorkspace(program: Command, cx: Context): void {
-  const workspace = program.command('workspace').alias('ws').description('files in an agent\'s workspace');
+  const workspace = program.command('workspace').alias('ws').description("files in an agent's workspace");
   const agentOption = (command: Command): Command => command.option('-a, --agent <id>', 'agent id', 'main');
 
   withJson(
-    agentOption(workspace.command('ls').description('list a folder of the workspace').argument('[path]', 'folder', '')),
+    agentOption(
+      workspace.command('ls').description('list a folder of the workspace').argument('[path]', 'folder', ''),
+    ),
   ).action(async (path: string, options: { agent: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
-    const entries = await api.get<Entry[]>(`/agents/${enc(options.agent)}/workspace/entries`, path ? { path } : {});
+    const entries = await api.get<Entry[]>(
+      `/agents/${enc(options.agent)}/workspace/entries`,
+      path ? { path } : {},
+    );
     cx.print(options.json, entries, () =>
       cx.table(
         ['NAME', 'SIZE', 'MODIFIED'],
-        entries.map((entry) => [entry.isDir ? `${entry.name}/` : entry.name, entry.isDir ? '' : String(entry.size ?? ''), entry.modTime ?? '']),
+        entries.map((entry) => [
+          entry.isDir ? `${entry.name}/` : entry.name,
+          entry.isDir ? '' : String(entry.size ?? ''),
+          entry.modTime ?? '',
+        ]),
       ),
     );
   });
 
-  withJson(agentOption(workspace.command('cat').description('print a file').argument('<path>', 'file path'))).action(
-    async (path: string, options: { agent: string; json?: boolean }, command: Command) => {
-      const api = await cx.api(command);
-      const file = await api.get<{ content: string }>(`/agents/${enc(options.agent)}/workspace/file`, { path });
-      cx.print(options.json, file, () => file.content);
-    },
-  );
+  withJson(
+    agentOption(workspace.command('cat').description('print a file').argument('<path>', 'file path')),
+  ).action(async (path: string, options: { agent: string; json?: boolean }, command: Command) => {
+    const api = await cx.api(command);
+    const file = await api.get<{ content: string }>(`/agents/${enc(options.agent)}/workspace/file`, { path });
+    cx.print(options.json, file, () => file.content);
+  });
 
   agentOption(
     workspace
@@ -62,11 +71,11 @@ export function registerWorkspace(program: Command, cx: Context): void {
       cx.ok(`wrote ${path} (${Buffer.byteLength(content)} bytes) in ${options.agent}'s workspace`);
     });
 
-  agentOption(workspace.command('rm').description('delete a file or folder').argument('<path>', 'path')).action(
-    async (path: string, options: { agent: string }, command: Command) => {
-      const api = await cx.api(command);
-      await api.send('DELETE', `/agents/${enc(options.agent)}/workspace/entry`, { query: { path } });
-      cx.ok(`deleted ${path} from ${options.agent}'s workspace`);
-    },
-  );
+  agentOption(
+    workspace.command('rm').description('delete a file or folder').argument('<path>', 'path'),
+  ).action(async (path: string, options: { agent: string }, command: Command) => {
+    const api = await cx.api(command);
+    await api.send('DELETE', `/agents/${enc(options.agent)}/workspace/entry`, { query: { path } });
+    cx.ok(`deleted ${path} from ${options.agent}'s workspace`);
+  });
 }
