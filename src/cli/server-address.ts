@@ -2,6 +2,7 @@
 // config file, then the default address. The source is kept so an error can say what was tried.
 import { discoverConfigPath, loadConfigFile, type Env } from '../config/load.ts';
 import { DEFAULT_PORT, type Config } from '../config/schema.ts';
+import { runningServerAddress } from '../storage/data-root-lock.ts';
 import { usageError } from './errors.ts';
 
 export interface ServerAddress {
@@ -67,6 +68,13 @@ export async function resolveServer(options: {
   if (options.url) return { ...base, url: normalizeServerUrl(options.url), source: '--url' };
   const fromEnv = options.env['SERVICE_URL'];
   if (fromEnv) return { ...base, url: normalizeServerUrl(fromEnv, 'SERVICE_URL'), source: 'SERVICE_URL' };
+  const running = local.config ? await runningServerAddress(local.config.data.root_dir) : undefined;
+  if (running)
+    return {
+      ...base,
+      url: `http://${running}`,
+      source: `the server running on the data root of config file ${local.path}`,
+    };
   if (local.config)
     return {
       ...base,

@@ -119,3 +119,16 @@ function ownLock(path: string, content: LockContent): DataRootLock {
     },
   };
 }
+
+/**
+ * The `host:port` of the server that holds this data root's lock, when its process is alive: how
+ * the command-line client finds a server started with `--port` that its config file does not name.
+ */
+export async function runningServerAddress(root: string): Promise<string | undefined> {
+  const content = parse((await readFile(join(root, LOCK_FILE), 'utf8').catch(() => '')) || '');
+  if (!content || !isRunning(content.pid)) return undefined;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):(\d{1,5})$/.exec(content.address);
+  if (!match) return undefined;
+  const host = match[1] === '0.0.0.0' ? '127.0.0.1' : match[1] === '[::]' ? '[::1]' : match[1];
+  return `${host}:${match[2]}`;
+}

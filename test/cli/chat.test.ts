@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
 import { BIN, cli, cliEnv, start, startTestServer, waitFor, type TestServer } from './cli-harness.ts';
 
 describe('agent-service agent chat', () => {
@@ -31,7 +31,7 @@ describe('agent-service agent chat', () => {
     assert.match(result.err, /^error: .*HTTP 404/m, 'a failed turn is reported and the chat goes on');
     assert.match(result.out, /unknown command \/bogus/);
     assert.doesNotMatch(result.out, /never sent/);
-    assert.doesNotMatch(result.out, /\u001b\[/, 'no colours when piped');
+    assert.ok(!result.out.includes('\u001b['), 'no colours when piped');
   });
 
   it('keeps the history in one session until /new', async () => {
@@ -94,7 +94,7 @@ describe('agent-service agent chat', () => {
     await waitFor(() => out, /Chatting with main/);
     child.stdin.write('list files\r');
     await waitFor(() => out, /no files yet/);
-    assert.match(out, /\u001b\[36mmain\u001b\[39m/, 'a coloured prompt');
+    assert.ok(out.includes('\u001b[36mmain\u001b[39m'), 'a coloured prompt');
     assert.match(out, /⚙ glob/);
     child.stdin.write('\u0003');
     await waitFor(() => out, /press Ctrl-C again to exit/);
