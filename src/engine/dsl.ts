@@ -115,9 +115,12 @@ export function normalizeRuleChain(value: unknown): unknown {
       });
     }
     if (Array.isArray(metadata['connections'])) {
-      metadata['connections'] = metadata['connections'].map((item: unknown) =>
-        isRecord(item) ? dropNulls(item) : item,
-      );
+      metadata['connections'] = metadata['connections']
+        .map((item: unknown) => (isRecord(item) ? dropNulls(item) : item))
+        // RuleGo files carry `{}` placeholders (dynamic_node_test): a connection from and to no node routes nothing.
+        .filter(
+          (item: unknown) => !isRecord(item) || item['fromId'] !== undefined || item['toId'] !== undefined,
+        );
     }
     out['metadata'] = metadata;
   }
