@@ -45,7 +45,11 @@ describe('model provider connection test', () => {
     assert.ok(body.latencyMs >= 0);
     assert.equal(body.error, undefined);
     assert.equal(upstream.requestCount, before + 1, 'exactly one request, no retries');
-    const sent = upstream.requests.at(-1) as { model: string; max_tokens?: number; max_completion_tokens?: number };
+    const sent = upstream.requests.at(-1) as {
+      model: string;
+      max_tokens?: number;
+      max_completion_tokens?: number;
+    };
     assert.equal(sent.model, 'fake-model');
     assert.equal(sent.max_tokens ?? sent.max_completion_tokens, 1);
     assert.equal(upstream.lastHeaders?.authorization, `Bearer ${KEY}`);

@@ -45,11 +45,23 @@ describe('cron schedule preview', () => {
   });
 
   it('takes count up to 50, and normalizes spaces', async () => {
-    const response = await get(`/api/v1/cron/preview?schedule=${encodeURIComponent(' 0  0 * * * * ')}&count=50`);
+    const response = await get(
+      `/api/v1/cron/preview?schedule=${encodeURIComponent(' 0  0 * * * * ')}&count=50`,
+    );
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json() as { schedule: string; nextRuns: string[] };
     assert.equal(body.schedule, '0 0 * * * *');
     assert.equal(body.nextRuns.length, 50);
+  });
+
+  it('refuses "preview" as a task id, since it is the preview route', async () => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/cron',
+      payload: { id: 'preview', name: 'p', schedule: '0 0 9 * * *', message: 'hi', target: 'main' },
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.match(response.json().error, /"preview" is reserved/);
   });
 
   it('a bad schedule is a 400 naming the field', async () => {
@@ -114,7 +126,8 @@ describe('cron run history', () => {
     }
     const response = await server.app.inject({ method: 'GET', url: `/api/v1/cron/${id}/runs` });
     assert.equal(response.statusCode, 200);
-    const runs = (response.json() as { data: Array<{ status: string; reply?: string; startedAt: string }> }).data;
+    const runs = (response.json() as { data: Array<{ status: string; reply?: string; startedAt: string }> })
+      .data;
     assert.equal(runs.length, 2);
     for (const run of runs) {
       assert.equal(run.status, 'success');

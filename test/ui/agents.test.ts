@@ -96,7 +96,7 @@ describe('web UI: Agents', () => {
   });
 
   it('creates a skill of the agent', async () => {
-    await ui.page.getByRole('link', { name: 'Skills' }).click();
+    await ui.page.locator('.tabs').getByRole('link', { name: 'Skills' }).click();
     await ui.page.getByRole('button', { name: 'New skill' }).click();
     const dialog = ui.page.getByRole('dialog', { name: 'New skill' });
     await dialog.getByLabel('Name', { exact: true }).fill('tea');

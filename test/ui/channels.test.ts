@@ -43,7 +43,16 @@ describe('web UI: Channels', () => {
 
   it('lists every platform', async () => {
     await ui.page.goto('/ui/channels');
-    for (const platform of ['api', 'feishu', 'feishu_webhook', 'dingtalk', 'wecom', 'telegram', 'slack', 'discord']) {
+    for (const platform of [
+      'api',
+      'feishu',
+      'feishu_webhook',
+      'dingtalk',
+      'wecom',
+      'telegram',
+      'slack',
+      'discord',
+    ]) {
       await ui.page.locator(`[data-platform="${platform}"]`).waitFor();
     }
   });

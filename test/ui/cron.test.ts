@@ -29,7 +29,8 @@ describe('web UI: Cron', () => {
   let server: TestApp;
   let ui: UiPage;
 
-  const tasks = async (): Promise<Task[]> => (await server.app.inject({ method: 'GET', url: '/api/v1/cron' })).json();
+  const tasks = async (): Promise<Task[]> =>
+    (await server.app.inject({ method: 'GET', url: '/api/v1/cron' })).json();
   const row = (id: string) => ui.page.locator(`[data-task="${id}"]`);
 
   before(async () => {
@@ -56,7 +57,10 @@ describe('web UI: Cron', () => {
     await preview.locator('li').nth(4).waitFor();
     assert.equal(await preview.locator('li').count(), 5);
     await dialog.getByLabel('Schedule').fill('0 0 25 * * *');
-    await dialog.getByRole('alert').filter({ hasText: 'field "hour" (3rd) "25" is out of range 0-23' }).waitFor();
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'field "hour" (3rd) "25" is out of range 0-23' })
+      .waitFor();
     await dialog.getByLabel('Preset').selectOption('0 */15 * * * *');
     assert.equal(await dialog.getByLabel('Schedule').inputValue(), '0 */15 * * * *');
     await preview.locator('li').nth(4).waitFor();
@@ -137,7 +141,12 @@ describe('web UI: Cron', () => {
     await server.app.inject({
       method: 'POST',
       url: '/api/v1/cron',
-      payload: { name: 'Weekly review', schedule: '0 0 10 * * 1', message: 'review the week', target: 'main' },
+      payload: {
+        name: 'Weekly review',
+        schedule: '0 0 10 * * 1',
+        message: 'review the week',
+        target: 'main',
+      },
     });
     await ui.page.setViewportSize(PHONE);
     await ui.page.goto('/ui/cron');

@@ -8,7 +8,14 @@ import type { Browser } from 'playwright-core';
 import { parse } from 'yaml';
 import type { TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import { assertNoConsoleErrors, launchBrowser, openPage, screenshotAllModes, startUiServer, type UiPage } from './browser.ts';
+import {
+  assertNoConsoleErrors,
+  launchBrowser,
+  openPage,
+  screenshotAllModes,
+  startUiServer,
+  type UiPage,
+} from './browser.ts';
 
 const ANSWER = 'Hello from the fake upstream, new user.';
 
@@ -67,11 +74,17 @@ describe('web UI: a new user connects a provider and chats', () => {
   it('main now answers with the provider', async () => {
     await ui.page.getByRole('link', { name: 'Chat', exact: true }).click();
     await ui.page.waitForURL(/\/ui\/chat\/main\//);
-    await ui.page.getByRole('button', { name: /New conversation/ }).first().click();
+    await ui.page
+      .getByRole('button', { name: /New conversation/ })
+      .first()
+      .click();
     await composer().fill('who are you?');
     await composer().press('Enter');
     await ui.page.locator('.markdown', { hasText: ANSWER }).waitFor();
-    const sent = upstream.requests.at(-1) as { model: string; messages: Array<{ role: string; content: unknown }> };
+    const sent = upstream.requests.at(-1) as {
+      model: string;
+      messages: Array<{ role: string; content: unknown }>;
+    };
     assert.equal(sent.model, 'small-model');
     assert.ok(JSON.stringify(sent.messages).includes('who are you?'));
     await screenshotAllModes(ui, 'new-user-chat');
@@ -79,7 +92,10 @@ describe('web UI: a new user connects a provider and chats', () => {
 
   it('the UI wrote the provider into the config file, which nothing else touched', async () => {
     const config = parse(await readFile(server.configPath, 'utf8')) as {
-      models: { default_provider: string; providers: Record<string, { base_url: string; model: string; api_key: string }> };
+      models: {
+        default_provider: string;
+        providers: Record<string, { base_url: string; model: string; api_key: string }>;
+      };
     };
     assert.equal(config.models.default_provider, 'myprovider');
     assert.deepEqual(config.models.providers['myprovider'], {

@@ -110,8 +110,15 @@ describe('web UI: Rule chains', () => {
     await editor().fill(text);
     await ui.page.getByRole('button', { name: 'Save' }).click();
     await ui.page.getByRole('alert').filter({ hasText: 'restEndpointUrlPattern' }).waitFor();
-    const caretLine = await editor().evaluate((area: HTMLTextAreaElement) => area.value.slice(0, area.selectionStart).split('\n').length);
-    assert.match(text.split('\n')[caretLine - 1] ?? '', /"configuration"/, 'no such key in the node: the caret is on the nearest one of the path');
+    const caretLine = await editor().evaluate((area) => {
+      const textarea = area as unknown as { value: string; selectionStart: number };
+      return textarea.value.slice(0, textarea.selectionStart).split('\n').length;
+    });
+    assert.match(
+      text.split('\n')[caretLine - 1] ?? '',
+      /"configuration"/,
+      'no such key in the node: the caret is on the nearest one of the path',
+    );
   });
 
   it('broken JSON is marked at its line before anything is sent', async () => {
@@ -144,12 +151,30 @@ describe('web UI: Rule chains', () => {
     const confirm = ui.page.getByRole('dialog', { name: 'Delete rule chain' });
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
-    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/rules/warm-check' })).statusCode, 200);
+    assert.equal(
+      (await server.app.inject({ method: 'GET', url: '/api/v1/rules/warm-check' })).statusCode,
+      200,
+    );
     await ui.page.getByRole('button', { name: 'Delete chain' }).click();
     await confirm.getByRole('button', { name: 'Delete chain' }).click();
     await ui.page.waitForURL(/\/ui\/rules$/);
     await ui.page.locator('[data-chain="warm-check"]').waitFor({ state: 'detached' });
-    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/rules/warm-check' })).statusCode, 404);
+    assert.equal(
+      (await server.app.inject({ method: 'GET', url: '/api/v1/rules/warm-check' })).statusCode,
+      404,
+    );
+  });
+
+  it('creates a chain that belongs to an agent', async () => {
+    await ui.page.goto('/ui/rules/new');
+    const text = await editor().inputValue();
+    await editor().fill(text.replace('"my-chain"', '"main-helper"'));
+    await ui.page.getByLabel('Belongs to').selectOption('main');
+    await ui.page.getByRole('button', { name: 'Create' }).click();
+    await ui.page.waitForURL(/\/ui\/rules\/main-helper$/);
+    await ui.page.locator('[data-chain="main-helper"]', { hasText: 'of main' }).waitFor();
+    const owned = await server.app.inject({ method: 'GET', url: '/api/v1/agents/main/rules/main-helper' });
+    assert.equal(owned.statusCode, 200);
   });
 
   it('an agent chain opens in the editor without a delete button', async () => {

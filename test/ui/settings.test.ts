@@ -27,7 +27,13 @@ describe('web UI: Settings', () => {
   let ui: UiPage;
 
   const providers = async () =>
-    (await server.app.inject({ method: 'GET', url: '/api/v1/config/models', headers: { authorization: `Bearer ${await token()}` } })).json() as {
+    (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/v1/config/models',
+        headers: { authorization: `Bearer ${await token()}` },
+      })
+    ).json() as {
       default: string;
       providers: Array<{ id: string; name: string; base_url: string; model: string; hasApiKey: boolean }>;
     };
@@ -78,7 +84,9 @@ describe('web UI: Settings', () => {
   it('tests the connection: one tiny request with the key', async () => {
     const before = upstream.requestCount;
     await ui.page.getByRole('button', { name: 'Test fake' }).click();
-    await row('fake').locator('.badge', { hasText: /^ok · \d+ ms$/ }).waitFor();
+    await row('fake')
+      .locator('.badge', { hasText: /^ok · \d+ ms$/ })
+      .waitFor();
     assert.equal(upstream.requestCount, before + 1);
     assert.equal(upstream.lastHeaders?.authorization, `Bearer ${PROVIDER_KEY}`);
   });
@@ -116,9 +124,15 @@ describe('web UI: Settings', () => {
     await ui.page.getByRole('button', { name: 'Make fake the default' }).click();
     await row('fake').locator('.badge', { hasText: 'default' }).waitFor();
     await ui.page.getByRole('button', { name: 'Delete backup' }).click();
-    await ui.page.getByRole('dialog', { name: 'Delete provider' }).getByRole('button', { name: 'Delete provider' }).click();
+    await ui.page
+      .getByRole('dialog', { name: 'Delete provider' })
+      .getByRole('button', { name: 'Delete provider' })
+      .click();
     await row('backup').waitFor({ state: 'detached' });
-    assert.deepEqual((await providers()).providers.map((provider) => provider.id), ['fake']);
+    assert.deepEqual(
+      (await providers()).providers.map((provider) => provider.id),
+      ['fake'],
+    );
   });
 
   it('shows the API key on demand and rotates it after confirmation', async () => {
@@ -128,13 +142,24 @@ describe('web UI: Settings', () => {
     const first = (await card.getByLabel('API key value').textContent()) ?? '';
     assert.ok(first.length >= 16);
     await card.getByRole('button', { name: 'Rotate key' }).click();
-    await ui.page.getByRole('dialog', { name: 'Rotate API key' }).getByRole('button', { name: 'Rotate key' }).click();
+    await ui.page
+      .getByRole('dialog', { name: 'Rotate API key' })
+      .getByRole('button', { name: 'Rotate key' })
+      .click();
     await ui.page.locator('.toast-success', { hasText: 'A new API key was made' }).waitFor();
     const second = (await card.getByLabel('API key value').textContent()) ?? '';
     assert.notEqual(second, first);
-    const old = await server.app.inject({ method: 'GET', url: '/api/v1/agents', headers: { authorization: `Bearer ${first}` } });
+    const old = await server.app.inject({
+      method: 'GET',
+      url: '/api/v1/agents',
+      headers: { authorization: `Bearer ${first}` },
+    });
     assert.equal(old.statusCode, 401, 'the old key no longer works');
-    const fresh = await server.app.inject({ method: 'GET', url: '/api/v1/agents', headers: { authorization: `Bearer ${second}` } });
+    const fresh = await server.app.inject({
+      method: 'GET',
+      url: '/api/v1/agents',
+      headers: { authorization: `Bearer ${second}` },
+    });
     assert.equal(fresh.statusCode, 200);
   });
 
@@ -142,7 +167,13 @@ describe('web UI: Settings', () => {
     const card = ui.page.getByRole('region', { name: 'Server' });
     await card.locator('[data-info="address"]').waitFor();
     // The test app has no package version of its own; the UI shows what the OpenAPI document says.
-    const document = (await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { authorization: `Bearer ${await token()}` } })).json();
+    const document = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/api/v1/openapi.json',
+        headers: { authorization: `Bearer ${await token()}` },
+      })
+    ).json();
     assert.equal(await card.locator('[data-info="version"]').textContent(), document.info.version);
     assert.match((await card.locator('[data-info="address"]').textContent()) ?? '', /^127\.0\.0\.1:\d+$/);
     assert.match((await card.locator('[data-info="data-root"]').textContent()) ?? '', /data$/);

@@ -56,14 +56,22 @@ describe('web UI: Skills', () => {
     await item('pdf').getByText('Work with PDF files').waitFor();
     const { status, body } = await getJson('/api/v1/skills/pdf?scope=global');
     assert.equal(status, 200);
-    assert.deepEqual(body, { name: 'pdf', description: 'Work with PDF files', content: '# PDF\nUse pdftotext.', scope: 'global' });
+    assert.deepEqual(body, {
+      name: 'pdf',
+      description: 'Work with PDF files',
+      content: '# PDF\nUse pdftotext.',
+      scope: 'global',
+    });
   });
 
   it('edits its description and content', async () => {
     await ui.page.getByRole('button', { name: 'Edit skill pdf' }).click();
     const dialog = ui.page.getByRole('dialog', { name: 'Edit skill pdf' });
     assert.equal(await dialog.getByLabel('Name').isDisabled(), true, 'a skill cannot be renamed');
-    assert.equal(await dialog.getByLabel('SKILL.md content (Markdown)').inputValue(), '# PDF\nUse pdftotext.');
+    assert.equal(
+      await dialog.getByLabel('SKILL.md content (Markdown)').inputValue(),
+      '# PDF\nUse pdftotext.',
+    );
     await dialog.getByLabel('Description').fill('Read and split PDFs');
     await dialog.getByLabel('SKILL.md content (Markdown)').fill('# PDF\nUse pdftotext, then split.');
     await dialog.getByRole('button', { name: 'Save' }).click();

@@ -5,7 +5,8 @@ import { idParam } from '../../http/params.ts';
 import { agentParams } from '../agents/agents.schema.ts';
 
 const taskFields = {
-  id: idParam.optional(),
+  /** `preview` is a route (`GET /cron/preview`), so it cannot name a task. */
+  id: idParam.refine((id) => id !== 'preview', 'the id "preview" is reserved').optional(),
   name: z.string().trim().min(1).max(200),
   schedule: z.string().min(1).max(200).meta({ description: 'second minute hour day month weekday' }),
   message: z.string().min(1).max(100_000),
@@ -29,6 +30,8 @@ export const previewAnswer = z.object({
   nextRuns: z.array(z.string()),
 });
 export const runView = z.object({
+  /** The fire's scheduled time; absent for a run started by hand. */
+  scheduledAt: z.string().optional(),
   startedAt: z.string(),
   endedAt: z.string(),
   status: z.enum(['success', 'failure']),

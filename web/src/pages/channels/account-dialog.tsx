@@ -4,7 +4,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
-import { isSecretSet, plainValue, POLICY_LABELS, type AccountView, type PlatformSpec, type Policy } from './platform-fields.ts';
+import {
+  isSecretSet,
+  plainValue,
+  POLICY_LABELS,
+  type AccountView,
+  type PlatformSpec,
+  type Policy,
+} from './platform-fields.ts';
 
 export interface AccountTarget {
   spec: PlatformSpec;
@@ -28,7 +35,8 @@ interface Draft {
 function draftOf(target: AccountTarget): Draft {
   const account = target.account;
   const values: Record<string, string> = {};
-  for (const field of target.spec.fields) if (!field.secret && account) values[field.key] = plainValue(account, field.key);
+  for (const field of target.spec.fields)
+    if (!field.secret && account) values[field.key] = plainValue(account, field.key);
   return {
     id: account?.id ?? '',
     name: account?.name ?? '',
@@ -96,7 +104,11 @@ export function AccountDialog({
       ? `/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`
       : `/channels/${spec.id}/accounts`;
     try {
-      const answer = await api<{ apiKey?: string }>(path, { method: account ? 'PUT' : 'POST', body: bodyOf(target, draft), quiet: true });
+      const answer = await api<{ apiKey?: string }>(path, {
+        method: account ? 'PUT' : 'POST',
+        body: bodyOf(target, draft),
+        quiet: true,
+      });
       toast(account ? `Account "${account.id}" saved` : `Account "${draft.id}" added`, 'success');
       await onSaved(account ? null : answer);
     } catch (failure) {
@@ -107,7 +119,8 @@ export function AccountDialog({
   const spec = target?.spec;
   const account = target?.account ?? null;
   const set = (change: Partial<Draft>) => draft && setDraft({ ...draft, ...change });
-  const setValue = (key: string, value: string) => draft && setDraft({ ...draft, values: { ...draft.values, [key]: value } });
+  const setValue = (key: string, value: string) =>
+    draft && setDraft({ ...draft, values: { ...draft.values, [key]: value } });
   return (
     <Dialog
       title={account ? `Edit ${spec?.label ?? ''} account ${account.id}` : `Add ${spec?.label ?? ''} account`}
@@ -136,16 +149,30 @@ export function AccountDialog({
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Account ID</span>
-              <input class="input" required disabled={account !== null} value={draft.id} onInput={(event) => set({ id: event.currentTarget.value })} />
+              <input
+                class="input"
+                required
+                disabled={account !== null}
+                value={draft.id}
+                onInput={(event) => set({ id: event.currentTarget.value })}
+              />
             </label>
             <label class="field">
               <span class="field-label">Display name</span>
-              <input class="input" value={draft.name} onInput={(event) => set({ name: event.currentTarget.value })} />
+              <input
+                class="input"
+                value={draft.name}
+                onInput={(event) => set({ name: event.currentTarget.value })}
+              />
             </label>
             {spec.id === 'wecom' && (
               <label class="field">
                 <span class="field-label">Mode</span>
-                <select class="input" value={draft.mode} onChange={(event) => set({ mode: event.currentTarget.value as 'bot' | 'app' })}>
+                <select
+                  class="input"
+                  value={draft.mode}
+                  onChange={(event) => set({ mode: event.currentTarget.value as 'bot' | 'app' })}
+                >
                   <option value="bot">Smart robot (long connection)</option>
                   <option value="app">Self-built app (callbacks)</option>
                 </select>
@@ -160,7 +187,9 @@ export function AccountDialog({
                     <span class="field-label">
                       {field.label}{' '}
                       {state !== undefined && (
-                        <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>{state ? 'set' : 'not set'}</span>
+                        <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>
+                          {state ? 'set' : 'not set'}
+                        </span>
                       )}
                     </span>
                     {field.secret && field.key !== 'api_base' ? (
@@ -188,7 +217,11 @@ export function AccountDialog({
               })}
             <label class="field">
               <span class="field-label">Direct messages</span>
-              <select class="input" value={draft.dmPolicy} onChange={(event) => set({ dmPolicy: event.currentTarget.value as Policy })}>
+              <select
+                class="input"
+                value={draft.dmPolicy}
+                onChange={(event) => set({ dmPolicy: event.currentTarget.value as Policy })}
+              >
                 {Object.entries(POLICY_LABELS).map(([value, label]) => (
                   <option key={value} value={value}>
                     {label}
@@ -199,7 +232,11 @@ export function AccountDialog({
             {spec.groups && (
               <label class="field">
                 <span class="field-label">Group chats</span>
-                <select class="input" value={draft.groupPolicy} onChange={(event) => set({ groupPolicy: event.currentTarget.value as Policy })}>
+                <select
+                  class="input"
+                  value={draft.groupPolicy}
+                  onChange={(event) => set({ groupPolicy: event.currentTarget.value as Policy })}
+                >
                   {Object.entries(POLICY_LABELS).map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
@@ -218,20 +255,35 @@ export function AccountDialog({
                 value={draft.allowFrom}
                 onInput={(event) => set({ allowFrom: event.currentTarget.value })}
               />
-              <span class="field-help">Used by the "Only the allowlist" policies: user ids (and group chat ids for groups), one per line.</span>
+              <span class="field-help">
+                Used by the "Only the allowlist" policies: user ids (and group chat ids for groups), one per
+                line.
+              </span>
             </label>
             <label class="field field-wide">
               <span class="field-label">Description</span>
-              <input class="input" value={draft.description} onInput={(event) => set({ description: event.currentTarget.value })} />
+              <input
+                class="input"
+                value={draft.description}
+                onInput={(event) => set({ description: event.currentTarget.value })}
+              />
             </label>
             {spec.groups && (
               <label class="check">
-                <input type="checkbox" checked={draft.groupRequireMention} onChange={(event) => set({ groupRequireMention: event.currentTarget.checked })} />
+                <input
+                  type="checkbox"
+                  checked={draft.groupRequireMention}
+                  onChange={(event) => set({ groupRequireMention: event.currentTarget.checked })}
+                />
                 <span>In groups, answer only when the bot is mentioned</span>
               </label>
             )}
             <label class="check">
-              <input type="checkbox" checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
+              <input
+                type="checkbox"
+                checked={draft.enabled}
+                onChange={(event) => set({ enabled: event.currentTarget.checked })}
+              />
               <span>Enabled</span>
             </label>
           </div>

@@ -38,7 +38,13 @@ function bindingOf(row: Row): Binding {
   return { agentId: row.agentId, match };
 }
 
-export function BindingsEditor({ agents, platforms }: { agents: string[]; platforms: Record<string, PlatformView> }) {
+export function BindingsEditor({
+  agents,
+  platforms,
+}: {
+  agents: string[];
+  platforms: Record<string, PlatformView>;
+}) {
   const [rows, setRows] = useState<Row[] | null>(null);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState('');
@@ -58,7 +64,8 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
   }, []);
 
   if (rows === null) return <p class="muted">Loading…</p>;
-  const change = (index: number, patch: Partial<Row>) => setRows(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
+  const change = (index: number, patch: Partial<Row>) =>
+    setRows(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
   const move = (index: number, by: number) => {
     const next = [...rows];
     const [row] = next.splice(index, 1);
@@ -69,7 +76,11 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
   const save = async () => {
     setError('');
     try {
-      const answer = await api<{ bindings: Binding[] }>('/bindings', { method: 'PUT', body: { bindings: rows.map(bindingOf) }, quiet: true });
+      const answer = await api<{ bindings: Binding[] }>('/bindings', {
+        method: 'PUT',
+        body: { bindings: rows.map(bindingOf) },
+        quiet: true,
+      });
       const loaded = answer.bindings.map(rowOf);
       setRows(loaded);
       setSaved(JSON.stringify(loaded));
@@ -88,7 +99,18 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
         <button
           type="button"
           class="btn"
-          onClick={() => setRows([...rows, { agentId: agents.includes('main') ? 'main' : (agents[0] ?? ''), isDefault: false, channel: '', accountId: '', peer: '' }])}
+          onClick={() =>
+            setRows([
+              ...rows,
+              {
+                agentId: agents.includes('main') ? 'main' : (agents[0] ?? ''),
+                isDefault: false,
+                channel: '',
+                accountId: '',
+                peer: '',
+              },
+            ])
+          }
         >
           <Icon name="plus" /> Add binding
         </button>
@@ -97,8 +119,9 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
         </button>
       </div>
       <p class="muted">
-        Which agent answers a message. The most specific match wins: a peer, then an account, then a channel, then the
-        default binding; within one level the first in the list. Without any match, <code>main</code> answers.
+        Which agent answers a message. The most specific match wins: a peer, then an account, then a channel,
+        then the default binding; within one level the first in the list. Without any match, <code>main</code>{' '}
+        answers.
       </p>
       {error && (
         <p class="form-error" role="alert">
@@ -127,7 +150,12 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
               return (
                 <tr key={index} data-binding={index}>
                   <td data-label="Agent">
-                    <select class="input" aria-label={`Agent of binding ${index + 1}`} value={row.agentId} onChange={(event) => change(index, { agentId: event.currentTarget.value })}>
+                    <select
+                      class="input"
+                      aria-label={`Agent of binding ${index + 1}`}
+                      value={row.agentId}
+                      onChange={(event) => change(index, { agentId: event.currentTarget.value })}
+                    >
                       {[...new Set([...agents, row.agentId])].filter(Boolean).map((id) => (
                         <option key={id} value={id}>
                           {id}
@@ -136,7 +164,14 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
                     </select>
                   </td>
                   <td data-label="Channel">
-                    <select class="input" aria-label={`Channel of binding ${index + 1}`} value={row.channel} onChange={(event) => change(index, { channel: event.currentTarget.value, accountId: '' })}>
+                    <select
+                      class="input"
+                      aria-label={`Channel of binding ${index + 1}`}
+                      value={row.channel}
+                      onChange={(event) =>
+                        change(index, { channel: event.currentTarget.value, accountId: '' })
+                      }
+                    >
                       <option value="">Any</option>
                       {PLATFORM_SPECS.map((spec) => (
                         <option key={spec.id} value={spec.id}>
@@ -146,7 +181,12 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
                     </select>
                   </td>
                   <td data-label="Account">
-                    <select class="input" aria-label={`Account of binding ${index + 1}`} value={row.accountId} onChange={(event) => change(index, { accountId: event.currentTarget.value })}>
+                    <select
+                      class="input"
+                      aria-label={`Account of binding ${index + 1}`}
+                      value={row.accountId}
+                      onChange={(event) => change(index, { accountId: event.currentTarget.value })}
+                    >
                       <option value="">Any</option>
                       {[...new Set([...accounts, row.accountId])].filter(Boolean).map((id) => (
                         <option key={id} value={id}>
@@ -156,20 +196,48 @@ export function BindingsEditor({ agents, platforms }: { agents: string[]; platfo
                     </select>
                   </td>
                   <td data-label="Peer">
-                    <input class="input" aria-label={`Peer of binding ${index + 1}`} value={row.peer} placeholder="any" onInput={(event) => change(index, { peer: event.currentTarget.value })} />
+                    <input
+                      class="input"
+                      aria-label={`Peer of binding ${index + 1}`}
+                      value={row.peer}
+                      placeholder="any"
+                      onInput={(event) => change(index, { peer: event.currentTarget.value })}
+                    />
                   </td>
                   <td data-label="Default">
-                    <input type="checkbox" aria-label={`Binding ${index + 1} is the default`} checked={row.isDefault} onChange={(event) => change(index, { isDefault: event.currentTarget.checked })} />
+                    <input
+                      type="checkbox"
+                      aria-label={`Binding ${index + 1} is the default`}
+                      checked={row.isDefault}
+                      onChange={(event) => change(index, { isDefault: event.currentTarget.checked })}
+                    />
                   </td>
                   <td>
                     <div class="row-actions">
-                      <button type="button" class="icon-btn" aria-label={`Move binding ${index + 1} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                      <button
+                        type="button"
+                        class="icon-btn"
+                        aria-label={`Move binding ${index + 1} up`}
+                        disabled={index === 0}
+                        onClick={() => move(index, -1)}
+                      >
                         ↑
                       </button>
-                      <button type="button" class="icon-btn" aria-label={`Move binding ${index + 1} down`} disabled={index === rows.length - 1} onClick={() => move(index, 1)}>
+                      <button
+                        type="button"
+                        class="icon-btn"
+                        aria-label={`Move binding ${index + 1} down`}
+                        disabled={index === rows.length - 1}
+                        onClick={() => move(index, 1)}
+                      >
                         ↓
                       </button>
-                      <button type="button" class="icon-btn" aria-label={`Remove binding ${index + 1}`} onClick={() => setRows(rows.filter((_, at) => at !== index))}>
+                      <button
+                        type="button"
+                        class="icon-btn"
+                        aria-label={`Remove binding ${index + 1}`}
+                        onClick={() => setRows(rows.filter((_, at) => at !== index))}
+                      >
                         <Icon name="trash" />
                       </button>
                     </div>

@@ -12,7 +12,13 @@ import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
 import { BindingsEditor } from './bindings-editor.tsx';
-import { PLATFORM_SPECS, POLICY_LABELS, type AccountView, type PlatformSpec, type PlatformView } from './platform-fields.ts';
+import {
+  PLATFORM_SPECS,
+  POLICY_LABELS,
+  type AccountView,
+  type PlatformSpec,
+  type PlatformView,
+} from './platform-fields.ts';
 
 const REFRESH_MS = 5000;
 
@@ -55,10 +61,22 @@ function AccountRow({
         {account.status.error && <span class="node-log-error">{account.status.error}</span>}
       </span>
       <StatusLabel status={account.status} />
-      <button type="button" class="icon-btn" aria-label={`Edit account ${account.id}`} title="Edit" onClick={onEdit}>
+      <button
+        type="button"
+        class="icon-btn"
+        aria-label={`Edit account ${account.id}`}
+        title="Edit"
+        onClick={onEdit}
+      >
         <Icon name="edit" />
       </button>
-      <button type="button" class="icon-btn" aria-label={`Delete account ${account.id}`} title="Delete" onClick={onDelete}>
+      <button
+        type="button"
+        class="icon-btn"
+        aria-label={`Delete account ${account.id}`}
+        title="Delete"
+        onClick={onDelete}
+      >
         <Icon name="trash" />
       </button>
     </div>
@@ -73,7 +91,9 @@ export function ChannelsPage(_props: PageProps) {
 
   const reload = useCallback(async (quiet = false) => {
     try {
-      setPlatforms((await api<{ platforms: Record<string, PlatformView> }>('/channels', { quiet })).platforms);
+      setPlatforms(
+        (await api<{ platforms: Record<string, PlatformView> }>('/channels', { quiet })).platforms,
+      );
     } catch {
       if (!quiet) setPlatforms({});
     }
@@ -115,7 +135,9 @@ export function ChannelsPage(_props: PageProps) {
       <div class="toolbar">
         <h1 class="page-title">Channels</h1>
       </div>
-      <p class="muted">Where your agents meet their users: chat platforms, and API keys for your own applications.</p>
+      <p class="muted">
+        Where your agents meet their users: chat platforms, and API keys for your own applications.
+      </p>
       {platforms === null ? (
         <p class="muted">Loading…</p>
       ) : (
@@ -124,12 +146,24 @@ export function ChannelsPage(_props: PageProps) {
             const platform = platforms[spec.id];
             const accounts = Object.values(platform?.accounts ?? {});
             return (
-              <section key={spec.id} class="card" aria-label={`${spec.label} accounts`} data-platform={spec.id}>
+              <section
+                key={spec.id}
+                class="card"
+                aria-label={`${spec.label} accounts`}
+                data-platform={spec.id}
+              >
                 <div class="card-head">
                   <h2 class="section-title">{spec.label}</h2>
-                  {accounts.length > 0 && !platform?.enabled && <span class="badge badge-warn">platform disabled</span>}
+                  {accounts.length > 0 && !platform?.enabled && (
+                    <span class="badge badge-warn">platform disabled</span>
+                  )}
                   <span class="spacer" />
-                  <button type="button" class="btn" aria-label={`Add ${spec.label} account`} onClick={() => setTarget({ spec, account: null })}>
+                  <button
+                    type="button"
+                    class="btn"
+                    aria-label={`Add ${spec.label} account`}
+                    onClick={() => setTarget({ spec, account: null })}
+                  >
                     <Icon name="plus" /> Add account
                   </button>
                 </div>
@@ -171,14 +205,20 @@ export function ChannelsPage(_props: PageProps) {
           </button>
         }
       >
-        <p>Copy this key now: it is shown only once. Applications send it as <code>Authorization: Bearer …</code>.</p>
+        <p>
+          Copy this key now: it is shown only once. Applications send it as{' '}
+          <code>Authorization: Bearer …</code>.
+        </p>
         <div class="key-box">
           <code aria-label="New API key">{newKey}</code>
           <button
             type="button"
             class="btn"
             onClick={() => {
-              void navigator.clipboard?.writeText(newKey ?? '').then(() => toast('Copied', 'success'), () => undefined);
+              void navigator.clipboard?.writeText(newKey ?? '').then(
+                () => toast('Copied', 'success'),
+                () => undefined,
+              );
             }}
           >
             <Icon name="copy" /> Copy

@@ -18,7 +18,12 @@ export interface AccountView {
   mode?: 'bot' | 'app';
   agentId?: string;
   cardTemplateId?: string;
-  status: { state: 'connected' | 'connecting' | 'error' | 'disabled'; error?: string; since: string; instance?: string };
+  status: {
+    state: 'connected' | 'connecting' | 'error' | 'disabled';
+    error?: string;
+    since: string;
+    instance?: string;
+  };
 }
 
 export interface PlatformView {
@@ -61,7 +66,14 @@ export const PLATFORM_SPECS: PlatformSpec[] = [
     intro: 'Keys for applications that call the chat endpoint. Each application should get its own account.',
     mainSecret: 'api_key',
     groups: false,
-    fields: [{ key: 'api_key', label: 'API key', help: 'Left empty on create, a key is generated and shown once. At least 16 characters.', secret: true }],
+    fields: [
+      {
+        key: 'api_key',
+        label: 'API key',
+        help: 'Left empty on create, a key is generated and shown once. At least 16 characters.',
+        secret: true,
+      },
+    ],
   },
   {
     id: 'feishu',
@@ -100,7 +112,11 @@ export const PLATFORM_SPECS: PlatformSpec[] = [
     fields: [
       { key: 'app_id', label: 'Client ID (AppKey)' },
       { key: 'app_secret', label: 'Client Secret (AppSecret)', secret: true },
-      { key: 'card_template_id', label: 'AI card template ID (optional)', help: 'Answers stream into this card; plain Markdown when empty.' },
+      {
+        key: 'card_template_id',
+        label: 'AI card template ID (optional)',
+        help: 'Answers stream into this card; plain Markdown when empty.',
+      },
       API_BASE,
     ],
   },
@@ -117,7 +133,13 @@ export const PLATFORM_SPECS: PlatformSpec[] = [
       { key: 'agent_id', label: 'AgentId', help: 'The app’s numeric AgentId.', mode: 'app' },
       { key: 'app_secret', label: 'App Secret', secret: true, mode: 'app' },
       { key: 'token', label: 'Callback Token', secret: true, mode: 'app' },
-      { key: 'encoding_aes_key', label: 'Callback EncodingAESKey', help: '43 characters.', secret: true, mode: 'app' },
+      {
+        key: 'encoding_aes_key',
+        label: 'Callback EncodingAESKey',
+        help: '43 characters.',
+        secret: true,
+        mode: 'app',
+      },
       API_BASE,
     ],
   },
@@ -138,7 +160,12 @@ export const PLATFORM_SPECS: PlatformSpec[] = [
     fields: [
       { key: 'app_secret', label: 'Bot token (xoxb-…)', secret: true },
       { key: 'app_token', label: 'App-level token (xapp-…)', help: 'For Socket Mode.', secret: true },
-      { key: 'signing_secret', label: 'Signing secret', help: 'For the Events API instead of Socket Mode.', secret: true },
+      {
+        key: 'signing_secret',
+        label: 'Signing secret',
+        help: 'For the Events API instead of Socket Mode.',
+        secret: true,
+      },
       API_BASE,
     ],
   },
@@ -157,7 +184,16 @@ export const PLATFORM_SPECS: PlatformSpec[] = [
 ];
 
 export function platformSpec(id: string): PlatformSpec {
-  return PLATFORM_SPECS.find((spec) => spec.id === id) ?? { id, label: id, intro: '', mainSecret: 'app_secret', groups: true, fields: [] };
+  return (
+    PLATFORM_SPECS.find((spec) => spec.id === id) ?? {
+      id,
+      label: id,
+      intro: '',
+      mainSecret: 'app_secret',
+      groups: true,
+      fields: [],
+    }
+  );
 }
 
 /** Whether a secret field is set on a stored account (api_base is never reported). */

@@ -51,7 +51,9 @@ function RunBadge({ run }: { run: CronRun | null }) {
   if (!run) return <span class="muted">never run</span>;
   return (
     <span title={run.error ?? run.reply ?? ''}>
-      <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>{run.status === 'success' ? 'ok' : 'failed'}</span>{' '}
+      <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+        {run.status === 'success' ? 'ok' : 'failed'}
+      </span>{' '}
       <span class="muted">{relativeTime(run.startedAt)}</span>
     </span>
   );
@@ -69,7 +71,11 @@ function SchedulePreview({ schedule }: { schedule: string }) {
     }
     const controller = new AbortController();
     const timer = window.setTimeout(() => {
-      api<Preview>('/cron/preview', { query: { schedule, count: 5 }, quiet: true, signal: controller.signal }).then(
+      api<Preview>('/cron/preview', {
+        query: { schedule, count: 5 },
+        quiet: true,
+        signal: controller.signal,
+      }).then(
         (answer) => {
           setPreview(answer);
           setError('');
@@ -86,7 +92,12 @@ function SchedulePreview({ schedule }: { schedule: string }) {
       controller.abort();
     };
   }, [schedule]);
-  if (error) return <p class="form-error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="form-error" role="alert">
+        {error}
+      </p>
+    );
   if (!preview) return null;
   return (
     <div aria-label="Next runs" aria-live="polite">
@@ -111,7 +122,17 @@ function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () =
     );
   }, [task?.id]);
   return (
-    <Dialog title={`Runs of ${task?.name ?? ''}`} open={task !== null} onClose={onClose} wide actions={<button type="button" class="btn" onClick={onClose}>Close</button>}>
+    <Dialog
+      title={`Runs of ${task?.name ?? ''}`}
+      open={task !== null}
+      onClose={onClose}
+      wide
+      actions={
+        <button type="button" class="btn" onClick={onClose}>
+          Close
+        </button>
+      }
+    >
       {runs === null ? (
         <p class="muted">Loading…</p>
       ) : runs.length === 0 ? (
@@ -121,7 +142,9 @@ function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () =
           {runs.map((run) => (
             <li key={run.startedAt} class="node-log">
               <div class="node-log-head">
-                <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>{run.status}</span>
+                <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+                  {run.status}
+                </span>
                 <span>{when(run.startedAt)}</span>
                 <span class="spacer" />
                 <span class="muted">{(run.durationMs / 1000).toFixed(1)} s</span>
@@ -140,7 +163,12 @@ export function CronPage(_props: PageProps) {
   const [tasks, setTasks] = useState<CronTask[] | null>(null);
   const [agents, setAgents] = useState<string[]>([]);
   const [agentFilter, setAgentFilter] = useState('');
-  const [draft, setDraft] = useState<{ name: string; schedule: string; target: string; message: string } | null>(null);
+  const [draft, setDraft] = useState<{
+    name: string;
+    schedule: string;
+    target: string;
+    message: string;
+  } | null>(null);
   const [history, setHistory] = useState<CronTask | null>(null);
   const [running, setRunning] = useState<string | null>(null);
 
@@ -176,7 +204,10 @@ export function CronPage(_props: PageProps) {
 
   const toggle = async (task: CronTask) => {
     try {
-      await api(`/cron/${encodeURIComponent(task.id)}/toggle`, { method: 'PUT', body: { disabled: !task.disabled } });
+      await api(`/cron/${encodeURIComponent(task.id)}/toggle`, {
+        method: 'PUT',
+        body: { disabled: !task.disabled },
+      });
       await reload();
     } catch {
       // toasted
@@ -187,7 +218,12 @@ export function CronPage(_props: PageProps) {
     setRunning(task.id);
     try {
       const after = await api<CronTask>(`/cron/${encodeURIComponent(task.id)}/run`, { method: 'POST' });
-      toast(after.lastRun?.status === 'success' ? `"${task.name}" ran` : `"${task.name}" failed: ${after.lastRun?.error ?? ''}`, after.lastRun?.status === 'success' ? 'success' : 'error');
+      toast(
+        after.lastRun?.status === 'success'
+          ? `"${task.name}" ran`
+          : `"${task.name}" failed: ${after.lastRun?.error ?? ''}`,
+        after.lastRun?.status === 'success' ? 'success' : 'error',
+      );
       await reload();
     } catch {
       // toasted
@@ -218,7 +254,12 @@ export function CronPage(_props: PageProps) {
       <div class="toolbar">
         <h1 class="page-title">Cron tasks</h1>
         <span class="spacer" />
-        <select class="input input-auto" aria-label="Filter by agent" value={agentFilter} onChange={(event) => setAgentFilter(event.currentTarget.value)}>
+        <select
+          class="input input-auto"
+          aria-label="Filter by agent"
+          value={agentFilter}
+          onChange={(event) => setAgentFilter(event.currentTarget.value)}
+        >
           <option value="">All agents</option>
           {agents.map((id) => (
             <option key={id} value={id}>
@@ -229,12 +270,21 @@ export function CronPage(_props: PageProps) {
         <button
           type="button"
           class="btn btn-primary"
-          onClick={() => setDraft({ name: '', schedule: '0 0 9 * * 1-5', target: agentFilter || (agents.includes('main') ? 'main' : (agents[0] ?? '')), message: '' })}
+          onClick={() =>
+            setDraft({
+              name: '',
+              schedule: '0 0 9 * * 1-5',
+              target: agentFilter || (agents.includes('main') ? 'main' : (agents[0] ?? '')),
+              message: '',
+            })
+          }
         >
           <Icon name="plus" /> New task
         </button>
       </div>
-      <p class="muted">A task sends its message to an agent on a schedule, in the agent's own cron conversation.</p>
+      <p class="muted">
+        A task sends its message to an agent on a schedule, in the agent's own cron conversation.
+      </p>
       {tasks === null ? (
         <p class="muted">Loading…</p>
       ) : tasks.length === 0 ? (
@@ -260,30 +310,56 @@ export function CronPage(_props: PageProps) {
               <tr key={task.id} data-task={task.id}>
                 <td data-label="Task">
                   <strong>{task.name}</strong>
-                  <div class="muted list-item-sub">→ {task.target}: {task.message}</div>
+                  <div class="muted list-item-sub">
+                    → {task.target}: {task.message}
+                  </div>
                 </td>
                 <td data-label="Schedule" class="mono">
                   {task.schedule}
                 </td>
-                <td data-label="Next run">{task.nextRunAt ? when(task.nextRunAt) : <span class="muted">—</span>}</td>
+                <td data-label="Next run">
+                  {task.nextRunAt ? when(task.nextRunAt) : <span class="muted">—</span>}
+                </td>
                 <td data-label="Last run">
                   <RunBadge run={task.lastRun} />
                 </td>
                 <td data-label="Enabled">
                   <label class="inline-check">
-                    <input type="checkbox" checked={!task.disabled} onChange={() => void toggle(task)} aria-label={`Enabled: ${task.name}`} />
+                    <input
+                      type="checkbox"
+                      checked={!task.disabled}
+                      onChange={() => void toggle(task)}
+                      aria-label={`Enabled: ${task.name}`}
+                    />
                     {task.disabled ? 'off' : 'on'}
                   </label>
                 </td>
                 <td>
                   <div class="row-actions">
-                    <button type="button" class="btn" disabled={running === task.id} onClick={() => void runNow(task)} aria-label={`Run ${task.name} now`}>
+                    <button
+                      type="button"
+                      class="btn"
+                      disabled={running === task.id}
+                      onClick={() => void runNow(task)}
+                      aria-label={`Run ${task.name} now`}
+                    >
                       {running === task.id ? 'Running…' : 'Run now'}
                     </button>
-                    <button type="button" class="btn btn-ghost" onClick={() => setHistory(task)} aria-label={`History of ${task.name}`}>
+                    <button
+                      type="button"
+                      class="btn btn-ghost"
+                      onClick={() => setHistory(task)}
+                      aria-label={`History of ${task.name}`}
+                    >
                       History
                     </button>
-                    <button type="button" class="icon-btn" onClick={() => void remove(task)} aria-label={`Delete ${task.name}`} title="Delete">
+                    <button
+                      type="button"
+                      class="icon-btn"
+                      onClick={() => void remove(task)}
+                      aria-label={`Delete ${task.name}`}
+                      title="Delete"
+                    >
                       <Icon name="trash" />
                     </button>
                   </div>
@@ -314,11 +390,22 @@ export function CronPage(_props: PageProps) {
             <div class="form-grid">
               <label class="field">
                 <span class="field-label">Name</span>
-                <input class="input" required maxLength={200} value={draft.name} onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })} />
+                <input
+                  class="input"
+                  required
+                  maxLength={200}
+                  value={draft.name}
+                  onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })}
+                />
               </label>
               <label class="field">
                 <span class="field-label">Agent</span>
-                <select class="input" required value={draft.target} onChange={(event) => setDraft({ ...draft, target: event.currentTarget.value })}>
+                <select
+                  class="input"
+                  required
+                  value={draft.target}
+                  onChange={(event) => setDraft({ ...draft, target: event.currentTarget.value })}
+                >
                   {agents.map((id) => (
                     <option key={id} value={id}>
                       {id}
@@ -328,12 +415,25 @@ export function CronPage(_props: PageProps) {
               </label>
               <label class="field">
                 <span class="field-label">Schedule</span>
-                <input class="input mono" required value={draft.schedule} onInput={(event) => setDraft({ ...draft, schedule: event.currentTarget.value })} />
-                <span class="field-help">Six fields: second minute hour day month weekday (0 or 7 is Sunday).</span>
+                <input
+                  class="input mono"
+                  required
+                  value={draft.schedule}
+                  onInput={(event) => setDraft({ ...draft, schedule: event.currentTarget.value })}
+                />
+                <span class="field-help">
+                  Six fields: second minute hour day month weekday (0 or 7 is Sunday).
+                </span>
               </label>
               <label class="field">
                 <span class="field-label">Preset</span>
-                <select class="input" value="" onChange={(event) => event.currentTarget.value && setDraft({ ...draft, schedule: event.currentTarget.value })}>
+                <select
+                  class="input"
+                  value=""
+                  onChange={(event) =>
+                    event.currentTarget.value && setDraft({ ...draft, schedule: event.currentTarget.value })
+                  }
+                >
                   <option value="">Choose a preset…</option>
                   {PRESETS.map((preset) => (
                     <option key={preset.schedule} value={preset.schedule}>
@@ -347,7 +447,13 @@ export function CronPage(_props: PageProps) {
               </div>
               <label class="field field-wide">
                 <span class="field-label">Message</span>
-                <textarea class="input" rows={4} required value={draft.message} onInput={(event) => setDraft({ ...draft, message: event.currentTarget.value })} />
+                <textarea
+                  class="input"
+                  rows={4}
+                  required
+                  value={draft.message}
+                  onInput={(event) => setDraft({ ...draft, message: event.currentTarget.value })}
+                />
               </label>
             </div>
           </form>

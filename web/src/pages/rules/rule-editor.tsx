@@ -48,10 +48,16 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
 
   // A stored load error (a file broken by hand) is shown at its node once the text is there.
   useEffect(() => {
-    if (view?.status.error && text) setProblem({ message: view.status.error, place: placeOfServerError(text, view.status.error) });
+    if (view?.status.error && text)
+      setProblem({ message: view.status.error, place: placeOfServerError(text, view.status.error) });
   }, [view]);
 
-  if (missing) return <div class="empty-state"><p>There is no rule chain "{chainId}".</p></div>;
+  if (missing)
+    return (
+      <div class="empty-state">
+        <p>There is no rule chain "{chainId}".</p>
+      </div>
+    );
   if (!isNew && !view) return <p class="muted pad">Loading…</p>;
 
   const goTo = (place: ErrorPlace) => setReveal({ line: place.line, seq: (reveal?.seq ?? 0) + 1 });
@@ -60,8 +66,12 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   const parsed = (): Record<string, unknown> | undefined => {
     try {
       const value = JSON.parse(text) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-      setProblem({ message: 'The chain must be a JSON object: {"ruleChain": {...}, "metadata": {...}}', place: undefined });
+      if (typeof value === 'object' && value !== null && !Array.isArray(value))
+        return value as Record<string, unknown>;
+      setProblem({
+        message: 'The chain must be a JSON object: {"ruleChain": {...}, "metadata": {...}}',
+        place: undefined,
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const place = placeOfParseError(text, message);
@@ -84,7 +94,11 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
         navigate(href('rules', created.ruleChain.id), { replace: true });
         return;
       }
-      const saved = await api<ChainView>(`/rules/${encodeURIComponent(chainId)}`, { method: 'PUT', body, quiet: true });
+      const saved = await api<ChainView>(`/rules/${encodeURIComponent(chainId)}`, {
+        method: 'PUT',
+        body,
+        quiet: true,
+      });
       show(saved);
       setProblem(null);
       toast('Saved', 'success');
@@ -107,13 +121,19 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   const reload = async () => {
     if (isNew) return;
     try {
-      const loaded = await api<ChainView>(`/rules/${encodeURIComponent(chainId)}/reload`, { method: 'POST', quiet: true });
+      const loaded = await api<ChainView>(`/rules/${encodeURIComponent(chainId)}/reload`, {
+        method: 'POST',
+        quiet: true,
+      });
       show(loaded);
       setProblem(null);
       toast('Reloaded from its file', 'success');
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) {
-        setProblem({ message: `The file did not load: ${error.message}`, place: placeOfServerError(text, error.message) });
+        setProblem({
+          message: `The file did not load: ${error.message}`,
+          place: placeOfServerError(text, error.message),
+        });
       } else if (error instanceof ApiError && error.status !== 401) toast(error.message, 'error');
     }
     await onChanged();
@@ -166,7 +186,12 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
           <Icon name="back" />
         </a>
         <h2 class="page-title">{view ? chainName(view) : 'New rule chain'}</h2>
-        {view && (view.status.loaded ? <span class="badge badge-ok">loaded</span> : <span class="badge badge-error">load error</span>)}
+        {view &&
+          (view.status.loaded ? (
+            <span class="badge badge-ok">loaded</span>
+          ) : (
+            <span class="badge badge-error">load error</span>
+          ))}
         {agentChain && <span class="badge">agent</span>}
         <span class="spacer" />
         {!isNew && (
@@ -175,7 +200,12 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
               <Icon name="reload" /> <span class="hide-narrow">Reload</span>
             </button>
             {!agentChain && (
-              <button type="button" class="btn btn-danger" aria-label="Delete chain" onClick={() => void remove()}>
+              <button
+                type="button"
+                class="btn btn-danger"
+                aria-label="Delete chain"
+                onClick={() => void remove()}
+              >
                 <Icon name="trash" /> <span class="hide-narrow">Delete</span>
               </button>
             )}
@@ -187,7 +217,8 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       </div>
       {agentChain && (
         <p class="muted">
-          This is the chain of agent "{view.ruleChain.id}": its basics are easier to edit on the <a href={href('agents', view.ruleChain.id)}>Agents page</a>, where it is also deleted.
+          This is the chain of agent "{view.ruleChain.id}": its basics are easier to edit on the{' '}
+          <a href={href('agents', view.ruleChain.id)}>Agents page</a>, where it is also deleted.
         </p>
       )}
       {isNew && (
@@ -221,7 +252,12 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
         reveal={reveal}
       />
       {!isNew && view && (
-        <RunPanel chainId={view.ruleChain.id} debugMode={view.ruleChain.debugMode === true} loaded={view.status.loaded} onEnableDebug={enableDebug} />
+        <RunPanel
+          chainId={view.ruleChain.id}
+          debugMode={view.ruleChain.debugMode === true}
+          loaded={view.status.loaded}
+          onEnableDebug={enableDebug}
+        />
       )}
     </div>
   );

@@ -46,7 +46,9 @@ export interface RunLog {
 }
 
 export function chainName(chain: ChainView): string {
-  return typeof chain.ruleChain.name === 'string' && chain.ruleChain.name ? chain.ruleChain.name : chain.ruleChain.id;
+  return typeof chain.ruleChain.name === 'string' && chain.ruleChain.name
+    ? chain.ruleChain.name
+    : chain.ruleChain.id;
 }
 
 /** Agents are chains too (category "agents"); they are deleted on the Agents page. */
@@ -75,7 +77,9 @@ export const NEW_CHAIN_TEXT = JSON.stringify(
           id: 'mark',
           type: 'jsTransform',
           name: 'Mark warm',
-          configuration: { jsScript: "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};" },
+          configuration: {
+            jsScript: "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};",
+          },
         },
       ],
       connections: [{ fromId: 'check', toId: 'mark', type: 'True' }],

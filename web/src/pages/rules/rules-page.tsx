@@ -63,7 +63,11 @@ export function RulesPage({ params }: PageProps) {
             ))}
           </select>
           <label class="inline-check">
-            <input type="checkbox" checked={loadedOnly} onChange={(event) => setLoadedOnly(event.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              checked={loadedOnly}
+              onChange={(event) => setLoadedOnly(event.currentTarget.checked)}
+            />
             Loaded only
           </label>
         </div>
@@ -87,7 +91,11 @@ export function RulesPage({ params }: PageProps) {
                       <span class="list-item-title">{chainName(chain)}</span>
                       <span class="muted list-item-sub">
                         {id}
-                        {isAgentChain(chain) ? ' · agent' : chain.status.agentId ? ` · of ${chain.status.agentId}` : ''}
+                        {isAgentChain(chain)
+                          ? ' · agent'
+                          : chain.status.agentId
+                            ? ` · of ${chain.status.agentId}`
+                            : ''}
                       </span>
                     </span>
                     {chain.status.loaded ? (
@@ -106,7 +114,12 @@ export function RulesPage({ params }: PageProps) {
       </aside>
       <section class="split-detail-pane" aria-label="Rule chain editor">
         {selected ? (
-          <RuleEditor key={selected} chainId={selected === 'new' ? null : selected} agents={agents} onChanged={reload} />
+          <RuleEditor
+            key={selected}
+            chainId={selected === 'new' ? null : selected}
+            agents={agents}
+            onChanged={reload}
+          />
         ) : (
           <div class="empty-state">
             <p class="muted">Choose a rule chain to edit and run it, or create a new one.</p>

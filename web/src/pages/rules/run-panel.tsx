@@ -27,7 +27,12 @@ export function parseMetadata(text: string): Record<string, string> {
   if (trimmed === '') return {};
   if (trimmed.startsWith('{')) {
     const value = JSON.parse(trimmed) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, typeof item === 'string' ? item : JSON.stringify(item)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        typeof item === 'string' ? item : JSON.stringify(item),
+      ]),
+    );
   }
   const metadata: Record<string, string> = {};
   for (const [index, line] of trimmed.split('\n').entries()) {
@@ -88,7 +93,10 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
 
   const loadRuns = useCallback(async () => {
     try {
-      const page = await api<Page<RunLog>>('/logs/runs', { query: { chainId, page: 1, size: 10 }, quiet: true });
+      const page = await api<Page<RunLog>>('/logs/runs', {
+        query: { chainId, page: 1, size: 10 },
+        quiet: true,
+      });
       setRuns(page.data);
       return page.data;
     } catch {
@@ -139,7 +147,12 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
         <div class="form-grid">
           <label class="field">
             <span class="field-label">Message type</span>
-            <input class="input" value={messageType} placeholder="(none)" onInput={(event) => setMessageType(event.currentTarget.value)} />
+            <input
+              class="input"
+              value={messageType}
+              placeholder="(none)"
+              onInput={(event) => setMessageType(event.currentTarget.value)}
+            />
           </label>
           <label class="field">
             <span class="field-label">Metadata</span>
@@ -155,7 +168,13 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
           </label>
           <label class="field field-wide">
             <span class="field-label">Data</span>
-            <textarea class="input code-input" rows={5} aria-label="Data" value={dataText} onInput={(event) => setDataText(event.currentTarget.value)} />
+            <textarea
+              class="input code-input"
+              rows={5}
+              aria-label="Data"
+              value={dataText}
+              onInput={(event) => setDataText(event.currentTarget.value)}
+            />
             <span class="field-help">JSON is sent as JSON; anything else as text.</span>
           </label>
         </div>
@@ -166,11 +185,16 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
         </div>
       </form>
       {result && (
-        <div class={result.ok ? 'run-result' : 'run-result alert alert-error'} role={result.ok ? 'status' : 'alert'}>
+        <div
+          class={result.ok ? 'run-result' : 'run-result alert alert-error'}
+          role={result.ok ? 'status' : 'alert'}
+        >
           <div class="run-summary">
             <strong>{result.ok ? 'Result' : 'The run failed'}</strong>
           </div>
-          <pre class="data-block" aria-label="Run result">{result.text}</pre>
+          <pre class="data-block" aria-label="Run result">
+            {result.text}
+          </pre>
         </div>
       )}
       <div>
@@ -178,7 +202,12 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
           <h3 class="section-title">Run log</h3>
           <span class="spacer" />
           {runs.length > 0 && (
-            <select class="input" aria-label="Recent runs" value={shown ?? ''} onChange={(event) => setShown(event.currentTarget.value)}>
+            <select
+              class="input"
+              aria-label="Recent runs"
+              value={shown ?? ''}
+              onChange={(event) => setShown(event.currentTarget.value)}
+            >
               {runs.map((entry) => (
                 <option key={entry.id} value={entry.id}>
                   {new Date(entry.startTs).toLocaleTimeString()} · {entry.outcome}
@@ -198,7 +227,9 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
         {run ? (
           <div aria-label="Node log">
             <div class="run-summary">
-              <span class={run.outcome === 'success' ? 'badge badge-ok' : 'badge badge-error'}>{run.outcome}</span>
+              <span class={run.outcome === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+                {run.outcome}
+              </span>
               <span class="muted">
                 {run.logs.length} node{run.logs.length === 1 ? '' : 's'} · {run.endTs - run.startTs} ms
                 {run.droppedLogs > 0 ? ` · ${run.droppedLogs} entries left out` : ''}

@@ -60,7 +60,13 @@ export function ProvidersCard() {
     setEditing({
       existing,
       draft: existing
-        ? { id: existing.id, name: existing.name, base_url: existing.base_url, model: existing.model, api_key: '' }
+        ? {
+            id: existing.id,
+            name: existing.name,
+            base_url: existing.base_url,
+            model: existing.model,
+            api_key: '',
+          }
         : { id: '', name: '', base_url: 'https://api.openai.com/v1', model: '', api_key: '' },
     });
   };
@@ -76,8 +82,18 @@ export function ProvidersCard() {
       api_key: draft.api_key.trim() || undefined,
     };
     try {
-      if (existing) await api(`/config/models/providers/${encodeURIComponent(existing.id)}`, { method: 'PUT', body: fields, quiet: true });
-      else await api('/config/models/providers', { method: 'POST', body: { id: draft.id.trim(), ...fields }, quiet: true });
+      if (existing)
+        await api(`/config/models/providers/${encodeURIComponent(existing.id)}`, {
+          method: 'PUT',
+          body: fields,
+          quiet: true,
+        });
+      else
+        await api('/config/models/providers', {
+          method: 'POST',
+          body: { id: draft.id.trim(), ...fields },
+          quiet: true,
+        });
       toast(existing ? `Provider "${existing.id}" saved` : `Provider "${draft.id}" added`, 'success');
       setEditing(null);
       await reload();
@@ -99,7 +115,10 @@ export function ProvidersCard() {
   const test = async (provider: Provider) => {
     setTests((current) => ({ ...current, [provider.id]: 'running' }));
     try {
-      const result = await api<TestResult>(`/config/models/providers/${encodeURIComponent(provider.id)}/test`, { method: 'POST' });
+      const result = await api<TestResult>(
+        `/config/models/providers/${encodeURIComponent(provider.id)}/test`,
+        { method: 'POST' },
+      );
       setTests((current) => ({ ...current, [provider.id]: result }));
     } catch {
       setTests(({ [provider.id]: _dropped, ...rest }) => rest);
@@ -123,7 +142,8 @@ export function ProvidersCard() {
     }
   };
 
-  const set = (change: Partial<Draft>) => editing && setEditing({ ...editing, draft: { ...editing.draft, ...change } });
+  const set = (change: Partial<Draft>) =>
+    editing && setEditing({ ...editing, draft: { ...editing.draft, ...change } });
   return (
     <section class="card" aria-label="Model providers">
       <div class="card-head">
@@ -135,8 +155,9 @@ export function ProvidersCard() {
       </div>
       {summary?.demo && (
         <p class="alert alert-warn" role="status">
-          No provider yet: agents answer with the offline demo model. Add any OpenAI-compatible provider (OpenAI, DeepSeek,
-          Qwen, a local Ollama at http://127.0.0.1:11434/v1…); the first one becomes the default.
+          No provider yet: agents answer with the offline demo model. Add any OpenAI-compatible provider
+          (OpenAI, DeepSeek, Qwen, a local Ollama at http://127.0.0.1:11434/v1…); the first one becomes the
+          default.
         </p>
       )}
       {summary && summary.providers.length > 0 && (
@@ -158,7 +179,8 @@ export function ProvidersCard() {
               return (
                 <tr key={provider.id} data-provider={provider.id}>
                   <td data-label="Provider">
-                    <strong>{provider.name}</strong> {provider.name !== provider.id && <span class="muted">({provider.id})</span>}{' '}
+                    <strong>{provider.name}</strong>{' '}
+                    {provider.name !== provider.id && <span class="muted">({provider.id})</span>}{' '}
                     {provider.default && <span class="badge badge-ok">default</span>}
                   </td>
                   <td data-label="Address and model">
@@ -166,7 +188,9 @@ export function ProvidersCard() {
                     <div class="muted">{provider.model || 'no default model'}</div>
                   </td>
                   <td data-label="API key">
-                    <span class={provider.hasApiKey ? 'badge badge-ok' : 'badge'}>{provider.hasApiKey ? 'set' : 'not set'}</span>
+                    <span class={provider.hasApiKey ? 'badge badge-ok' : 'badge'}>
+                      {provider.hasApiKey ? 'set' : 'not set'}
+                    </span>
                   </td>
                   <td data-label="Connection" aria-live="polite">
                     {result === 'running' ? (
@@ -183,18 +207,41 @@ export function ProvidersCard() {
                   </td>
                   <td>
                     <div class="row-actions">
-                      <button type="button" class="btn" aria-label={`Test ${provider.id}`} disabled={result === 'running'} onClick={() => void test(provider)}>
+                      <button
+                        type="button"
+                        class="btn"
+                        aria-label={`Test ${provider.id}`}
+                        disabled={result === 'running'}
+                        onClick={() => void test(provider)}
+                      >
                         Test
                       </button>
                       {!provider.default && (
-                        <button type="button" class="btn" aria-label={`Make ${provider.id} the default`} onClick={() => void makeDefault(provider)}>
+                        <button
+                          type="button"
+                          class="btn"
+                          aria-label={`Make ${provider.id} the default`}
+                          onClick={() => void makeDefault(provider)}
+                        >
                           Make default
                         </button>
                       )}
-                      <button type="button" class="icon-btn" aria-label={`Edit ${provider.id}`} title="Edit" onClick={() => open(provider)}>
+                      <button
+                        type="button"
+                        class="icon-btn"
+                        aria-label={`Edit ${provider.id}`}
+                        title="Edit"
+                        onClick={() => open(provider)}
+                      >
                         <Icon name="edit" />
                       </button>
-                      <button type="button" class="icon-btn" aria-label={`Delete ${provider.id}`} title="Delete" onClick={() => void remove(provider)}>
+                      <button
+                        type="button"
+                        class="icon-btn"
+                        aria-label={`Delete ${provider.id}`}
+                        title="Delete"
+                        onClick={() => void remove(provider)}
+                      >
                         <Icon name="trash" />
                       </button>
                     </div>
@@ -231,26 +278,53 @@ export function ProvidersCard() {
             <div class="form-grid">
               <label class="field">
                 <span class="field-label">ID</span>
-                <input class="input" required disabled={editing.existing !== null} value={editing.draft.id} placeholder="openai" onInput={(event) => set({ id: event.currentTarget.value })} />
+                <input
+                  class="input"
+                  required
+                  disabled={editing.existing !== null}
+                  value={editing.draft.id}
+                  placeholder="openai"
+                  onInput={(event) => set({ id: event.currentTarget.value })}
+                />
               </label>
               <label class="field">
                 <span class="field-label">Display name</span>
-                <input class="input" value={editing.draft.name} placeholder="OpenAI" onInput={(event) => set({ name: event.currentTarget.value })} />
+                <input
+                  class="input"
+                  value={editing.draft.name}
+                  placeholder="OpenAI"
+                  onInput={(event) => set({ name: event.currentTarget.value })}
+                />
               </label>
               <label class="field field-wide">
                 <span class="field-label">Base URL</span>
-                <input class="input mono" type="url" required value={editing.draft.base_url} onInput={(event) => set({ base_url: event.currentTarget.value })} />
+                <input
+                  class="input mono"
+                  type="url"
+                  required
+                  value={editing.draft.base_url}
+                  onInput={(event) => set({ base_url: event.currentTarget.value })}
+                />
                 <span class="field-help">The OpenAI-compatible endpoint, usually ending in /v1.</span>
               </label>
               <label class="field">
                 <span class="field-label">Model</span>
-                <input class="input" value={editing.draft.model} placeholder="gpt-4o-mini" onInput={(event) => set({ model: event.currentTarget.value })} />
+                <input
+                  class="input"
+                  value={editing.draft.model}
+                  placeholder="gpt-4o-mini"
+                  onInput={(event) => set({ model: event.currentTarget.value })}
+                />
               </label>
               <label class="field">
                 <span class="field-label">
                   API key{' '}
                   {editing.existing && (
-                    <span class={editing.existing.hasApiKey ? 'badge badge-ok secret-state' : 'badge secret-state'}>
+                    <span
+                      class={
+                        editing.existing.hasApiKey ? 'badge badge-ok secret-state' : 'badge secret-state'
+                      }
+                    >
                       {editing.existing.hasApiKey ? 'set' : 'not set'}
                     </span>
                   )}

@@ -22,7 +22,8 @@ interface ConfigView {
 function NeedsLogin({ what }: { what: string }) {
   return (
     <p class="muted">
-      <a href={href('login')}>Sign in</a> to {what}: this needs a login, even while the server does not require one.
+      <a href={href('login')}>Sign in</a> to {what}: this needs a login, even while the server does not
+      require one.
     </p>
   );
 }
@@ -41,7 +42,8 @@ function ApiKeyCard() {
   const rotate = async () => {
     const confirmed = await confirmAction({
       title: 'Rotate API key',
-      message: 'Make a new API key? The current one stops working at once for every script and client using it.',
+      message:
+        'Make a new API key? The current one stops working at once for every script and client using it.',
       confirmLabel: 'Rotate key',
       danger: true,
     });
@@ -59,7 +61,9 @@ function ApiKeyCard() {
       <div class="card-head">
         <h2 class="section-title">Your API key</h2>
       </div>
-      <p class="muted">For scripts and the command line: send it as <code>Authorization: Bearer …</code>.</p>
+      <p class="muted">
+        For scripts and the command line: send it as <code>Authorization: Bearer …</code>.
+      </p>
       {!loggedIn ? (
         <NeedsLogin what="see or rotate your API key" />
       ) : (
@@ -77,7 +81,12 @@ function ApiKeyCard() {
               <button
                 type="button"
                 class="btn"
-                onClick={() => void navigator.clipboard?.writeText(key).then(() => toast('Copied', 'success'), () => undefined)}
+                onClick={() =>
+                  void navigator.clipboard?.writeText(key).then(
+                    () => toast('Copied', 'success'),
+                    () => undefined,
+                  )
+                }
               >
                 <Icon name="copy" /> Copy
               </button>
@@ -134,16 +143,39 @@ function PasswordCard() {
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Current password</span>
-              <input class="input" type="password" autoComplete="current-password" required value={oldPassword} onInput={(event) => setOldPassword(event.currentTarget.value)} />
+              <input
+                class="input"
+                type="password"
+                autoComplete="current-password"
+                required
+                value={oldPassword}
+                onInput={(event) => setOldPassword(event.currentTarget.value)}
+              />
             </label>
             <label class="field">
               <span class="field-label">New password</span>
-              <input class="input" type="password" aria-label="New password" autoComplete="new-password" required minLength={8} value={newPassword} onInput={(event) => setNewPassword(event.currentTarget.value)} />
+              <input
+                class="input"
+                type="password"
+                aria-label="New password"
+                autoComplete="new-password"
+                required
+                minLength={8}
+                value={newPassword}
+                onInput={(event) => setNewPassword(event.currentTarget.value)}
+              />
               <span class="field-help">At least 8 characters.</span>
             </label>
             <label class="field">
               <span class="field-label">Repeat the new password</span>
-              <input class="input" type="password" autoComplete="new-password" required value={repeat} onInput={(event) => setRepeat(event.currentTarget.value)} />
+              <input
+                class="input"
+                type="password"
+                autoComplete="new-password"
+                required
+                value={repeat}
+                onInput={(event) => setRepeat(event.currentTarget.value)}
+              />
             </label>
           </div>
           <div class="toolbar">
@@ -165,7 +197,10 @@ function ServerInfoCard() {
     // The version is in the OpenAPI document's info (as `agent-service status` reads it).
     request('/openapi.json', { quiet: true })
       .then((response) => response.json() as Promise<{ info?: { version?: string } }>)
-      .then((document) => setVersion(document.info?.version ?? ''), () => undefined);
+      .then(
+        (document) => setVersion(document.info?.version ?? ''),
+        () => undefined,
+      );
   }, []);
   return (
     <section class="card" aria-label="Server">

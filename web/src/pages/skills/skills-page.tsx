@@ -81,7 +81,9 @@ function SkillDialog({
               disabled={!editing.isNew}
               onInput={(event) => onChange({ ...skill, name: event.currentTarget.value })}
             />
-            <span class="field-help">1-64 letters, digits, "-" or "_". A skill cannot be renamed: copy it instead.</span>
+            <span class="field-help">
+              1-64 letters, digits, "-" or "_". A skill cannot be renamed: copy it instead.
+            </span>
           </label>
           <label class="field">
             <span class="field-label">Description</span>
@@ -91,7 +93,9 @@ function SkillDialog({
               value={skill.description}
               onInput={(event) => onChange({ ...skill, description: event.currentTarget.value })}
             />
-            <span class="field-help">Agents see this line in their skill list; say when to use the skill.</span>
+            <span class="field-help">
+              Agents see this line in their skill list; say when to use the skill.
+            </span>
           </label>
           <label class="field">
             <span class="field-label">SKILL.md content (Markdown)</span>
@@ -110,7 +114,8 @@ function SkillDialog({
 }
 
 export function SkillsPage({ params }: PageProps) {
-  const scope: Scope = params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
+  const scope: Scope =
+    params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
   const [agents, setAgents] = useState<string[]>([]);
   const [skills, setSkills] = useState<Skill[] | null>(null);
   const [editing, setEditing] = useState<{ skill: Skill; isNew: boolean } | null>(null);
@@ -148,7 +153,10 @@ export function SkillsPage({ params }: PageProps) {
     try {
       if (isNew) {
         const body = { name: skill.name, description: skill.description, content: skill.content };
-        await api(collection, { method: 'POST', body: scope.kind === 'global' ? { ...body, scope: 'global' } : body });
+        await api(collection, {
+          method: 'POST',
+          body: scope.kind === 'global' ? { ...body, scope: 'global' } : body,
+        });
       } else {
         await api(`${collection}/${encodeURIComponent(skill.name)}`, {
           method: 'PUT',
@@ -232,31 +240,52 @@ export function SkillsPage({ params }: PageProps) {
     }
   };
 
-  const scopes: Scope[] = [{ kind: 'global' }, ...agents.map((agentId): Scope => ({ kind: 'agent', agentId }))];
+  const scopes: Scope[] = [
+    { kind: 'global' },
+    ...agents.map((agentId): Scope => ({ kind: 'agent', agentId })),
+  ];
   return (
     <div class="page stack">
       <div class="toolbar">
         <h1 class="page-title">Skills</h1>
         <span class="spacer" />
-        <select class="input input-auto" aria-label="Scope" value={scopeValue(scope)} onChange={(event) => switchScope(event.currentTarget.value)}>
+        <select
+          class="input input-auto"
+          aria-label="Scope"
+          value={scopeValue(scope)}
+          onChange={(event) => switchScope(event.currentTarget.value)}
+        >
           <option value="global">Global skills (every agent)</option>
           {agents.map((id) => (
             <option key={id} value={`agent:${id}`}>
               Agent {id} only
             </option>
           ))}
-          {scope.kind === 'agent' && !agents.includes(scope.agentId) && <option value={scopeValue(scope)}>Agent {scope.agentId} only</option>}
+          {scope.kind === 'agent' && !agents.includes(scope.agentId) && (
+            <option value={scopeValue(scope)}>Agent {scope.agentId} only</option>
+          )}
         </select>
       </div>
       <p class="muted">
-        A skill is a folder with a SKILL.md: instructions an agent reads with its <code>skill</code> tool when a task needs them.
+        A skill is a folder with a SKILL.md: instructions an agent reads with its <code>skill</code> tool when
+        a task needs them.
         {scope.kind === 'agent' ? ' An agent’s own skills shadow global ones of the same name.' : ''}
       </p>
       <div class="toolbar">
         <button
           type="button"
           class="btn btn-primary"
-          onClick={() => setEditing({ skill: { name: '', description: '', content: '', scope: scope.kind === 'global' ? 'global' : 'local' }, isNew: true })}
+          onClick={() =>
+            setEditing({
+              skill: {
+                name: '',
+                description: '',
+                content: '',
+                scope: scope.kind === 'global' ? 'global' : 'local',
+              },
+              isNew: true,
+            })
+          }
         >
           <Icon name="plus" /> New skill
         </button>
@@ -279,7 +308,9 @@ export function SkillsPage({ params }: PageProps) {
         <p class="muted">Loading…</p>
       ) : skills.length === 0 ? (
         <div class="card empty-state">
-          <p class="muted">No skills in {scopeLabel(scope)} yet. Create one, or upload a zip of skill folders.</p>
+          <p class="muted">
+            No skills in {scopeLabel(scope)} yet. Create one, or upload a zip of skill folders.
+          </p>
         </div>
       ) : (
         <ul class="list card" aria-label="Skill list">
@@ -289,7 +320,13 @@ export function SkillsPage({ params }: PageProps) {
                 <span class="list-item-title">{skill.name}</span>
                 <span class="muted list-item-sub">{skill.description || 'No description'}</span>
               </span>
-              <button type="button" class="icon-btn" aria-label={`Edit skill ${skill.name}`} title="Edit" onClick={() => void edit(skill)}>
+              <button
+                type="button"
+                class="icon-btn"
+                aria-label={`Edit skill ${skill.name}`}
+                title="Edit"
+                onClick={() => void edit(skill)}
+              >
                 <Icon name="edit" />
               </button>
               <button
@@ -298,13 +335,20 @@ export function SkillsPage({ params }: PageProps) {
                 aria-label={`Copy skill ${skill.name}`}
                 title="Copy to another scope"
                 onClick={() => {
-                  const other = scopes.find((candidate) => scopeValue(candidate) !== scopeValue(scope)) ?? scope;
+                  const other =
+                    scopes.find((candidate) => scopeValue(candidate) !== scopeValue(scope)) ?? scope;
                   setCopying({ skill, target: scopeValue(other), newName: skill.name });
                 }}
               >
                 <Icon name="copy" />
               </button>
-              <button type="button" class="icon-btn" aria-label={`Delete skill ${skill.name}`} title="Delete" onClick={() => void remove(skill)}>
+              <button
+                type="button"
+                class="icon-btn"
+                aria-label={`Delete skill ${skill.name}`}
+                title="Delete"
+                onClick={() => void remove(skill)}
+              >
                 <Icon name="trash" />
               </button>
             </li>
@@ -343,7 +387,11 @@ export function SkillsPage({ params }: PageProps) {
           >
             <label class="field">
               <span class="field-label">Copy to</span>
-              <select class="input" value={copying.target} onChange={(event) => setCopying({ ...copying, target: event.currentTarget.value })}>
+              <select
+                class="input"
+                value={copying.target}
+                onChange={(event) => setCopying({ ...copying, target: event.currentTarget.value })}
+              >
                 {scopes.map((candidate) => (
                   <option key={scopeValue(candidate)} value={scopeValue(candidate)}>
                     {candidate.kind === 'global' ? 'Global skills' : `Agent ${candidate.agentId}`}
@@ -353,7 +401,11 @@ export function SkillsPage({ params }: PageProps) {
             </label>
             <label class="field">
               <span class="field-label">New name</span>
-              <input class="input" value={copying.newName} onInput={(event) => setCopying({ ...copying, newName: event.currentTarget.value })} />
+              <input
+                class="input"
+                value={copying.newName}
+                onInput={(event) => setCopying({ ...copying, newName: event.currentTarget.value })}
+              />
             </label>
           </form>
         )}
