@@ -14,8 +14,14 @@ export interface ServerAddress {
   configPath: string | undefined;
 }
 
+/** The address as an error may quote it: a user name and password before `@` become `***`. */
+export function shownAddress(input: string): string {
+  return input.trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1***@');
+}
+
 /** Accepts `host:port`, `:port`, a port, a base URL or a URL ending in /api/v1. */
 export function normalizeServerUrl(input: string, what = '--url'): string {
+  const shown = shownAddress(input);
   let text = input.trim();
   if (/^\d+$/.test(text)) text = `127.0.0.1:${text}`;
   if (text.startsWith(':')) text = `127.0.0.1${text}`;
@@ -24,12 +30,12 @@ export function normalizeServerUrl(input: string, what = '--url'): string {
   try {
     url = new URL(text);
   } catch {
-    throw usageError(`${what}: "${input}" is not a server address (use host:port or http://host:port)`);
+    throw usageError(`${what}: "${shown}" is not a server address (use host:port or http://host:port)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`${what}: "${input}" must be an http or https address`);
+    throw usageError(`${what}: "${shown}" must be an http or https address`);
   if (url.username || url.password || url.search || url.hash)
-    throw usageError(`${what}: "${input}" must not carry credentials, a query or a fragment`);
+    throw usageError(`${what}: "${shown}" must not carry credentials, a query or a fragment`);
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.protocol}//${url.host}${path}`;
 }

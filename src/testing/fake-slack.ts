@@ -74,6 +74,8 @@ export interface FakeSlack {
   failNext(method: string, status: number, times?: number, retryAfterSeconds?: number): void;
   /** Pushes an events_api envelope to every open connection; returns its envelope_id. */
   pushEvent(event: Record<string, unknown>, options?: { eventId?: string; retryAttempt?: number }): string;
+  /** Sends `frame` as it is to every Socket Mode connection (malformed envelopes). */
+  pushFrame(frame: unknown): void;
   /** The event a user's message makes (message or app_mention). */
   messageEvent(message: FakeUserMessage): Record<string, unknown>;
   /** The event_callback body the Events API posts for an event. */
@@ -333,6 +335,9 @@ export async function startFakeSlack(
     },
     failNext: (method, status, times = 1, retryAfterSeconds = 1) => {
       for (let i = 0; i < times; i += 1) failures.push({ method, status, retryAfter: retryAfterSeconds });
+    },
+    pushFrame(frame) {
+      for (const socket of sockets) socket.send(JSON.stringify(frame));
     },
     pushEvent(event, pushOptions = {}) {
       const envelopeId = `env-${(counter += 1)}`;

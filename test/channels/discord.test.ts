@@ -8,9 +8,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { DiscordAdapter, type DiscordOptions } from '../../src/channels/discord/discord-adapter.ts';
+import { DiscordRest } from '../../src/channels/discord/discord-rest.ts';
+import { runGateway } from '../../src/channels/discord/gateway.ts';
 import { DISCORD_TEXT_LIMIT, splitMessage } from '../../src/channels/discord/split-message.ts';
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
-import type { InboundMessage } from '../../src/channels/types.ts';
+import type { ChannelAccount, InboundMessage } from '../../src/channels/types.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import {
   startFakeDiscord,
@@ -450,5 +452,57 @@ describe('discord: outbound and rate limits', () => {
     for (const answer of answers) assert.ok(!answer?.body.includes(TOKEN));
     assert.ok(h.logs.length > 0);
     for (const line of h.logs) assert.ok(!line.includes(TOKEN), line);
+  });
+});
+
+describe('discord: gateway handlers that throw', () => {
+  it('a READY or MESSAGE_CREATE a handler cannot read is skipped and reported, never an unhandled rejection', async () => {
+    const fake = await startFakeDiscord({ token: TOKEN });
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const controller = new AbortController();
+    try {
+      const account = {
+        platform: 'discord',
+        id: 'bot1',
+        config: { enabled: true, app_secret: TOKEN, api_base: fake.url },
+      } as unknown as ChannelAccount;
+      const failures: unknown[] = [];
+      let dispatched = 0;
+      const running = runGateway(
+        TOKEN,
+        new DiscordRest().client(account),
+        {},
+        {
+          // As the adapter's handlers would on a READY without `user` or a message without `author`.
+          ready: () => {
+            throw new TypeError("Cannot read properties of undefined (reading 'id')");
+          },
+          resumed: () => undefined,
+          dispatch: () => {
+            dispatched += 1;
+            throw new TypeError("Cannot read properties of undefined (reading 'author')");
+          },
+          failed: (error) => void failures.push(error),
+        },
+        controller.signal,
+      );
+      await waitFor(() => fake.live() === 1, 'the session to be ready');
+      fake.userSays({ channelId: DM, authorId: USER, content: 'one' });
+      fake.userSays({ channelId: DM, authorId: USER, content: 'two' });
+      // READY is dispatched too: three dispatches, each handler's throw reported.
+      await waitFor(() => dispatched === 3, 'every event to reach the handler');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(failures.length, 4);
+      assert.equal(fake.live(), 1, 'the connection is still up');
+      controller.abort();
+      await running;
+      assert.deepEqual(rejections, []);
+    } finally {
+      controller.abort();
+      process.off('unhandledRejection', onRejection);
+      await fake.close();
+    }
   });
 });

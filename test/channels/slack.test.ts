@@ -248,6 +248,26 @@ describe('slack socket mode', () => {
     assert.deepEqual(h.slack.posts, []);
   });
 
+  it('envelopes without a payload (or not objects) are dropped with a warning; the connection goes on', async () => {
+    const h = await start();
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      h.slack.pushFrame({ type: 'events_api', envelope_id: 'no-payload' });
+      h.slack.pushFrame({ type: 'events_api', envelope_id: 'no-event', payload: { type: 'event_callback' } });
+      h.slack.pushFrame(null);
+      await say(h, { channel: 'D1', user: 'U1', text: 'still there?', ts: ts() });
+      await waitFor(() => h.handled.length === 1, 'the turn after the malformed frames');
+      assert.equal(h.handled[0]?.outcome, 'replied');
+      assert.equal(h.state(), 'connected');
+      assert.deepEqual(rejections, []);
+      assert.ok(h.logs.some((line) => line.includes('malformed Socket Mode frame')));
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it('a 429 on chat.update is retried after Retry-After, and the final text is never dropped', async () => {
     const h = await start();
     h.slack.failNext('chat.update', 429, 2, 1);

@@ -1,6 +1,9 @@
 // A server started with --port that its config file does not name is still found: the client reads
 // the address the running server recorded in its data root's lock file.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, startTestServer, type TestServer } from './cli-harness.ts';
 
@@ -28,5 +31,26 @@ describe('cli: finding a server started on another port', () => {
     assert.equal(run.code, 1);
     assert.match(run.err, /cannot reach http:\/\/127\.0\.0\.1:1 .*config file/);
     await stopped.close().catch(() => undefined);
+  });
+});
+
+describe('cli: an address carrying credentials', () => {
+  it('is refused (exit 2) without the password in the error line, from --url or SERVICE_URL', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'cli-address-'));
+    try {
+      for (const [args, env] of [
+        [['status', '--url', 'http://admin:Hunter2Secret@127.0.0.1:1'], {}],
+        [['status', '--url', 'admin:Hunter2Secret@127.0.0.1:1'], {}],
+        [['status', '--url', 'ftp://admin:Hunter2Secret@127.0.0.1:1'], {}],
+        [['status', '--json'], { SERVICE_URL: 'https://admin:Hunter2Secret@127.0.0.1:1/api/v1' }],
+      ] as const) {
+        const run = await cli([...args], home, { env: { ...env } as Record<string, string> });
+        assert.equal(run.code, 2, run.err);
+        assert.match(run.err, /\*\*\*@127\.0\.0\.1:1/);
+        assert.doesNotMatch(run.out + run.err, /Hunter2Secret/);
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,7 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { DiscordRest, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
+import { DiscordRest, scrubToken, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
 import { runGateway, type GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
@@ -53,7 +53,7 @@ interface AccountState {
   /** The token the session belongs to: another token starts a new session. */
   token: string;
   session: GatewaySession;
-  botUserId?: string;
+  botUserId?: string | undefined;
 }
 
 function channelId(chatId: string): string {
@@ -104,7 +104,9 @@ export class DiscordAdapter implements ChannelAdapter {
       current.session,
       {
         ready: (data) => {
-          current.botUserId = data.user.id;
+          // A READY without its user leaves mentions unknown (guild messages unanswered), not a crash.
+          const user = (data as Partial<GatewayReadyDispatchData> | undefined)?.user;
+          current.botUserId = typeof user?.id === 'string' ? user.id : undefined;
           this.checkApplication(account, data);
           link.connected();
         },
@@ -113,6 +115,13 @@ export class DiscordAdapter implements ChannelAdapter {
           if (payload.t === GatewayDispatchEvents.MessageCreate)
             this.receive(account, current, payload.d, link);
         },
+        failed: (error) =>
+          this.options
+            .logger?.()
+            ?.warn(
+              { platform: 'discord', accountId: account.id, err: scrubToken(errorMessage(error), token) },
+              'discord gateway event skipped',
+            ),
       },
       link.signal,
     ).finally(() => {
@@ -138,7 +147,13 @@ export class DiscordAdapter implements ChannelAdapter {
     };
     send();
     const timer = setInterval(send, this.options.typingIntervalMs ?? 8000);
-    return () => clearInterval(timer);
+    // The account stopping (disconnect, reconfiguration) ends the indicator too, not only the caller.
+    const stop = (): void => {
+      clearInterval(timer);
+      signal.removeEventListener('abort', stop);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    return stop;
   }
 
   async sendText(

@@ -58,6 +58,8 @@ export interface GatewayHandlers {
   resumed(): void;
   dispatch(payload: GatewayDispatchPayload): void;
   debug?(message: string): void;
+  /** A handler above threw (a payload with fields missing): the event is dropped, the connection goes on. */
+  failed?(error: unknown): void;
 }
 
 interface EndHooks {
@@ -192,9 +194,29 @@ export async function runGateway(
     buildStrategy: (owner) => new HandingOverStrategy(owner, hooks),
     helloTimeout: 20_000,
   });
-  manager.on(WebSocketShardEvents.Ready, ({ data }) => handlers.ready(data));
-  manager.on(WebSocketShardEvents.Resumed, () => handlers.resumed());
-  manager.on(WebSocketShardEvents.Dispatch, ({ data }) => handlers.dispatch(data));
+  // The shard emits from an async message reader nobody awaits: a throw here would be an unhandled
+  // rejection, which ends the process.
+  const guarded =
+    <T extends unknown[]>(handle: (...args: T) => void) =>
+    (...args: T): void => {
+      try {
+        handle(...args);
+      } catch (error) {
+        handlers.failed?.(error);
+      }
+    };
+  manager.on(
+    WebSocketShardEvents.Ready,
+    guarded(({ data }) => handlers.ready(data)),
+  );
+  manager.on(
+    WebSocketShardEvents.Resumed,
+    guarded(() => handlers.resumed()),
+  );
+  manager.on(
+    WebSocketShardEvents.Dispatch,
+    guarded(({ data }) => handlers.dispatch(data)),
+  );
   manager.on(WebSocketShardEvents.Error, ({ error }) => {
     failure = error;
   });

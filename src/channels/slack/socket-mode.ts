@@ -16,6 +16,45 @@ export interface SocketModeOptions {
   closeTimeoutMs?: number;
 }
 
+/** The part of the Socket Mode client's event emitter used here. */
+interface SocketClient {
+  listeners(event: 'ws_message'): Array<(...args: never[]) => unknown>;
+  removeAllListeners(event: 'ws_message'): unknown;
+  on(event: 'ws_message', listener: (...args: unknown[]) => void): unknown;
+}
+
+/**
+ * The Socket Mode client reads each frame in an async listener that nobody awaits, and reads
+ * `payload.event.type` of an events_api envelope unchecked: a frame without a payload (or `null`)
+ * would be an unhandled rejection, which ends the process. Its listener is wrapped so that such a
+ * frame is logged and dropped, and the connection goes on.
+ */
+export function guardEnvelopes(
+  client: SocketClient,
+  logger: () => ChannelLogger | undefined,
+  accountId: string,
+  secrets: Array<string | undefined>,
+): void {
+  const readers = client.listeners('ws_message') as Array<(...args: unknown[]) => unknown>;
+  client.removeAllListeners('ws_message');
+  client.on('ws_message', (...args: unknown[]) => {
+    for (const read of readers) {
+      try {
+        void Promise.resolve(read(...args)).catch((error: unknown) => dropped(error));
+      } catch (error) {
+        dropped(error);
+      }
+    }
+  });
+  function dropped(error: unknown): void {
+    const text = error instanceof Error ? error.message : 'unreadable frame';
+    logger()?.warn(
+      { platform: 'slack', accountId, err: scrubTokens(text, ...secrets).slice(0, 200) },
+      'slack: a malformed Socket Mode frame was dropped',
+    );
+  }
+}
+
 export async function connectSocketMode(
   account: ChannelAccount,
   link: ConnectionLink,
@@ -71,6 +110,7 @@ export async function connectSocketMode(
     throw toSlackError('auth.test (the bot token)', error, [botToken, appToken]);
   });
   const client = receiver.client;
+  guardEnvelopes(client, options.logger, account.id, [botToken, appToken]);
   let closed = false;
   const ended = new Promise<void>((resolve) =>
     client.once('disconnected', () => {
