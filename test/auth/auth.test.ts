@@ -196,8 +196,9 @@ describe('authentication', () => {
         url,
         ...(hasBody ? { payload: {} } : {}),
       });
-      // The only public routes: health, login, and the static web UI (its API calls carry the token).
-      if (['/health', '/api/v1/auth/login', '/', '/ui', '/ui/', '/ui/x'].includes(url)) {
+      // The only public routes: health, readiness (for load balancers), login, and the static web UI
+      // (its API calls carry the token).
+      if (['/health', '/ready', '/api/v1/auth/login', '/', '/ui', '/ui/', '/ui/x'].includes(url)) {
         assert.notEqual(response.statusCode, 401, `${route.method} ${route.url}`);
       } else if (url === '/webhooks/x/x') {
         // Platform callbacks carry no JWT: their adapter checks the platform's signature. No
