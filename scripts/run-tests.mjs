@@ -23,6 +23,10 @@ if (files.length === 0) {
 }
 // The browser tests (test/ui/) drive Debian's chromium; install it first if it is missing.
 if (files.some((file) => file.startsWith(join('test', 'ui'))) && !ensureChromium()) process.exit(1);
+// The Postgres and Redis tests (store tests on both databases, clustered mode) use the machine's
+// services: start them if they are installed but stopped.
+if (files.some((file) => /(storage|cluster)/.test(file)))
+  spawnSync('bash', [join('scripts', 'ensure-services.sh')], { stdio: 'inherit' });
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
