@@ -115,7 +115,12 @@ export function channelContract(name: string, makeDriver: () => Promise<ChannelD
       await until(() => d.botTexts(d.chats.dm).includes(REPLY), 'the answer in the chat');
       assert.equal(upstream?.requestCount, 1);
       const key = `agent:main:channel:${d.platform}:scope:per_account_channel_peer:bot1:${d.dmSender}`;
-      const history = JSON.stringify(await app.services.sessions.load(key));
+      // The history is stored when the turn ends, which may be after the answer shows (on Postgres).
+      let history = '';
+      await until(async () => {
+        history = JSON.stringify(await app.services.sessions.load(key));
+        return history.includes(REPLY);
+      }, 'the turn in the session history');
       assert.match(history, /hello bot/);
       assert.match(history, new RegExp(REPLY));
     });

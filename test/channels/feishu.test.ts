@@ -259,6 +259,8 @@ describe('feishu long connection', () => {
     h.feishu.userSays({ ...group, text: '@bot in the thread', messageId: 'om_t1', threadId: 'omt_thread1' });
     await waitFor(() => h!.feishu.textsIn('oc_group1').includes(REPLY), 'the answer');
     assert.equal(h.feishu.sent[0]?.replyInThread, true);
+    // The outcome comes once the turn is stored, which may be after the answer shows.
+    await waitFor(() => h!.handled.length === 1, 'the outcome');
     assert.equal(h.handled[0]?.message.threadId, 'omt_thread1');
   });
 

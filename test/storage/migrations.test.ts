@@ -213,9 +213,10 @@ describe('migrations on PostgreSQL', () => {
 
   it('a statement running past the statement timeout is cancelled', async () => {
     database = await createTestDatabase('postgres', process.env);
-    const db = await openDatabase(database.location, { statementTimeoutMs: 100 });
+    const db = await openDatabase(database.location, { statementTimeoutMs: 1500 });
     try {
-      await assert.rejects(sql`select pg_sleep(2)`.execute(db), /statement timeout/);
+      // Long enough that migrating at open (which may wait for another test file's lock) fits in it.
+      await assert.rejects(sql`select pg_sleep(5)`.execute(db), /statement timeout/);
       assert.equal((await sql<{ one: number }>`select 1 as one`.execute(db)).rows[0]?.one, 1);
     } finally {
       await db.destroy();
