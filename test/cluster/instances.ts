@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -32,11 +33,22 @@ export function clusterSection(prefix: string, redisUrl = REDIS_URL): string {
   return `cluster:\n  redis_url: ${redisUrl}\n  key_prefix: "${prefix}"\n  instance_id: \${INSTANCE_ID:-}\n`;
 }
 
+/**
+ * A shared config and data root for instances of one deployment. Unless the config names its own
+ * `data:` section, the instances share a PostgreSQL schema of their own (the real clustered set-up),
+ * dropped on close.
+ */
 export async function deployment(configText: (prefix: string) => string): Promise<Deployment> {
   const dir = await mkdtemp(join(tmpdir(), 'cluster-'));
   const prefix = `test-${randomBytes(6).toString('hex')}:`;
   const configPath = join(dir, 'config.yaml');
-  await writeFile(configPath, configText(prefix));
+  let text = configText(prefix);
+  let database: TestDatabase | undefined;
+  if (!/^data:/m.test(text)) {
+    database = await createTestDatabase('postgres', process.env);
+    text += `\ndata:\n  database_url: ${JSON.stringify(database.databaseUrl)}\n`;
+  }
+  await writeFile(configPath, text);
   const started: Instance[] = [];
   return {
     dir,
@@ -90,6 +102,7 @@ export async function deployment(configText: (prefix: string) => string): Promis
         }
       }
       await rm(dir, { recursive: true, force: true });
+      await database?.drop();
     },
   };
 }
