@@ -4,9 +4,12 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const only = process.argv.slice(2);
+/** Benchmarks that take minutes: run only when named (`npm run bench -- cron-cluster`) or with BENCH_SLOW=1. */
+const SLOW = new Set(['cron-cluster.ts']);
 const files = readdirSync(import.meta.dirname)
   .filter((name) => name.endsWith('.ts') && name !== 'run-all.ts' && !name.startsWith('_'))
   .filter((name) => only.length === 0 || only.some((o) => name.includes(o)))
+  .filter((name) => !SLOW.has(name) || only.length > 0 || process.env['BENCH_SLOW'] === '1')
   .sort();
 let failed = false;
 for (const file of files) {

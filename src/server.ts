@@ -153,6 +153,7 @@ async function serve(
     version: (await packageVersion()) ?? '0.0.0',
   });
   services.channels.useLogger(app.log);
+  services.scheduler.useLogger(app.log);
   services.cluster.useLogger(app.log);
   if (services.cluster.mode === 'clustered') {
     say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);

@@ -4,12 +4,19 @@
 // and run elsewhere; the scheduler records a fire once (task, scheduled time), so one run twice is
 // not recorded twice. Fires BullMQ skips (it schedules the next one after "now" when a fire starts
 // late) are added back as catch-up jobs, so none is lost to a dead instance or a backlog.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Locks } from '../cluster/locks.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { StoredCronTask } from './cron-store.ts';
-import { FireTimes, serverTimeZone, type CronTrigger, type FireHandler } from './cron-trigger.ts';
+import {
+  FireTimes,
+  serverTimeZone,
+  type CronLogger,
+  type CronTrigger,
+  type FireHandler,
+} from './cron-trigger.ts';
 
 /** What the trigger needs of the cluster module (clustered mode). */
 export interface BullMqCluster {
@@ -21,7 +28,7 @@ export interface BullMqCluster {
 }
 
 export interface BullMqTriggerOptions {
-  /** Fires one instance runs at once (default 100): a fire mostly waits on a model or the database. */
+  /** Fires one instance holds at once (default 200): a fire mostly waits (its second, a model, the database). */
   concurrency?: number;
   /** A running fire's lock in Redis, renewed at half of it; a dead worker's fire moves on after it (default 5000). */
   lockDurationMs?: number;
@@ -33,7 +40,7 @@ export interface BullMqTriggerOptions {
   catchUpWindowMs?: number;
   /** The zone schedules fire in (default: this server's). */
   timeZone?: string;
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  logger?: CronLogger;
 }
 
 interface FireData {
@@ -41,13 +48,19 @@ interface FireData {
   /** On a scheduler's jobs: its schedule and zone, to find fires it skipped. */
   schedule?: string;
   timeZone?: string;
-  /** Set on catch-up jobs; a scheduler's job carries its time in its id. */
+  /** On catch-up jobs: the fire time. A scheduler's job carries its time in its id. */
   scheduledAt?: number;
 }
 
 const QUEUE = 'cron';
 /** Catch-up jobs added from one late fire at most (an every-second task 15 minutes behind). */
 const CATCH_UP_LIMIT = 1000;
+/**
+ * A fire's job is due this long before the fire; the scheduler checks the task and waits out the
+ * rest. Redis ends a worker's blocking wait for a delayed job only at its timer tick (hz 10: up to
+ * 100 ms late), and a second with many fires takes a while to hand out.
+ */
+const LEAD_MS = 500;
 
 /** Every fire job: removed once done; a failed attempt (the database away, an instance stopping) retried. */
 const FIRE_JOB: JobsOptions = {
@@ -57,14 +70,15 @@ const FIRE_JOB: JobsOptions = {
   backoff: { type: 'fixed', delay: 250 },
 };
 
-/** BullMQ names a scheduler's job repeat:<scheduler id>:<fire time>. */
-const fireJobId = (taskId: string, scheduledAt: number): string => `repeat:${taskId}:${scheduledAt}`;
+/** The id BullMQ gives a scheduler's job for the fire at `scheduledAt`: repeat:<id>:<due time>. */
+const fireJobId = (taskId: string, scheduledAt: number): string =>
+  `repeat:${taskId}:${scheduledAt - LEAD_MS}`;
 
 function scheduledTimeOf(job: Job<FireData>): number {
   if (typeof job.data.scheduledAt === 'number') return job.data.scheduledAt;
   const id = job.id ?? '';
-  const fromId = Number(id.slice(id.lastIndexOf(':') + 1));
-  return Number.isSafeInteger(fromId) && fromId > 0 ? fromId : job.timestamp + (job.opts.delay ?? 0);
+  const due = Number(id.slice(id.lastIndexOf(':') + 1));
+  return (Number.isSafeInteger(due) && due > 0 ? due : job.timestamp + (job.opts.delay ?? 0)) + LEAD_MS;
 }
 
 export class BullMqTrigger implements CronTrigger {
@@ -73,23 +87,34 @@ export class BullMqTrigger implements CronTrigger {
   private queue: Queue<FireData> | undefined;
   private worker: Worker<FireData> | undefined;
   private reconciler: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly warned = new Map<string, number>();
   private load: (() => Promise<readonly StoredCronTask[]>) | undefined;
+  private logger: CronLogger | undefined;
 
   constructor(
     private readonly cluster: BullMqCluster,
     private readonly options: BullMqTriggerOptions = {},
   ) {
     this.timeZone = options.timeZone ?? serverTimeZone();
+    this.logger = options.logger;
+  }
+
+  useLogger(logger: CronLogger): void {
+    this.logger = logger;
   }
 
   async start(load: () => Promise<readonly StoredCronTask[]>, fire: FireHandler): Promise<void> {
     this.load = load;
     // BullMQ puts ":" between prefix and queue name.
     const prefix = this.cluster.prefix.replace(/:+$/, '') || 'agent-service';
-    // croner computes the fire times, as in one instance and the preview (BullMQ's own parser differs on some syntax).
+    // Due times: croner's fire times (as in one instance and the preview), LEAD_MS early.
     const settings = {
-      repeatStrategy: (millis: number, repeat: { pattern?: string; tz?: string }) =>
-        repeat.pattern === undefined ? undefined : this.times.next(repeat.pattern, repeat.tz, millis),
+      repeatStrategy: (millis: number, repeat: { pattern?: string; tz?: string }) => {
+        if (repeat.pattern === undefined) return undefined;
+        const next = this.times.next(repeat.pattern, repeat.tz, millis + LEAD_MS);
+        return next === undefined ? undefined : next - LEAD_MS;
+      },
     };
     this.queue = new Queue<FireData>(QUEUE, {
       connection: this.cluster.connect('cron-queue'),
@@ -103,7 +128,7 @@ export class BullMqTrigger implements CronTrigger {
       prefix,
       settings,
       name: this.cluster.instanceId,
-      concurrency: this.options.concurrency ?? 100,
+      concurrency: this.options.concurrency ?? 200,
       lockDuration: this.options.lockDurationMs ?? 5_000,
       stalledInterval: this.options.stalledIntervalMs ?? 1_000,
       // A scheduler's fire is never failed for stalling; a catch-up fire only after this many deaths.
@@ -113,12 +138,22 @@ export class BullMqTrigger implements CronTrigger {
     this.worker.on('failed', (job, error) => {
       if (job) this.warn('a cron fire failed', error, { task: job.data.taskId, job: job.id });
     });
-    await this.reconcile();
-    const every = this.options.reconcileIntervalMs ?? 60_000;
+    // An instance starts with Redis away (its /ready says so): reconciling is retried until it works.
+    await this.reconcileOrRetry();
     this.reconciler = setInterval(() => {
       this.reconcile().catch((error: unknown) => this.warn('cron schedulers could not be reconciled', error));
-    }, every);
+    }, this.options.reconcileIntervalMs ?? 60_000);
     this.reconciler.unref();
+  }
+
+  private async reconcileOrRetry(): Promise<void> {
+    try {
+      await this.reconcile();
+    } catch (error) {
+      this.warn('cron schedulers could not be reconciled; retrying in 5 s', error);
+      this.retry = setTimeout(() => void this.reconcileOrRetry(), 5_000);
+      this.retry.unref();
+    }
   }
 
   async schedule(task: StoredCronTask): Promise<void> {
@@ -137,9 +172,14 @@ export class BullMqTrigger implements CronTrigger {
 
   async stop(): Promise<void> {
     clearInterval(this.reconciler);
-    // Waits for the fires this worker is running; the scheduler aborts them past its grace time.
-    await this.worker?.close();
-    await this.queue?.close();
+    clearTimeout(this.retry);
+    // Waits for the fires this worker is running (the scheduler aborts them past its grace time),
+    // but not for a Redis that is away: BullMQ would wait for it; the cluster closes the connections.
+    let closed = false;
+    const closing = Promise.allSettled([this.worker?.close(), this.queue?.close()]).then(() => {
+      closed = true;
+    });
+    while (!closed && this.cluster.redis.status === 'ready') await Promise.race([closing, sleep(200)]);
   }
 
   private requireQueue(): Queue<FireData> {
@@ -168,28 +208,28 @@ export class BullMqTrigger implements CronTrigger {
 
   /**
    * When a scheduler's fire starts after the following fire was due, BullMQ has scheduled the next
-   * one after now: the fires in between are added as jobs of their own (ids as BullMQ would give
-   * them, so a fire still queued or running is not added twice; one already recorded is skipped by
-   * the scheduler).
+   * one after now: the fires in between are added as jobs of their own (ids as BullMQ gives them,
+   * so a fire still queued or running is not added twice; one already recorded is skipped by the
+   * scheduler).
    */
   private async catchUp(
     taskId: string,
-    pattern: string,
-    tz: string | undefined,
+    schedule: string,
+    timeZone: string | undefined,
     scheduledAt: number,
   ): Promise<void> {
     const now = Date.now();
-    const following = this.times.next(pattern, tz, scheduledAt);
-    if (following === undefined || following > now) return;
+    const following = this.times.next(schedule, timeZone, scheduledAt);
+    if (following === undefined || following - LEAD_MS > now) return;
     const queue = this.requireQueue();
-    const until = (await queue.getJobScheduler(taskId))?.next;
-    if (typeof until !== 'number') return;
+    const due = (await queue.getJobScheduler(taskId))?.next;
+    if (typeof due !== 'number') return;
     const oldest = now - (this.options.catchUpWindowMs ?? 60_000);
     const jobs: Array<{ name: string; data: FireData; opts: JobsOptions }> = [];
     for (
       let at: number | undefined = following;
-      at !== undefined && at < until;
-      at = this.times.next(pattern, tz, at)
+      at !== undefined && at < due + LEAD_MS;
+      at = this.times.next(schedule, timeZone, at)
     ) {
       if (at < oldest) continue;
       jobs.push({
@@ -201,7 +241,7 @@ export class BullMqTrigger implements CronTrigger {
     }
     if (jobs.length === 0) return;
     await queue.addBulk(jobs);
-    this.options.logger?.info({ task: taskId, fires: jobs.length }, 'cron fires caught up');
+    this.logger?.info({ task: taskId, fires: jobs.length }, 'cron fires caught up');
   }
 
   /**
@@ -213,6 +253,7 @@ export class BullMqTrigger implements CronTrigger {
     const load = this.load;
     if (!load) return;
     const marker = `${this.cluster.prefix}cron:reconciled`;
+    const markFor = Math.max(Math.floor((this.options.reconcileIntervalMs ?? 60_000) / 2), 1_000);
     await this.cluster.locks.run(
       'cron:reconcile',
       async () => {
@@ -228,30 +269,31 @@ export class BullMqTrigger implements CronTrigger {
           const same = current?.pattern === task.schedule && current.tz === this.timeZone;
           // A scheduler whose next fire is long past with no job for it lost its chain (an error
           // while scheduling the following fire): upserting it again starts a new one.
-          const stale =
+          const lost =
             same &&
             typeof current.next === 'number' &&
             current.next < now - 30_000 &&
-            !(await queue.getJob(fireJobId(task.id, current.next)));
-          if (!same || stale) changes.push(() => this.upsert(task));
+            !(await queue.getJob(fireJobId(task.id, current.next + LEAD_MS)));
+          if (!same || lost) changes.push(() => this.upsert(task));
         }
         for (const orphan of schedulers.keys()) changes.push(() => queue.removeJobScheduler(orphan));
         for (let start = 0; start < changes.length; start += 100)
           await Promise.all(changes.slice(start, start + 100).map((change) => change()));
-        await this.cluster.redis.set(
-          marker,
-          this.cluster.instanceId,
-          'PX',
-          Math.max(Math.floor((this.options.reconcileIntervalMs ?? 60_000) / 2), 1_000),
-        );
-        if (changes.length > 0)
-          this.options.logger?.info({ changes: changes.length }, 'cron schedulers reconciled');
+        await this.cluster.redis.set(marker, this.cluster.instanceId, 'PX', markFor);
+        if (changes.length > 0) this.logger?.info({ changes: changes.length }, 'cron schedulers reconciled');
       },
       { waitMs: 120_000 },
     );
   }
 
+  /** Logs a warning, the same one at most once a minute (BullMQ repeats a connection error every second). */
   private warn(message: string, error: unknown, extra: object = {}): void {
-    this.options.logger?.warn({ ...extra, err: errorMessage(error) }, message);
+    const err = errorMessage(error);
+    const key = `${message} ${err}`;
+    const now = Date.now();
+    if ((this.warned.get(key) ?? 0) > now - 60_000) return;
+    if (this.warned.size > 1000) this.warned.clear();
+    this.warned.set(key, now);
+    this.logger?.warn({ ...extra, err }, message);
   }
 }

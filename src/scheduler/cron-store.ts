@@ -4,6 +4,11 @@ import type { CronTasksTable, Db } from '../storage/database.ts';
 
 export const REPLY_LIMIT = 2000;
 export const RUNS_KEPT = 20;
+/**
+ * Runs of scheduled fires are kept at least this long beyond the last RUNS_KEPT, so that a fire run
+ * twice (its instance seemed dead) is recorded once; the scheduler drops fires older than this.
+ */
+export const FIRES_REMEMBERED_MS = 15 * 60_000;
 
 export interface CronTaskFields {
   name: string;
@@ -186,10 +191,12 @@ export class CronStore {
           .where('task_id', '=', run.taskId)
           .orderBy('id', 'desc')
           .limit(RUNS_KEPT);
+        const remembered = this.now() - FIRES_REMEMBERED_MS;
         await trx
           .deleteFrom('cron_runs')
           .where('task_id', '=', run.taskId)
           .where('id', 'not in', keep)
+          .where((row) => row.or([row('scheduled_at', 'is', null), row('scheduled_at', '<', remembered)]))
           .execute();
         return 'recorded';
       });
@@ -205,6 +212,7 @@ export class CronStore {
       .selectAll()
       .where('task_id', '=', taskId)
       .orderBy('id', 'desc')
+      .limit(RUNS_KEPT)
       .execute();
     return rows.map((row) => ({
       ...(row.scheduled_at !== null ? { scheduledAt: iso(row.scheduled_at) } : {}),

@@ -2,7 +2,7 @@
 // never overlaps itself (protect): a fire due while the previous one still runs is skipped.
 import { Cron } from 'croner';
 import type { StoredCronTask } from './cron-store.ts';
-import type { CronTrigger, FireHandler } from './cron-trigger.ts';
+import type { CronLogger, CronTrigger, FireHandler } from './cron-trigger.ts';
 
 /** Past this many skipped fires, a fire is counted at the last one found (a run hours long). */
 const SKIPPED_SEARCH_LIMIT = 10_000;
@@ -12,7 +12,11 @@ export class CronerTrigger implements CronTrigger {
   private fire: FireHandler | undefined;
   private stopped = false;
 
-  constructor(private readonly logger?: { warn(object: object, message: string): void }) {}
+  constructor(private logger?: CronLogger) {}
+
+  useLogger(logger: CronLogger): void {
+    this.logger = logger;
+  }
 
   async start(load: () => Promise<readonly StoredCronTask[]>, fire: FireHandler): Promise<void> {
     this.fire = fire;

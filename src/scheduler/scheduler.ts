@@ -8,9 +8,18 @@ import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { validateCronExpression } from './cron-expression.ts';
-import type { CronRun, CronStore, CronTaskFields, StoredCronTask } from './cron-store.ts';
+import {
+  FIRES_REMEMBERED_MS,
+  type CronRun,
+  type CronStore,
+  type CronTaskFields,
+  type StoredCronTask,
+} from './cron-store.ts';
 import { CronerTrigger } from './croner-trigger.ts';
-import type { CronTrigger } from './cron-trigger.ts';
+import type { CronLogger, CronTrigger } from './cron-trigger.ts';
+
+/** Tries to record a run before giving up, 0.5 s, 1 s and 1.5 s apart. */
+const RECORD_ATTEMPTS = 4;
 
 export interface CronTaskView extends CronTaskFields {
   id: string;
@@ -32,7 +41,7 @@ export interface SchedulerOptions {
   trigger?: CronTrigger;
   /** On stop, how long runs in flight may go on before they are aborted (default 0: at once). */
   stopGraceMs?: number;
-  logger?: { warn(object: object, message: string): void };
+  logger?: CronLogger;
 }
 
 function newTaskId(name: string): string {
@@ -46,6 +55,7 @@ function newTaskId(name: string): string {
 
 export class CronScheduler {
   private readonly trigger: CronTrigger;
+  private logger: CronLogger | undefined;
   private readonly running = new Set<{ controller: AbortController; done: Promise<void> }>();
   private stopped = false;
 
@@ -55,12 +65,19 @@ export class CronScheduler {
     private readonly turns: TurnRunner,
     private readonly options: SchedulerOptions = {},
   ) {
+    this.logger = options.logger;
     this.trigger = options.trigger ?? new CronerTrigger(options.logger);
     agents.onDeleted(async (agentId) => {
       for (const task of await this.store.list()) {
         if (task.target === agentId) await this.deleteTask(task.id);
       }
     });
+  }
+
+  /** Sets the logger used from now on (the server's, once it exists). */
+  useLogger(logger: CronLogger): void {
+    this.logger = logger;
+    this.trigger.useLogger(logger);
   }
 
   /** Schedules every enabled task in the store. */
@@ -185,9 +202,22 @@ export class CronScheduler {
    */
   private async fire(taskId: string, scheduledAt: number): Promise<void> {
     if (this.stopped) throw new Error('the scheduler is stopping');
+    // Past this, a second run of the fire could be recorded again: such a late fire is dropped.
+    if (Date.now() - scheduledAt > FIRES_REMEMBERED_MS - 60_000) {
+      this.logger?.warn(
+        { task: taskId, scheduledAt: new Date(scheduledAt) },
+        'a cron fire too late to run was dropped',
+      );
+      return;
+    }
+    if ((await this.store.recordedFires(taskId, [scheduledAt])).size > 0) return;
+    // A trigger may hand a fire over early (BullMQ does): it waits for its second, then reads the
+    // task, so a task disabled or deleted before that second does not fire.
+    const early = scheduledAt - Date.now();
+    if (early > 0) await sleep(early);
+    if (this.stopped) throw new Error('the scheduler is stopping');
     const task = await this.store.get(taskId);
     if (!task || task.disabled) return;
-    if ((await this.store.recordedFires(taskId, [scheduledAt])).size > 0) return;
     await this.track(task, scheduledAt);
   }
 
@@ -225,16 +255,19 @@ export class CronScheduler {
     } finally {
       clearTimeout(timer);
     }
-    try {
-      await this.store.recordRun({
-        taskId: task.id,
-        scheduledAt,
-        startedAt,
-        endedAt: Date.now(),
-        ...outcome,
-      });
-    } catch (error) {
-      this.options.logger?.warn({ task: task.id, err: error }, 'could not record a cron run');
+    const record = { taskId: task.id, scheduledAt, startedAt, endedAt: Date.now(), ...outcome };
+    // The run happened: a database busy or away for a moment must not lose its record.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.recordRun(record);
+        return;
+      } catch (error) {
+        if (attempt >= RECORD_ATTEMPTS) {
+          this.logger?.warn({ task: task.id, err: errorMessage(error) }, 'could not record a cron run');
+          return;
+        }
+        await sleep(500 * attempt);
+      }
     }
   }
 }

@@ -1,0 +1,197 @@
+// The BullMQ trigger in process, against the real Redis: fires at their second, exactly once across
+// workers; fires due while no worker ran are caught up; start-up reconciles the schedulers with the
+// tasks once across instances; and the store records one fire once on both databases.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, afterEach, describe, it } from 'node:test';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Locks } from '../../src/cluster/locks.ts';
+import { RedisLocks } from '../../src/cluster/redis-locks.ts';
+import { BullMqTrigger, type BullMqCluster } from '../../src/scheduler/bullmq-scheduler.ts';
+import {
+  CronStore,
+  FIRES_REMEMBERED_MS,
+  RUNS_KEPT,
+  type StoredCronTask,
+} from '../../src/scheduler/cron-store.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { REDIS_URL, eventually } from './instances.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function task(id: string, schedule: string, disabled = false): StoredCronTask {
+  const at = new Date().toISOString();
+  return {
+    id,
+    name: id,
+    schedule,
+    message: 'm',
+    target: 'main',
+    disabled,
+    createdAt: at,
+    updatedAt: at,
+    lastRun: null,
+  };
+}
+
+describe('BullMQ cron trigger', () => {
+  const connections: Redis[] = [];
+  const triggers: BullMqTrigger[] = [];
+  const connect = (_role?: string, overrides?: RedisOptions): Redis => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2, ...overrides });
+    connections.push(redis);
+    return redis;
+  };
+  const silent = { info: () => undefined, warn: () => undefined };
+  /** One "instance": its own connections and Redis locks, in the deployment's prefix. */
+  const instance = (prefix: string): BullMqCluster => {
+    const redis = connect();
+    const locks: Locks = new RedisLocks(redis, { prefix, logger: () => silent });
+    return { prefix, instanceId: randomBytes(3).toString('hex'), locks, redis, connect };
+  };
+  const trigger = (cluster: BullMqCluster): BullMqTrigger => {
+    const made = new BullMqTrigger(cluster, { lockDurationMs: 2_000, stalledIntervalMs: 500 });
+    triggers.push(made);
+    return made;
+  };
+
+  afterEach(async () => {
+    for (const made of triggers.splice(0)) await made.stop();
+  });
+  after(async () => {
+    const cleanup = connect();
+    for (const key of await cleanup.keys('test-trigger-*')) await cleanup.del(key);
+    for (const redis of connections) redis.disconnect();
+  });
+
+  it('two workers hand over an every-second fire once per second, just before its second', async () => {
+    const prefix = `test-trigger-${randomBytes(4).toString('hex')}:`;
+    const tasks = [task('each', '* * * * * *')];
+    const fires: Array<{ at: number; started: number }> = [];
+    const fire = (_id: string, at: number) => {
+      fires.push({ at, started: Date.now() });
+      return Promise.resolve();
+    };
+    await trigger(instance(prefix)).start(() => Promise.resolve(tasks), fire);
+    await trigger(instance(prefix)).start(() => Promise.resolve(tasks), fire);
+    await sleep(4_200);
+    const times = fires.map((one) => one.at);
+    assert.ok(times.length >= 3, `fired ${times.length} times`);
+    assert.equal(new Set(times).size, times.length, 'a fire ran twice');
+    for (let index = 1; index < times.length; index++)
+      assert.equal((times[index] as number) - (times[index - 1] as number), 1000);
+    for (const one of fires) {
+      assert.equal(one.at % 1000, 0);
+      // Handed over up to half a second early: the scheduler checks the task, then waits for the second.
+      const early = one.at - one.started;
+      assert.ok(early > -100 && early <= 600, `handed over ${early} ms early`);
+    }
+  });
+
+  it('fires due while no worker ran are caught up when one starts again', async () => {
+    const prefix = `test-trigger-${randomBytes(4).toString('hex')}:`;
+    const tasks = [task('each', '* * * * * *')];
+    const fires = new Set<number>();
+    const fire = (_id: string, at: number) => {
+      fires.add(at);
+      return Promise.resolve();
+    };
+    const first = trigger(instance(prefix));
+    await first.start(() => Promise.resolve(tasks), fire);
+    await eventually(async () => fires.size >= 2, 5_000, 'two fires');
+    await first.stop();
+    const stoppedAt = Date.now();
+    await sleep(3_500);
+    // A new instance: its start-up reconcile finds the scheduler in place; the late job catches up.
+    await trigger(instance(prefix)).start(() => Promise.resolve(tasks), fire);
+    await eventually(async () => Math.max(...fires) > stoppedAt + 5_000, 8_000, 'fires after restart');
+    const times = [...fires].sort((x, y) => x - y);
+    for (let index = 1; index < times.length; index++)
+      assert.equal(
+        (times[index] as number) - (times[index - 1] as number),
+        1000,
+        `gap after ${times[index - 1]}`,
+      );
+  });
+
+  it('start-up reconciles once: missing schedulers made, orphans and disabled ones removed', async () => {
+    const prefix = `test-trigger-${randomBytes(4).toString('hex')}:`;
+    const before = [task('kept', '0 0 3 * * *'), task('orphan', '0 0 4 * * *'), task('off', '0 0 5 * * *')];
+    const nothing = () => Promise.resolve();
+    const seeding = trigger(instance(prefix));
+    await seeding.start(() => Promise.resolve(before), nothing);
+    await seeding.stop();
+    const redis = connect();
+    await redis.del(`${prefix}cron:reconciled`);
+    const now = [task('kept', '0 0 3 * * *'), task('new', '0 30 * * * *'), task('off', '0 0 5 * * *', true)];
+    let loads = 0;
+    const load = () => {
+      loads++;
+      return Promise.resolve(now);
+    };
+    await Promise.all([1, 2, 3].map(() => trigger(instance(prefix)).start(load, nothing)));
+    assert.equal(loads, 1, 'three instances starting together reconcile once');
+    const ids = (await redis.zrange(`${prefix.replace(/:$/, '')}:cron:repeat`, 0, -1)).sort();
+    assert.deepEqual(ids, ['kept', 'new']);
+  });
+});
+
+for (const kind of DATABASE_KINDS)
+  describe(`a fire recorded once on ${kind}`, () => {
+    let database: TestDatabase | undefined;
+    afterEach(async () => {
+      await database?.drop();
+      database = undefined;
+    });
+
+    it('a second record of the same fire changes nothing; runs by hand never conflict', async () => {
+      database = await createTestDatabase(kind, process.env);
+      const store = new CronStore(await database.open());
+      await store.insert('t', { name: 't', schedule: '* * * * * *', message: 'm', target: 'main' });
+      const at = 1_750_000_000_000;
+      const run = { taskId: 't', scheduledAt: at, status: 'success' as const };
+      assert.equal(
+        await store.recordRun({ ...run, startedAt: at + 5, endedAt: at + 10, reply: 'first' }),
+        'recorded',
+      );
+      assert.equal(
+        await store.recordRun({ ...run, startedAt: at + 4000, endedAt: at + 4100, reply: 'again' }),
+        'duplicate',
+      );
+      assert.equal((await store.get('t'))?.lastRun?.reply, 'first');
+      const byHand = { taskId: 't', status: 'success' as const, startedAt: at + 9000, endedAt: at + 9001 };
+      assert.equal(await store.recordRun(byHand), 'recorded');
+      assert.equal(await store.recordRun(byHand), 'recorded');
+      const runs = await store.runs('t');
+      assert.deepEqual(
+        runs.map((one) => [one.scheduledAt ?? null, one.reply ?? null]),
+        [
+          [null, null],
+          [null, null],
+          [new Date(at).toISOString(), 'first'],
+        ],
+      );
+      assert.deepEqual([...(await store.recordedFires('t', [at, at + 1000]))], [at]);
+      assert.equal(await store.recordRun({ ...run, taskId: 'gone', startedAt: at, endedAt: at }), 'gone');
+    });
+
+    it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {
+      database = await createTestDatabase(kind, process.env);
+      let now = 1_750_000_000_000;
+      const store = new CronStore(await database.open(), () => now);
+      await store.insert('t', { name: 't', schedule: '* * * * * *', message: 'm', target: 'main' });
+      const record = (at: number) =>
+        store.recordRun({ taskId: 't', scheduledAt: at, startedAt: at, endedAt: at + 1, status: 'success' });
+      const first = now;
+      for (let n = 0; n < RUNS_KEPT + 5; n++) {
+        now = first + n * 1000;
+        assert.equal(await record(now), 'recorded');
+      }
+      assert.equal((await store.runs('t')).length, RUNS_KEPT);
+      assert.equal(await record(first), 'duplicate');
+      // Fifteen minutes on, the oldest fires beyond the last 20 runs are gone.
+      now = first + FIRES_REMEMBERED_MS + 60_000;
+      assert.equal(await record(now), 'recorded');
+      assert.equal(await record(first), 'recorded');
+    });
+  });
