@@ -6,24 +6,20 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { DingTalkAdapter, type DingTalkOptions } from '../../src/channels/dingtalk/dingtalk-adapter.ts';
-import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { ChannelAccount, InboundMessage } from '../../src/channels/types.ts';
 import { accountSchema } from '../../src/config/schema.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeDingTalk, type FakeDingTalk } from '../../src/testing/fake-dingtalk.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { type ChannelApp, createChannelApp } from './channel-app.ts';
 
 const CLIENT_ID = 'dingtestclient01';
 const SECRET = 'SECRET-dingtalk-abcdefghijklmnop';
 const REPLY = 'Hello from the agent.';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
 
-interface Harness {
-  t: TestApp;
+interface Harness extends Omit<ChannelApp, 'logger'> {
   fake: FakeDingTalk;
   upstream: FakeUpstream;
-  handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
-  logs: string[];
   close(): Promise<void>;
 }
 
@@ -39,36 +35,13 @@ async function start(
   const upstream = await startFakeUpstream({ reply: options.reply ?? REPLY });
   const fake = await startFakeDingTalk({ clientId: CLIENT_ID, clientSecret: SECRET, ...options.fake });
   options.prepare?.(fake);
-  const handled: Harness['handled'] = [];
-  const logs: string[] = [];
-  const log = (object: object, message: string): void =>
-    void logs.push(`${message} ${JSON.stringify(object)}`);
-  const t = await createTestApp({
-    config: {
-      models: upstream.modelsConfig(),
-      channels: {
-        dingtalk: {
-          enabled: true,
-          accounts: {
-            bot1: { app_id: CLIENT_ID, app_secret: SECRET, api_base: fake.url, ...options.account },
-          },
-        },
-      },
-    },
-    services: {
-      logger: { info: log, warn: log },
-      channels: {
-        backoff: { baseMs: 20, maxMs: 100 },
-        onHandled: (message, outcome) => void handled.push({ message, outcome }),
-        ...(options.adapter
-          ? {
-              adapters: [
-                new DingTalkAdapter({ ...options.adapter, logger: () => ({ info: log, warn: log }) }),
-              ],
-            }
-          : {}),
-      },
-    },
+  const { t, handled, logs } = await createChannelApp({
+    platform: 'dingtalk',
+    models: upstream.modelsConfig(),
+    account: { app_id: CLIENT_ID, app_secret: SECRET, api_base: fake.url, ...options.account },
+    ...(options.adapter
+      ? { adapter: (logger) => new DingTalkAdapter({ ...options.adapter, logger: () => logger }) }
+      : {}),
   });
   return {
     t,

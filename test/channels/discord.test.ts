@@ -11,15 +11,14 @@ import { DiscordAdapter, type DiscordOptions } from '../../src/channels/discord/
 import { DiscordRest } from '../../src/channels/discord/discord-rest.ts';
 import { runGateway } from '../../src/channels/discord/gateway.ts';
 import { DISCORD_TEXT_LIMIT, splitMessage } from '../../src/channels/discord/split-message.ts';
-import type { InboundOutcome } from '../../src/channels/inbound.ts';
-import type { ChannelAccount, InboundMessage } from '../../src/channels/types.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import type { ChannelAccount } from '../../src/channels/types.ts';
 import {
   startFakeDiscord,
   type FakeDiscord,
   type FakeDiscordOptions,
 } from '../../src/testing/fake-discord.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { type ChannelApp, createChannelApp, waitFor } from './channel-app.ts';
 
 const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.discord-test-token-0123456789';
 const REPLY = 'Hello from the agent.';
@@ -29,21 +28,10 @@ const GUILD = '600000000000000033';
 const USER = '800000000000000044';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
 
-interface Harness {
-  t: TestApp;
+interface Harness extends Omit<ChannelApp, 'logger'> {
   fake: FakeDiscord;
   upstream: FakeUpstream;
-  handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
-  logs: string[];
   close(): Promise<void>;
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function start(
@@ -61,30 +49,12 @@ async function start(
     ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
   });
   const fake = await startFakeDiscord({ token: TOKEN, ...options.fake });
-  const handled: Harness['handled'] = [];
-  const logs: string[] = [];
-  const log = (object: object, message: string): void =>
-    void logs.push(`${message} ${JSON.stringify(object)}`);
-  const t = await createTestApp({
-    config: {
-      models: upstream.modelsConfig(),
-      channels: {
-        discord: {
-          enabled: true,
-          accounts: {
-            bot1: { app_secret: TOKEN, app_id: fake.applicationId, api_base: fake.url, ...options.account },
-          },
-        },
-      },
-    },
-    services: {
-      logger: { info: log, warn: log },
-      channels: {
-        backoff: options.backoff ?? { baseMs: 20, maxMs: 100 },
-        onHandled: (message, outcome) => void handled.push({ message, outcome }),
-        adapters: [new DiscordAdapter({ ...options.adapter, logger: () => ({ info: log, warn: log }) })],
-      },
-    },
+  const { t, handled, logs } = await createChannelApp({
+    platform: 'discord',
+    models: upstream.modelsConfig(),
+    account: { app_secret: TOKEN, app_id: fake.applicationId, api_base: fake.url, ...options.account },
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    adapter: (logger) => new DiscordAdapter({ ...options.adapter, logger: () => logger }),
   });
   return {
     t,

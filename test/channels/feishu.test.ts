@@ -6,36 +6,20 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { FeishuAdapter, type FeishuAdapterOptions } from '../../src/channels/feishu/feishu-adapter.ts';
-import { type InboundOutcome } from '../../src/channels/inbound.ts';
-import type { InboundMessage } from '../../src/channels/types.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeFeishu, type FakeFeishu } from '../../src/testing/fake-feishu.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { type ChannelApp, createChannelApp, waitFor } from './channel-app.ts';
 
 const SECRET = 'feishu-SECRET-value-0123456789';
 const REPLY = 'Hello from the agent.';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
 
-interface Harness {
-  t: TestApp;
+interface Harness extends Omit<ChannelApp, 'logger'> {
   feishu: FakeFeishu;
   upstream: FakeUpstream;
-  handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
-  logs: string[];
   status(): Promise<{ state: string; error?: string }>;
   close(): Promise<void>;
-}
-
-async function waitFor(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 8000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function start(
@@ -55,36 +39,12 @@ async function start(
     appSecret: SECRET,
     ...(options.pingIntervalSeconds ? { pingIntervalSeconds: options.pingIntervalSeconds } : {}),
   });
-  const handled: Harness['handled'] = [];
-  const logs: string[] = [];
-  const log = (object: object, message: string): void =>
-    void logs.push(`${message} ${JSON.stringify(object)}`);
-  const t = await createTestApp({
-    config: {
-      models: upstream.modelsConfig(),
-      channels: {
-        feishu: {
-          enabled: true,
-          accounts: {
-            bot1: { app_id: feishu.appId, app_secret: SECRET, api_base: feishu.url, ...options.account },
-          },
-        },
-      },
-    },
-    services: {
-      logger: { info: log, warn: log },
-      channels: {
-        backoff: { baseMs: 20, maxMs: 100 },
-        onHandled: (message, outcome) => void handled.push({ message, outcome }),
-        adapters: [
-          new FeishuAdapter({
-            connectionCheckMs: 50,
-            logger: () => ({ info: log, warn: log }),
-            ...options.adapter,
-          }),
-        ],
-      },
-    },
+  const { t, handled, logs } = await createChannelApp({
+    platform: 'feishu',
+    models: upstream.modelsConfig(),
+    account: { app_id: feishu.appId, app_secret: SECRET, api_base: feishu.url, ...options.account },
+    adapter: (logger) =>
+      new FeishuAdapter({ connectionCheckMs: 50, logger: () => logger, ...options.adapter }),
   });
   const status = async () =>
     (await t.app.inject({ method: 'GET', url: '/api/v1/channels/feishu/accounts/bot1' })).json().status;

@@ -8,14 +8,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import { slackSignature } from '../../src/channels/slack/events-api.ts';
 import { SlackAdapter, type SlackOptions } from '../../src/channels/slack/slack-adapter.ts';
 import { SLACK_TEXT_LIMIT, THINKING } from '../../src/channels/slack/slack-send.ts';
-import type { InboundMessage } from '../../src/channels/types.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import type { TestApp } from '../../src/testing/app-harness.ts';
 import { BOT_ID, BOT_USER_ID, startFakeSlack, type FakeSlack } from '../../src/testing/fake-slack.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { type ChannelApp, createChannelApp, pause, waitFor } from './channel-app.ts';
 
 const BOT_TOKEN = 'xoxb-SECRET-bot-token-never-shown';
 const APP_TOKEN = 'xapp-SECRET-app-token-never-shown';
@@ -25,22 +24,9 @@ type LightResponse = Awaited<ReturnType<TestApp['app']['inject']>>;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Harness {
-  t: TestApp;
+interface Harness extends Omit<ChannelApp, 'logger'> {
   slack: FakeSlack;
   upstream: FakeUpstream;
-  handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
-  logs: string[];
   state(): string;
   /** Posts a signed Events API request (timestamp defaults to now). */
   webhook(body: string, options?: { timestamp?: number; secret?: string }): Promise<LightResponse>;
@@ -64,32 +50,13 @@ async function start(
 ): Promise<Harness> {
   const slack = await startFakeSlack({ botTokens: [BOT_TOKEN], appTokens: [APP_TOKEN] });
   const upstream = await startFakeUpstream({ reply: options.reply ?? REPLY });
-  const handled: Harness['handled'] = [];
-  const logs: string[] = [];
-  const log = (object: object, message: string): void =>
-    void logs.push(`${message} ${JSON.stringify(object)}`);
   const modeFields =
     options.mode === 'events' ? { signing_secret: SIGNING_SECRET } : { app_token: APP_TOKEN };
-  const t = await createTestApp({
-    config: {
-      models: options.models ?? upstream.modelsConfig(),
-      channels: {
-        slack: {
-          enabled: true,
-          accounts: {
-            bot1: { app_secret: BOT_TOKEN, api_base: slack.url, ...modeFields, ...options.fields },
-          },
-        },
-      },
-    },
-    services: {
-      logger: { info: log, warn: log },
-      channels: {
-        backoff: { baseMs: 20, maxMs: 100 },
-        onHandled: (message, outcome) => void handled.push({ message, outcome }),
-        adapters: [new SlackAdapter({ ...options.adapter, logger: () => ({ info: log, warn: log }) })],
-      },
-    },
+  const { t, handled, logs } = await createChannelApp({
+    platform: 'slack',
+    models: options.models ?? upstream.modelsConfig(),
+    account: { app_secret: BOT_TOKEN, api_base: slack.url, ...modeFields, ...options.fields },
+    adapter: (logger) => new SlackAdapter({ ...options.adapter, logger: () => logger }),
   });
   const harness: Harness = {
     t,

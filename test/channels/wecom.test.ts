@@ -3,7 +3,6 @@
 // /webhooks/wecom/{accountId}, its access token and message API; account checks; no secret anywhere.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { ChannelAccount, ConnectionLink, InboundMessage } from '../../src/channels/types.ts';
 import { THINKING } from '../../src/channels/wecom/wecom-bot.ts';
 import { WecomAdapter, type WecomOptions } from '../../src/channels/wecom/wecom-adapter.ts';
@@ -11,6 +10,7 @@ import { accountSchema } from '../../src/config/schema.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 import { startFakeWecom, type FakeWecom, type FakeWecomOptions } from '../../src/testing/fake-wecom.ts';
+import { type ChannelApp, createChannelApp, pause, waitFor } from './channel-app.ts';
 
 const BOT_SECRET = 'bot-SECRET-never-shown-123456';
 const APP_SECRET = 'app-SECRET-never-shown-654321';
@@ -18,22 +18,9 @@ const REPLY = 'Hello from the agent, streamed into WeCom.';
 /** The first bytes of a PNG file, enough for the image check. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Harness {
-  t: TestApp;
+interface Harness extends Omit<ChannelApp, 'logger'> {
   fake: FakeWecom;
   upstream: FakeUpstream;
-  handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
-  logs: string[];
   state(): string;
   close(): Promise<void>;
 }
@@ -75,26 +62,13 @@ async function start(
     ...options.fake,
   });
   const upstream = await startFakeUpstream({ reply: REPLY });
-  const handled: Harness['handled'] = [];
-  const logs: string[] = [];
-  const log = (object: object, message: string): void =>
-    void logs.push(`${message} ${JSON.stringify(object)}`);
-  const fields = { ...(options.mode === 'app' ? appFields(fake) : botFields(fake)), ...options.fields };
-  const t = await createTestApp({
-    config: {
-      models: upstream.modelsConfig(),
-      channels: { wecom: { enabled: true, accounts: { bot1: fields } } },
-    },
-    services: {
-      logger: { info: log, warn: log },
-      channels: {
-        backoff: { baseMs: 20, maxMs: 100 },
-        onHandled: (message, outcome) => void handled.push({ message, outcome }),
-        ...(options.adapter
-          ? { adapters: [new WecomAdapter({ ...options.adapter, logger: () => ({ info: log, warn: log }) })] }
-          : {}),
-      },
-    },
+  const { t, handled, logs } = await createChannelApp({
+    platform: 'wecom',
+    models: upstream.modelsConfig(),
+    account: { ...(options.mode === 'app' ? appFields(fake) : botFields(fake)), ...options.fields },
+    ...(options.adapter
+      ? { adapter: (logger) => new WecomAdapter({ ...options.adapter, logger: () => logger }) }
+      : {}),
   });
   const harness: Harness = {
     t,

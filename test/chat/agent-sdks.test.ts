@@ -14,9 +14,9 @@ import {
 import { generateText, stepCountIs, streamText, tool as aiTool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition, chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startTimedAgentApp } from './timed-agent.ts';
 
 interface UpstreamMessage {
   role: string;
@@ -35,26 +35,7 @@ describe('agent frameworks with client tools', () => {
   before(async () => {
     // The Agents SDK would export traces to OpenAI; tests talk to loopback only.
     setTracingDisabled(true);
-    upstream = await startFakeUpstream();
-    t = await createTestApp({ listen: true, config: { models: upstream.modelsConfig() } });
-    const post = async (url: string, payload: object): Promise<void> => {
-      const response = await t.app.inject({ method: 'POST', url, payload });
-      assert.equal(response.statusCode, 201, response.body);
-    };
-    await post(
-      '/api/v1/rules',
-      chainDefinition('clock', [
-        {
-          id: 't',
-          type: 'jsTransform',
-          configuration: { jsScript: 'return {msg: "12:00", metadata: metadata, msgType: msgType};' },
-        },
-      ]),
-    );
-    await post(
-      '/api/v1/agents',
-      agentDefinition('timed', { tools: [{ type: 'rulechain', targetId: 'clock', name: 'clock' }] }),
-    );
+    ({ upstream, t } = await startTimedAgentApp());
   });
   after(async () => {
     await t.close();

@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition, chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startTimedAgentApp } from './timed-agent.ts';
 
 const weather = {
   name: 'get_weather',
@@ -22,26 +22,7 @@ describe('AG-UI endpoint', () => {
   const agentUrl = (agentId: string) => `${t.url}/api/v1/agents/${agentId}/agui`;
 
   before(async () => {
-    upstream = await startFakeUpstream();
-    t = await createTestApp({ listen: true, config: { models: upstream.modelsConfig() } });
-    const post = async (url: string, payload: object): Promise<void> => {
-      const response = await t.app.inject({ method: 'POST', url, payload });
-      assert.equal(response.statusCode, 201, response.body);
-    };
-    await post(
-      '/api/v1/rules',
-      chainDefinition('clock', [
-        {
-          id: 't',
-          type: 'jsTransform',
-          configuration: { jsScript: 'return {msg: "12:00", metadata: metadata, msgType: msgType};' },
-        },
-      ]),
-    );
-    await post(
-      '/api/v1/agents',
-      agentDefinition('timed', { tools: [{ type: 'rulechain', targetId: 'clock', name: 'clock' }] }),
-    );
+    ({ upstream, t } = await startTimedAgentApp());
   });
   after(async () => {
     await t.close();

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ToolCallResultEventSchema, ToolCallStartEventSchema } from '@ag-ui/core/schemas';
 import OpenAI from 'openai';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition, chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../../src/testing/builders.ts';
+import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createResource, startTimedAgentApp } from './timed-agent.ts';
 import { apiSession } from '../../src/chat/chat-request.ts';
 
 const weatherTool = {
@@ -37,28 +38,9 @@ describe('client tools', () => {
   const lastUpstream = (): UpstreamBody => upstream.requests.at(-1) as UpstreamBody;
 
   before(async () => {
-    upstream = await startFakeUpstream();
-    t = await createTestApp({ listen: true, config: { models: upstream.modelsConfig() } });
+    ({ upstream, t } = await startTimedAgentApp());
     client = new OpenAI({ baseURL: `${t.url}/api/v1`, apiKey: 'unused', maxRetries: 0 });
-    const post = async (url: string, payload: object): Promise<void> => {
-      const response = await t.app.inject({ method: 'POST', url, payload });
-      assert.equal(response.statusCode, 201, response.body);
-    };
-    await post(
-      '/api/v1/rules',
-      chainDefinition('clock', [
-        {
-          id: 't',
-          type: 'jsTransform',
-          configuration: { jsScript: 'return {msg: "12:00", metadata: metadata, msgType: msgType};' },
-        },
-      ]),
-    );
-    await post('/api/v1/agents', agentDefinition('plain', { tools: [] }));
-    await post(
-      '/api/v1/agents',
-      agentDefinition('timed', { tools: [{ type: 'rulechain', targetId: 'clock', name: 'clock' }] }),
-    );
+    await createResource(t, '/api/v1/agents', agentDefinition('plain', { tools: [] }));
   });
   after(async () => {
     await t.close();

@@ -2,46 +2,17 @@
 // first (pid, host:port); the lock goes with the first server's shutdown, and a stale lock of a
 // process that is gone is taken over.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { LOCK_FILE, lockDataRoot } from '../../src/storage/data-root-lock.ts';
+import { run, waitFor, type Started } from '../server/serve-process.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function serve(cwd: string): Started {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--config', 'config.yaml', '--port', '0', '--data', 'store'],
-    {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: cwd },
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(started: Started, pattern: RegExp, ms = 20_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(started.output());
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${pattern}; output:\n${started.output()}`);
-}
+/** Starts `serve` in `cwd` on a random port with its data root in `store`. */
+const serve = (cwd: string): Started =>
+  run(['serve', '--config', 'config.yaml', '--port', '0', '--data', 'store'], cwd);
 
 /** The pid of a process that has exited. */
 function deadPid(): number {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,36 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/config/load.ts';
 import { chainDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], cwd: string, env: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...env },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(started: Started, pattern: RegExp, ms = 20_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(started.output());
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${pattern}; output:\n${started.output()}`);
-}
+import { run, waitFor } from './serve-process.ts';
 
 describe('agent-service serve', () => {
   let dir: string;

@@ -3,48 +3,36 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: Agents', () => {
-  let browser: Browser;
   let server: TestApp;
   let ui: UiPage;
 
   const getJson = async (url: string) => (await server.app.inject({ method: 'GET', url })).json();
 
-  before(async () => {
-    server = await startUiServer();
-    // An agent whose file is broken: listed, not loaded, with its error.
-    const folder = join(server.dir, 'data', 'agents', 'broken');
-    await mkdir(folder, { recursive: true });
-    await writeFile(
-      join(folder, 'agent.json'),
-      JSON.stringify({
-        ruleChain: { id: 'broken', name: 'Broken' },
-        metadata: { nodes: [{ id: 'n', type: 'nope' }] },
-      }),
-    );
-    await server.app.inject({ method: 'POST', url: '/api/v1/agents/broken/reload' });
-    browser = await launchBrowser();
-    // The broken agent's reload answers 400 on purpose.
-    ui = await openPage(browser, server.url, { allowErrors: [/status of 400/] });
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  uiSuite(
+    {
+      // An agent whose file is broken: listed, not loaded, with its error.
+      setUp: async (started) => {
+        const folder = join(started.dir, 'data', 'agents', 'broken');
+        await mkdir(folder, { recursive: true });
+        await writeFile(
+          join(folder, 'agent.json'),
+          JSON.stringify({
+            ruleChain: { id: 'broken', name: 'Broken' },
+            metadata: { nodes: [{ id: 'n', type: 'nope' }] },
+          }),
+        );
+        await started.app.inject({ method: 'POST', url: '/api/v1/agents/broken/reload' });
+      },
+      // The broken agent's reload answers 400 on purpose.
+      page: { allowErrors: [/status of 400/] },
+    },
+    (suite) => ({ server, ui } = suite),
+  );
 
   it('lists agents with their status, and a broken agent shows its load error', async () => {
     await ui.page.goto('/ui/agents');

@@ -1,36 +1,20 @@
 // Login in a real browser: with requireAuth on, the UI asks for a login, keeps the token for the
 // tab, and a 401 (an expired or revoked token) returns to the login page.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { describe, it } from 'node:test';
+import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: login', () => {
-  let browser: Browser;
-  let server: TestApp;
   let ui: UiPage;
 
-  before(async () => {
-    server = await startUiServer({
-      config: { security: { requireAuth: true, users: { admin: 'a-long-test-password' } } },
-    });
-    browser = await launchBrowser();
-    // The 401s and the failed login are provoked on purpose.
-    ui = await openPage(browser, server.url, { allowErrors: [/status of 401/] });
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  uiSuite(
+    {
+      server: { config: { security: { requireAuth: true, users: { admin: 'a-long-test-password' } } } },
+      // The 401s and the failed login are provoked on purpose.
+      page: { allowErrors: [/status of 401/] },
+    },
+    (suite) => ({ ui } = suite),
+  );
 
   it('shows the login page when the server requires auth, and returns to the page asked for', async () => {
     await ui.page.goto('/ui/agents');

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp, type TestAppOptions } from '../../src/testing/app-harness.ts';
 
@@ -82,6 +83,44 @@ export async function openPage(
   });
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   return { page, context, errors, close: () => context.close() };
+}
+
+export interface UiSuite {
+  server: TestApp;
+  browser: Browser;
+  ui: UiPage;
+}
+
+export interface UiSuiteOptions {
+  /** The server's options, or a function giving them when the suite starts (after earlier hooks). */
+  server?: TestAppOptions | (() => TestAppOptions);
+  page?: PageOptions;
+  /** Runs once the server is up, before the browser starts (seed data through the API). */
+  setUp?: (server: TestApp) => Promise<void>;
+}
+
+/**
+ * Registers the describe block's before/after hooks: a UI server, a browser and one page on it,
+ * handed to `use` once started and closed after the last test.
+ */
+export function uiSuite(options: UiSuiteOptions, use: (suite: UiSuite) => void): void {
+  const suite: Partial<UiSuite> = {};
+  before(async () => {
+    const server = await startUiServer(
+      typeof options.server === 'function' ? options.server() : options.server,
+    );
+    suite.server = server;
+    await options.setUp?.(server);
+    const browser = await launchBrowser();
+    suite.browser = browser;
+    suite.ui = await openPage(browser, server.url, options.page);
+    use(suite as UiSuite);
+  });
+  after(async () => {
+    await suite.ui?.close();
+    await suite.browser?.close();
+    await suite.server?.close();
+  });
 }
 
 export function assertNoConsoleErrors(ui: UiPage): void {

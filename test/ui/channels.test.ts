@@ -2,24 +2,14 @@
 // add / edit / delete accounts with write-only secrets, policies and allowlist, the bindings editor.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const BOT_TOKEN = '123456:telegram-secret-token-value';
 
 describe('web UI: Channels', () => {
-  let browser: Browser;
   let server: TestApp;
   let ui: UiPage;
 
@@ -30,16 +20,7 @@ describe('web UI: Channels', () => {
     };
   const account = (key: string) => ui.page.locator(`[data-account="${key}"]`);
 
-  before(async () => {
-    server = await startUiServer();
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  uiSuite({}, (suite) => ({ server, ui } = suite));
 
   it('lists every platform', async () => {
     await ui.page.goto('/ui/channels');

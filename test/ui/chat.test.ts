@@ -2,19 +2,10 @@
 // panel, Markdown, history across reloads, conversations kept, renamed and deleted, drafts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import type { TestApp } from '../../src/testing/app-harness.ts';
 import { agentDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const MARKDOWN = [
   '## Files',
@@ -32,30 +23,30 @@ const MARKDOWN = [
 ].join('\n');
 
 describe('web UI: Chat', () => {
-  let browser: Browser;
   let upstream: FakeUpstream;
   let server: TestApp;
   let ui: UiPage;
 
   before(async () => {
     upstream = await startFakeUpstream({ reply: 'Plain answer.' });
-    server = await startUiServer({ config: { models: upstream.modelsConfig() } });
-    // An agent whose id sorts before main: main must still be the one opened.
-    const created = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/agents',
-      payload: agentDefinition('alpha', { name: 'Alpha' }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url, { allowErrors: [/Failed to load resource: net::ERR_FAILED/] });
   });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-    await upstream?.close();
-  });
+  uiSuite(
+    {
+      server: () => ({ config: { models: upstream.modelsConfig() } }),
+      // An agent whose id sorts before main: main must still be the one opened.
+      setUp: async (started) => {
+        const created = await started.app.inject({
+          method: 'POST',
+          url: '/api/v1/agents',
+          payload: agentDefinition('alpha', { name: 'Alpha' }),
+        });
+        assert.equal(created.statusCode, 201, created.body);
+      },
+      page: { allowErrors: [/Failed to load resource: net::ERR_FAILED/] },
+    },
+    (suite) => ({ server, ui } = suite),
+  );
+  after(() => upstream?.close());
 
   const composer = () => ui.page.getByRole('textbox', { name: 'Message' });
   const sessionItems = () => ui.page.locator('.session-list .session-item:not(:has-text("not sent yet"))');
@@ -145,7 +136,8 @@ describe('web UI: Chat', () => {
       .getByRole('button', { name: /^Delete/ })
       .click();
     await confirm.getByRole('button', { name: 'Delete' }).click();
-    await ui.page.waitForFunction("document.querySelectorAll('.session-list .session-item').length === 1");
+    // A locator wait, not waitForFunction("..."): the page's CSP forbids the eval that polling a string needs.
+    await sessionItems().nth(1).waitFor({ state: 'detached' });
     const listed = await server.app.inject({ method: 'GET', url: '/api/v1/agents/main/sessions' });
     assert.equal(listed.json().total, 1);
   });

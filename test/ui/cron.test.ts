@@ -1,18 +1,9 @@
 // The Cron page in a real browser: create with a preview of the next runs (and the server's reason
 // for a bad schedule), next and last run in the list, toggle, run now, run history, delete.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 interface Task {
   id: string;
@@ -25,7 +16,6 @@ interface Task {
 }
 
 describe('web UI: Cron', () => {
-  let browser: Browser;
   let server: TestApp;
   let ui: UiPage;
 
@@ -33,17 +23,8 @@ describe('web UI: Cron', () => {
     (await server.app.inject({ method: 'GET', url: '/api/v1/cron' })).json();
   const row = (id: string) => ui.page.locator(`[data-task="${id}"]`);
 
-  before(async () => {
-    server = await startUiServer();
-    browser = await launchBrowser();
-    // The preview of a bad schedule answers 400 on purpose.
-    ui = await openPage(browser, server.url, { allowErrors: [/status of 400/] });
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  // The preview of a bad schedule answers 400 on purpose.
+  uiSuite({ page: { allowErrors: [/status of 400/] } }, (suite) => ({ server, ui } = suite));
 
   it('shows an empty list at first', async () => {
     await ui.page.goto('/ui/cron');

@@ -4,23 +4,14 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { parse } from 'yaml';
 import type { TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const ANSWER = 'Hello from the fake upstream, new user.';
 
 describe('web UI: a new user connects a provider and chats', () => {
-  let browser: Browser;
   let upstream: FakeUpstream;
   let server: TestApp;
   let ui: UiPage;
@@ -28,17 +19,16 @@ describe('web UI: a new user connects a provider and chats', () => {
 
   before(async () => {
     upstream = await startFakeUpstream({ reply: ANSWER });
-    server = await startUiServer();
-    configBefore = await readFile(server.configPath, 'utf8');
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
   });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-    await upstream?.close();
-  });
+  uiSuite(
+    {
+      setUp: async (started) => {
+        configBefore = await readFile(started.configPath, 'utf8');
+      },
+    },
+    (suite) => ({ server, ui } = suite),
+  );
+  after(() => upstream?.close());
 
   const composer = () => ui.page.getByRole('textbox', { name: 'Message' });
 

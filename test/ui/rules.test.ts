@@ -1,37 +1,18 @@
 // The Rules page in a real browser: list and filters, create from the example, run with a test
 // message and read the run log node by node, validation errors marked at the node, reload, delete.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: Rule chains', () => {
-  let browser: Browser;
   let server: TestApp;
   let ui: UiPage;
 
   const editor = () => ui.page.getByRole('textbox', { name: 'Rule chain JSON' });
 
-  before(async () => {
-    server = await startUiServer();
-    browser = await launchBrowser();
-    // Saving a broken chain and running one that fails answer 400 on purpose.
-    ui = await openPage(browser, server.url, { allowErrors: [/status of 400/] });
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  // Saving a broken chain and running one that fails answer 400 on purpose.
+  uiSuite({ page: { allowErrors: [/status of 400/] } }, (suite) => ({ server, ui } = suite));
 
   it('lists chains with their status, agents marked as such', async () => {
     await ui.page.goto('/ui/rules');

@@ -4,24 +4,14 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import type { TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const PASSWORD = 'a-long-test-password';
 const PROVIDER_KEY = 'sk-settings-provider-key-0123456789';
 
 describe('web UI: Settings', () => {
-  let browser: Browser;
   let upstream: FakeUpstream;
   let server: TestApp;
   let ui: UiPage;
@@ -42,17 +32,16 @@ describe('web UI: Settings', () => {
 
   before(async () => {
     upstream = await startFakeUpstream();
-    server = await startUiServer({ config: { security: { requireAuth: true, users: { admin: PASSWORD } } } });
-    browser = await launchBrowser();
-    // The first visit answers 401 before the login, on purpose.
-    ui = await openPage(browser, server.url, { allowErrors: [/status of 401/] });
   });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-    await upstream?.close();
-  });
+  uiSuite(
+    {
+      server: { config: { security: { requireAuth: true, users: { admin: PASSWORD } } } },
+      // The first visit answers 401 before the login, on purpose.
+      page: { allowErrors: [/status of 401/] },
+    },
+    (suite) => ({ server, ui } = suite),
+  );
+  after(() => upstream?.close());
 
   it('signs in and shows the demo model notice while no provider exists', async () => {
     await ui.page.goto('/ui/settings');

@@ -1,25 +1,15 @@
 // The Skills page in a real browser: global and per-agent scope, create, edit, upload a zip, copy
 // to another scope, delete with confirmation.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import type { Browser } from 'playwright-core';
 import type { TestApp } from '../../src/testing/app-harness.ts';
-import {
-  assertNoConsoleErrors,
-  launchBrowser,
-  openPage,
-  PHONE,
-  screenshotAllModes,
-  startUiServer,
-  type UiPage,
-} from './browser.ts';
+import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const skillFile = (name: string, description: string, body: string) =>
   strToU8(`---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`);
 
 describe('web UI: Skills', () => {
-  let browser: Browser;
   let server: TestApp;
   let ui: UiPage;
 
@@ -29,16 +19,7 @@ describe('web UI: Skills', () => {
   };
   const item = (name: string) => ui.page.locator(`[data-skill="${name}"]`);
 
-  before(async () => {
-    server = await startUiServer();
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-  });
-  after(async () => {
-    await ui?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  uiSuite({}, (suite) => ({ server, ui } = suite));
 
   it('opens on the global skills, empty at first', async () => {
     await ui.page.goto('/ui/skills');

@@ -1,6 +1,7 @@
 // The login page, shown when the server answers 401 (auth is on and this tab has no valid token).
 import { useState } from 'preact/hooks';
 import { afterLogin, api, ApiError, setToken } from '../api.ts';
+import { FormError } from '../ui/dialog.tsx';
 
 export function LoginPage() {
   const [username, setUsername] = useState('admin');
@@ -56,11 +57,7 @@ export function LoginPage() {
             onInput={(event) => setPassword(event.currentTarget.value)}
           />
         </label>
-        {error && (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -42,6 +42,22 @@ export function confirmAction(options: {
 }
 
 /** Asks for one line of text; null when cancelled. */
+/**
+ * Asks to confirm a deletion (a danger dialog), then runs `remove`. A failed request has already
+ * been toasted by api(), so nothing more is said here.
+ */
+export async function confirmDelete(
+  options: { title: string; message: string; confirmLabel?: string },
+  remove: () => Promise<void>,
+): Promise<void> {
+  if (!(await confirmAction({ ...options, danger: true }))) return;
+  try {
+    await remove();
+  } catch {
+    // toasted
+  }
+}
+
 export function promptText(options: {
   title: string;
   label: string;

@@ -44,3 +44,34 @@ export function Dialog({ title, open, onClose, children, actions, wide }: Dialog
     </dialog>
   );
 }
+
+/** The footer of a dialog around a form: Cancel, and the button that submits the form `form`. */
+export function FormActions({
+  form,
+  submitLabel,
+  onCancel,
+}: {
+  form: string;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <button type="button" class="btn" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" form={form} class="btn btn-primary">
+        {submitLabel}
+      </button>
+    </>
+  );
+}
+
+/** A form's error, announced to screen readers; nothing when there is none. */
+export function FormError({ error }: { error: string | null | undefined }) {
+  return error ? (
+    <p class="form-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}

@@ -47,3 +47,23 @@ export function Icon({ name, label }: { name: IconName; label?: string }) {
     </svg>
   );
 }
+
+/** A button showing only an icon; `label` names it for assistive technology (and tests). */
+export function IconButton({
+  icon,
+  label,
+  title,
+  onClick,
+}: {
+  icon: IconName;
+  label: string;
+  /** The tooltip, when it should say more or less than the label. */
+  title?: string;
+  onClick: () => void;
+}) {
+  return (
+    <button type="button" class="icon-btn" aria-label={label} title={title} onClick={onClick}>
+      <Icon name={icon} />
+    </button>
+  );
+}

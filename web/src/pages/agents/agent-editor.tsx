@@ -6,8 +6,9 @@ import { api, ApiError } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
 import { Icon } from '../../ui/icons.tsx';
+import { LoadBadge } from '../../ui/status-list.tsx';
 import { toast } from '../../ui/toast.tsx';
 import { agentConfig } from './agent-definition.ts';
 import { BasicTab, ModelTab, PromptTab } from './definition-tabs.tsx';
@@ -121,21 +122,19 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
 
   const remove = async () => {
     if (isNew) return;
-    const confirmed = await confirmAction({
-      title: 'Delete agent',
-      message: `Delete agent "${agentId}" with its rule chains, workspace files and conversations? This cannot be undone.`,
-      confirmLabel: 'Delete agent',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`/agents/${encodeURIComponent(agentId)}`, { method: 'DELETE' });
-      toast(`Agent "${agentId}" deleted`, 'success');
-      await onChanged();
-      navigate(href('agents'), { replace: true });
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete agent',
+        message: `Delete agent "${agentId}" with its rule chains, workspace files and conversations? This cannot be undone.`,
+        confirmLabel: 'Delete agent',
+      },
+      async () => {
+        await api(`/agents/${encodeURIComponent(agentId)}`, { method: 'DELETE' });
+        toast(`Agent "${agentId}" deleted`, 'success');
+        await onChanged();
+        navigate(href('agents'), { replace: true });
+      },
+    );
   };
 
   const config = agentConfig(draft);
@@ -146,12 +145,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
           <Icon name="back" />
         </a>
         <h2 class="page-title">{isNew ? 'New agent' : agentName(draft)}</h2>
-        {view &&
-          (view.status.loaded ? (
-            <span class="badge badge-ok">loaded</span>
-          ) : (
-            <span class="badge badge-error">load error</span>
-          ))}
+        {view && <LoadBadge status={view.status} />}
         <span class="spacer" />
         {!isNew && (
           <>

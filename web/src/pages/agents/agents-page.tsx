@@ -7,6 +7,7 @@ import type { PageProps } from '../../routes.ts';
 import type { AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
 import { Icon } from '../../ui/icons.tsx';
+import { StatusListItem } from '../../ui/status-list.tsx';
 import { AgentEditor } from './agent-editor.tsx';
 
 export function AgentsPage({ params }: PageProps) {
@@ -40,31 +41,17 @@ export function AgentsPage({ params }: PageProps) {
           <p class="muted">No agents yet.</p>
         ) : (
           <ul class="list" aria-label="Agent list">
-            {agents.map((agent) => {
-              const id = agent.ruleChain.id;
-              return (
-                <li key={id}>
-                  <a
-                    class={id === selected ? 'list-item active' : 'list-item'}
-                    href={href('agents', id)}
-                    aria-current={id === selected ? 'page' : undefined}
-                    data-agent={id}
-                  >
-                    <span class="list-item-main">
-                      <span class="list-item-title">{agentName(agent)}</span>
-                      <span class="muted list-item-sub">{id}</span>
-                    </span>
-                    {agent.status.loaded ? (
-                      <span class="badge badge-ok">loaded</span>
-                    ) : (
-                      <span class="badge badge-error" title={agent.status.error}>
-                        load error
-                      </span>
-                    )}
-                  </a>
-                </li>
-              );
-            })}
+            {agents.map((agent) => (
+              <StatusListItem
+                key={agent.ruleChain.id}
+                href={href('agents', agent.ruleChain.id)}
+                active={agent.ruleChain.id === selected}
+                data={{ 'data-agent': agent.ruleChain.id }}
+                title={agentName(agent)}
+                sub={agent.ruleChain.id}
+                status={agent.status}
+              />
+            ))}
           </ul>
         )}
       </aside>

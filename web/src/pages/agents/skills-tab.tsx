@@ -1,9 +1,9 @@
 // The agent's own skills: list, create, edit and delete (global skills are on the Skills page).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
 import { Dialog } from '../../ui/dialog.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 
 interface Skill {
@@ -52,19 +52,17 @@ export function SkillsTab({ agentId }: { agentId: string }) {
   };
 
   const remove = async (skill: Skill) => {
-    const confirmed = await confirmAction({
-      title: 'Delete skill',
-      message: `Delete the skill "${skill.name}" of this agent?`,
-      confirmLabel: 'Delete',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`${base}/${encodeURIComponent(skill.name)}`, { method: 'DELETE' });
-      await reload();
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete skill',
+        message: `Delete the skill "${skill.name}" of this agent?`,
+        confirmLabel: 'Delete',
+      },
+      async () => {
+        await api(`${base}/${encodeURIComponent(skill.name)}`, { method: 'DELETE' });
+        await reload();
+      },
+    );
   };
 
   const change = (field: keyof Skill, value: string) =>
@@ -97,22 +95,16 @@ export function SkillsTab({ agentId }: { agentId: string }) {
                 <span class="list-item-title">{skill.name}</span>
                 <span class="muted list-item-sub">{skill.description}</span>
               </span>
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Edit skill ${skill.name}`}
+              <IconButton
+                icon="edit"
+                label={`Edit skill ${skill.name}`}
                 onClick={() => setEditing({ skill, isNew: false })}
-              >
-                <Icon name="edit" />
-              </button>
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Delete skill ${skill.name}`}
+              />
+              <IconButton
+                icon="trash"
+                label={`Delete skill ${skill.name}`}
                 onClick={() => void remove(skill)}
-              >
-                <Icon name="trash" />
-              </button>
+              />
             </li>
           ))}
         </ul>

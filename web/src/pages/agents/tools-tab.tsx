@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
-import { Icon } from '../../ui/icons.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import type { ToolEntry } from './agent-definition.ts';
 import { agentConfig, withAgentConfig } from './agent-definition.ts';
 
@@ -81,9 +81,7 @@ export function ToolsTab({ definition, onChange }: Props) {
                 value={tool.name ?? ''}
                 onInput={(event) => update(index, { name: event.currentTarget.value })}
               />
-              <button type="button" class="icon-btn" aria-label="Remove tool" onClick={() => removeAt(index)}>
-                <Icon name="trash" />
-              </button>
+              <IconButton icon="trash" label="Remove tool" onClick={() => removeAt(index)} />
             </div>
           ),
         )}
@@ -146,14 +144,7 @@ export function ToolsTab({ definition, onChange }: Props) {
                   update(index, { config: { ...tool.config, server: event.currentTarget.value } })
                 }
               />
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label="Remove MCP server"
-                onClick={() => removeAt(index)}
-              >
-                <Icon name="trash" />
-              </button>
+              <IconButton icon="trash" label="Remove MCP server" onClick={() => removeAt(index)} />
             </div>
           ),
         )}

@@ -1,8 +1,8 @@
 // The agent's workspace: browse folders, open a file in the editor, save, create and delete.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { confirmAction, promptText } from '../../ui/confirm.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { confirmDelete, promptText } from '../../ui/confirm.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 
 interface Entry {
@@ -80,20 +80,18 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
 
   const remove = async (entry: Entry) => {
     const path = join(folder, entry.name);
-    const confirmed = await confirmAction({
-      title: entry.isDir ? 'Delete folder' : 'Delete file',
-      message: `Delete ${path}${entry.isDir ? ' and everything in it' : ''}?`,
-      confirmLabel: 'Delete',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`${base}/entry`, { method: 'DELETE', query: { path } });
-      if (open?.path === path || open?.path.startsWith(`${path}/`)) setOpen(null);
-      await list();
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: entry.isDir ? 'Delete folder' : 'Delete file',
+        message: `Delete ${path}${entry.isDir ? ' and everything in it' : ''}?`,
+        confirmLabel: 'Delete',
+      },
+      async () => {
+        await api(`${base}/entry`, { method: 'DELETE', query: { path } });
+        if (open?.path === path || open?.path.startsWith(`${path}/`)) setOpen(null);
+        await list();
+      },
+    );
   };
 
   const crumbs = folder ? folder.split('/') : [];
@@ -119,24 +117,13 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
             ))}
           </nav>
           <span class="spacer" />
-          <button
-            type="button"
-            class="icon-btn"
-            aria-label="New file"
-            title="New file"
-            onClick={() => void create('file')}
-          >
-            <Icon name="file" />
-          </button>
-          <button
-            type="button"
-            class="icon-btn"
-            aria-label="New folder"
+          <IconButton icon="file" label="New file" title="New file" onClick={() => void create('file')} />
+          <IconButton
+            icon="folder"
+            label="New folder"
             title="New folder"
             onClick={() => void create('folder')}
-          >
-            <Icon name="folder" />
-          </button>
+          />
         </div>
         {entries === null ? (
           <p class="muted">Loading…</p>
@@ -157,14 +144,11 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
                     <span>{entry.name}</span>
                     {entry.size !== undefined && <span class="muted file-size">{entry.size} B</span>}
                   </button>
-                  <button
-                    type="button"
-                    class="icon-btn"
-                    aria-label={`Delete ${entry.name}`}
+                  <IconButton
+                    icon="trash"
+                    label={`Delete ${entry.name}`}
                     onClick={() => void remove(entry)}
-                  >
-                    <Icon name="trash" />
-                  </button>
+                  />
                 </li>
               );
             })}

@@ -2,7 +2,7 @@
 // "not set"; an empty secret keeps the stored one), policies, allowlist, mention rule, enabled.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
-import { Dialog } from '../../ui/dialog.tsx';
+import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import {
   isSecretSet,
@@ -19,13 +19,11 @@ export interface AccountTarget {
   account: AccountView | null;
 }
 
-interface Draft {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  dmPolicy: Policy;
-  groupPolicy: Policy;
+/** The form's state: the account's own fields, the allowlist as text (one entry a line). */
+interface Draft extends Pick<
+  AccountView,
+  'id' | 'name' | 'description' | 'enabled' | 'dmPolicy' | 'groupPolicy'
+> {
   allowFrom: string;
   groupRequireMention: boolean;
   mode: 'bot' | 'app';
@@ -128,24 +126,13 @@ export function AccountDialog({
       onClose={onClose}
       wide
       actions={
-        <>
-          <button type="button" class="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" form="account-form" class="btn btn-primary">
-            {account ? 'Save' : 'Add account'}
-          </button>
-        </>
+        <FormActions form="account-form" submitLabel={account ? 'Save' : 'Add account'} onCancel={onClose} />
       }
     >
       {spec && draft && (
         <form id="account-form" class="stack" onSubmit={(event) => void save(event)}>
           {spec.intro && <p class="muted">{spec.intro}</p>}
-          {error && (
-            <p class="form-error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Account ID</span>
@@ -215,35 +202,17 @@ export function AccountDialog({
                   </label>
                 );
               })}
-            <label class="field">
-              <span class="field-label">Direct messages</span>
-              <select
-                class="input"
-                value={draft.dmPolicy}
-                onChange={(event) => set({ dmPolicy: event.currentTarget.value as Policy })}
-              >
-                {Object.entries(POLICY_LABELS).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <PolicySelect
+              label="Direct messages"
+              value={draft.dmPolicy}
+              onChange={(dmPolicy) => set({ dmPolicy })}
+            />
             {spec.groups && (
-              <label class="field">
-                <span class="field-label">Group chats</span>
-                <select
-                  class="input"
-                  value={draft.groupPolicy}
-                  onChange={(event) => set({ groupPolicy: event.currentTarget.value as Policy })}
-                >
-                  {Object.entries(POLICY_LABELS).map(([value, label]) => (
-                    <option key={value} value={value}>
-                      {label}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <PolicySelect
+                label="Group chats"
+                value={draft.groupPolicy}
+                onChange={(groupPolicy) => set({ groupPolicy })}
+              />
             )}
             <label class="field field-wide">
               <span class="field-label">Allowlist</span>
@@ -290,5 +259,28 @@ export function AccountDialog({
         </form>
       )}
     </Dialog>
+  );
+}
+
+function PolicySelect({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: Policy;
+  onChange: (policy: Policy) => void;
+}) {
+  return (
+    <label class="field">
+      <span class="field-label">{label}</span>
+      <select class="input" value={value} onChange={(event) => onChange(event.currentTarget.value as Policy)}>
+        {Object.entries(POLICY_LABELS).map(([policy, text]) => (
+          <option key={policy} value={policy}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

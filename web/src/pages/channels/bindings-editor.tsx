@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { toast } from '../../ui/toast.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { FormError } from '../../ui/dialog.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { PLATFORM_SPECS, type PlatformView } from './platform-fields.ts';
 
 interface Binding {
@@ -123,11 +124,7 @@ export function BindingsEditor({
         then the default binding; within one level the first in the list. Without any match, <code>main</code>{' '}
         answers.
       </p>
-      {error && (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       {rows.length === 0 ? (
         <p class="muted">No bindings: every message goes to main.</p>
       ) : (
@@ -232,14 +229,11 @@ export function BindingsEditor({
                       >
                         ↓
                       </button>
-                      <button
-                        type="button"
-                        class="icon-btn"
-                        aria-label={`Remove binding ${index + 1}`}
+                      <IconButton
+                        icon="trash"
+                        label={`Remove binding ${index + 1}`}
                         onClick={() => setRows(rows.filter((_, at) => at !== index))}
-                      >
-                        <Icon name="trash" />
-                      </button>
+                      />
                     </div>
                   </td>
                 </tr>

@@ -1,13 +1,13 @@
 // Channels: every platform with its accounts and each account's connection state (refreshed every
 // few seconds), add / edit / delete accounts, and the bindings editor.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, apiAll } from '../../api.ts';
+import { api } from '../../api.ts';
 import type { PageProps } from '../../routes.ts';
-import type { AgentView } from '../../types.ts';
 import { relativeTime } from '../../types.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
+import { useAgentIds } from '../../ui/agent-filter.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
 import { Dialog } from '../../ui/dialog.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
@@ -61,31 +61,15 @@ function AccountRow({
         {account.status.error && <span class="node-log-error">{account.status.error}</span>}
       </span>
       <StatusLabel status={account.status} />
-      <button
-        type="button"
-        class="icon-btn"
-        aria-label={`Edit account ${account.id}`}
-        title="Edit"
-        onClick={onEdit}
-      >
-        <Icon name="edit" />
-      </button>
-      <button
-        type="button"
-        class="icon-btn"
-        aria-label={`Delete account ${account.id}`}
-        title="Delete"
-        onClick={onDelete}
-      >
-        <Icon name="trash" />
-      </button>
+      <IconButton icon="edit" label={`Edit account ${account.id}`} title="Edit" onClick={onEdit} />
+      <IconButton icon="trash" label={`Delete account ${account.id}`} title="Delete" onClick={onDelete} />
     </div>
   );
 }
 
 export function ChannelsPage(_props: PageProps) {
   const [platforms, setPlatforms] = useState<Record<string, PlatformView> | null>(null);
-  const [agents, setAgents] = useState<string[]>([]);
+  const agents = useAgentIds();
   const [target, setTarget] = useState<AccountTarget | null>(null);
   const [newKey, setNewKey] = useState<string | null>(null);
 
@@ -106,28 +90,20 @@ export function ChannelsPage(_props: PageProps) {
     }, REFRESH_MS);
     return () => window.clearInterval(timer);
   }, [reload]);
-  useEffect(() => {
-    apiAll<AgentView>('/agents').then(
-      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
-      () => undefined,
-    );
-  }, []);
 
   const remove = async (spec: PlatformSpec, account: AccountView) => {
-    const confirmed = await confirmAction({
-      title: 'Delete account',
-      message: `Delete the ${spec.label} account "${account.id}"? It disconnects at once, and its bindings are removed.`,
-      confirmLabel: 'Delete account',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`, { method: 'DELETE' });
-      toast(`Account "${account.id}" deleted`, 'success');
-      await reload();
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete account',
+        message: `Delete the ${spec.label} account "${account.id}"? It disconnects at once, and its bindings are removed.`,
+        confirmLabel: 'Delete account',
+      },
+      async () => {
+        await api(`/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`, { method: 'DELETE' });
+        toast(`Account "${account.id}" deleted`, 'success');
+        await reload();
+      },
+    );
   };
 
   return (

@@ -2,7 +2,7 @@
 import { href } from '../../router.ts';
 import type { SessionView } from '../../types.ts';
 import { relativeTime } from '../../types.ts';
-import { Icon } from '../../ui/icons.tsx';
+import { IconButton } from '../../ui/icons.tsx';
 
 export function sessionTitle(session: SessionView): string {
   return session.title ?? (session.preview || 'Untitled conversation');
@@ -49,24 +49,18 @@ export function SessionList({ agentId, sessions, currentId, unsaved, onRename, o
               </span>
             </a>
             <span class="session-actions">
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Rename ${sessionTitle(session)}`}
+              <IconButton
+                icon="edit"
+                label={`Rename ${sessionTitle(session)}`}
                 title="Rename"
                 onClick={() => onRename(session)}
-              >
-                <Icon name="edit" />
-              </button>
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Delete ${sessionTitle(session)}`}
+              />
+              <IconButton
+                icon="trash"
+                label={`Delete ${sessionTitle(session)}`}
                 title="Delete"
                 onClick={() => onDelete(session)}
-              >
-                <Icon name="trash" />
-              </button>
+              />
             </span>
           </li>
         );

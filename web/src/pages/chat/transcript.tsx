@@ -2,7 +2,7 @@
 // usage and actions (copy, retry).
 import { useEffect, useRef } from 'preact/hooks';
 import { renderMarkdown } from '../../markdown.ts';
-import { Icon } from '../../ui/icons.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import type { AssistantItem, ChatItem, ToolCallView } from './chat-model.ts';
 import { formatJson } from './chat-model.ts';
 
@@ -83,21 +83,9 @@ function Assistant({
           )}
           <span class="spacer" />
           {item.text && (
-            <button
-              type="button"
-              class="icon-btn"
-              aria-label="Copy answer"
-              title="Copy"
-              onClick={() => onCopy(item.text)}
-            >
-              <Icon name="copy" />
-            </button>
+            <IconButton icon="copy" label="Copy answer" title="Copy" onClick={() => onCopy(item.text)} />
           )}
-          {last && (
-            <button type="button" class="icon-btn" aria-label="Retry" title="Retry" onClick={onRetry}>
-              <Icon name="retry" />
-            </button>
-          )}
+          {last && <IconButton icon="retry" label="Retry" title="Retry" onClick={onRetry} />}
         </div>
       )}
     </article>
@@ -138,15 +126,7 @@ export function Transcript({ items, emptyText, onRetry, onCopy }: Props) {
             <div class="user-text">{item.text}</div>
             <div class="message-footer">
               <span class="spacer" />
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label="Copy message"
-                title="Copy"
-                onClick={() => onCopy(item.text)}
-              >
-                <Icon name="copy" />
-              </button>
+              <IconButton icon="copy" label="Copy message" title="Copy" onClick={() => onCopy(item.text)} />
             </div>
           </article>
         ) : (

@@ -1,13 +1,13 @@
 // Cron tasks: the list with next run and last run, create with a preview of the next runs (computed
 // by the server's own cron parser), enable/disable, run now, run history, delete with confirmation.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError, apiAll } from '../../api.ts';
+import { api, ApiError } from '../../api.ts';
 import type { PageProps } from '../../routes.ts';
-import type { AgentView } from '../../types.ts';
 import { relativeTime } from '../../types.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
-import { Dialog } from '../../ui/dialog.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
+import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
+import { AgentFilter, useAgentIds } from '../../ui/agent-filter.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 
@@ -92,12 +92,7 @@ function SchedulePreview({ schedule }: { schedule: string }) {
       controller.abort();
     };
   }, [schedule]);
-  if (error)
-    return (
-      <p class="form-error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <FormError error={error} />;
   if (!preview) return null;
   return (
     <div aria-label="Next runs" aria-live="polite">
@@ -161,7 +156,7 @@ function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () =
 
 export function CronPage(_props: PageProps) {
   const [tasks, setTasks] = useState<CronTask[] | null>(null);
-  const [agents, setAgents] = useState<string[]>([]);
+  const agents = useAgentIds();
   const [agentFilter, setAgentFilter] = useState('');
   const [draft, setDraft] = useState<{
     name: string;
@@ -182,12 +177,6 @@ export function CronPage(_props: PageProps) {
   useEffect(() => {
     void reload();
   }, [reload]);
-  useEffect(() => {
-    apiAll<AgentView>('/agents').then(
-      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
-      () => undefined,
-    );
-  }, []);
 
   const create = async (event: Event) => {
     event.preventDefault();
@@ -233,20 +222,18 @@ export function CronPage(_props: PageProps) {
   };
 
   const remove = async (task: CronTask) => {
-    const confirmed = await confirmAction({
-      title: 'Delete task',
-      message: `Delete the cron task "${task.name}" and its run history?`,
-      confirmLabel: 'Delete task',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`/cron/${encodeURIComponent(task.id)}`, { method: 'DELETE' });
-      toast(`Task "${task.name}" deleted`, 'success');
-      await reload();
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete task',
+        message: `Delete the cron task "${task.name}" and its run history?`,
+        confirmLabel: 'Delete task',
+      },
+      async () => {
+        await api(`/cron/${encodeURIComponent(task.id)}`, { method: 'DELETE' });
+        toast(`Task "${task.name}" deleted`, 'success');
+        await reload();
+      },
+    );
   };
 
   return (
@@ -254,19 +241,13 @@ export function CronPage(_props: PageProps) {
       <div class="toolbar">
         <h1 class="page-title">Cron tasks</h1>
         <span class="spacer" />
-        <select
-          class="input input-auto"
-          aria-label="Filter by agent"
+        <AgentFilter
+          agents={agents}
           value={agentFilter}
-          onChange={(event) => setAgentFilter(event.currentTarget.value)}
-        >
-          <option value="">All agents</option>
-          {agents.map((id) => (
-            <option key={id} value={id}>
-              Agent {id}
-            </option>
-          ))}
-        </select>
+          onChange={setAgentFilter}
+          allLabel="All agents"
+          class="input input-auto"
+        />
         <button
           type="button"
           class="btn btn-primary"
@@ -353,15 +334,12 @@ export function CronPage(_props: PageProps) {
                     >
                       History
                     </button>
-                    <button
-                      type="button"
-                      class="icon-btn"
-                      onClick={() => void remove(task)}
-                      aria-label={`Delete ${task.name}`}
+                    <IconButton
+                      icon="trash"
+                      label={`Delete ${task.name}`}
                       title="Delete"
-                    >
-                      <Icon name="trash" />
-                    </button>
+                      onClick={() => void remove(task)}
+                    />
                   </div>
                 </td>
               </tr>
@@ -374,16 +352,7 @@ export function CronPage(_props: PageProps) {
         open={draft !== null}
         onClose={() => setDraft(null)}
         wide
-        actions={
-          <>
-            <button type="button" class="btn" onClick={() => setDraft(null)}>
-              Cancel
-            </button>
-            <button type="submit" form="cron-form" class="btn btn-primary">
-              Create
-            </button>
-          </>
-        }
+        actions={<FormActions form="cron-form" submitLabel="Create" onCancel={() => setDraft(null)} />}
       >
         {draft && (
           <form id="cron-form" class="stack" onSubmit={(event) => void create(event)}>

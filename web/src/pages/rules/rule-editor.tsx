@@ -4,8 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
 import { CodeEditor } from '../../ui/code-editor.tsx';
-import { confirmAction } from '../../ui/confirm.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
 import { Icon } from '../../ui/icons.tsx';
+import { LoadBadge } from '../../ui/status-list.tsx';
 import { toast } from '../../ui/toast.tsx';
 import { placeOfParseError, placeOfServerError, type ErrorPlace } from './chain-errors.ts';
 import { RunPanel } from './run-panel.tsx';
@@ -141,21 +142,19 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
 
   const remove = async () => {
     if (isNew) return;
-    const confirmed = await confirmAction({
-      title: 'Delete rule chain',
-      message: `Delete the rule chain "${chainId}"? Its file is removed and agents using it as a tool lose it.`,
-      confirmLabel: 'Delete chain',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`/rules/${encodeURIComponent(chainId)}`, { method: 'DELETE' });
-      toast(`Rule chain "${chainId}" deleted`, 'success');
-      await onChanged();
-      navigate(href('rules'), { replace: true });
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete rule chain',
+        message: `Delete the rule chain "${chainId}"? Its file is removed and agents using it as a tool lose it.`,
+        confirmLabel: 'Delete chain',
+      },
+      async () => {
+        await api(`/rules/${encodeURIComponent(chainId)}`, { method: 'DELETE' });
+        toast(`Rule chain "${chainId}" deleted`, 'success');
+        await onChanged();
+        navigate(href('rules'), { replace: true });
+      },
+    );
   };
 
   /** Turns on debug mode (every node logged) in the text and saves. */
@@ -186,12 +185,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
           <Icon name="back" />
         </a>
         <h2 class="page-title">{view ? chainName(view) : 'New rule chain'}</h2>
-        {view &&
-          (view.status.loaded ? (
-            <span class="badge badge-ok">loaded</span>
-          ) : (
-            <span class="badge badge-error">load error</span>
-          ))}
+        {view && <LoadBadge status={view.status} />}
         {agentChain && <span class="badge">agent</span>}
         <span class="spacer" />
         {!isNew && (

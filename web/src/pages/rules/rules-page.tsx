@@ -4,8 +4,9 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { apiAll } from '../../api.ts';
 import { href } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import type { AgentView } from '../../types.ts';
+import { AgentFilter, useAgentIds } from '../../ui/agent-filter.tsx';
 import { Icon } from '../../ui/icons.tsx';
+import { StatusListItem } from '../../ui/status-list.tsx';
 import '../../styles/manage.css';
 import { RuleEditor } from './rule-editor.tsx';
 import { chainName, isAgentChain, type ChainView } from './rule-types.ts';
@@ -13,7 +14,7 @@ import { chainName, isAgentChain, type ChainView } from './rule-types.ts';
 export function RulesPage({ params }: PageProps) {
   const [selected] = params;
   const [chains, setChains] = useState<ChainView[] | null>(null);
-  const [agents, setAgents] = useState<string[]>([]);
+  const agents = useAgentIds();
   const [agentFilter, setAgentFilter] = useState('');
   const [loadedOnly, setLoadedOnly] = useState(false);
 
@@ -31,12 +32,6 @@ export function RulesPage({ params }: PageProps) {
   useEffect(() => {
     void reload();
   }, [reload]);
-  useEffect(() => {
-    apiAll<AgentView>('/agents').then(
-      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
-      () => undefined,
-    );
-  }, []);
 
   return (
     <div class={selected ? 'split split-detail' : 'split'}>
@@ -49,19 +44,7 @@ export function RulesPage({ params }: PageProps) {
           </a>
         </div>
         <div class="filters">
-          <select
-            class="input"
-            aria-label="Filter by agent"
-            value={agentFilter}
-            onChange={(event) => setAgentFilter(event.currentTarget.value)}
-          >
-            <option value="">All chains</option>
-            {agents.map((id) => (
-              <option key={id} value={id}>
-                Agent {id}
-              </option>
-            ))}
-          </select>
+          <AgentFilter agents={agents} value={agentFilter} onChange={setAgentFilter} allLabel="All chains" />
           <label class="inline-check">
             <input
               type="checkbox"
@@ -79,34 +62,21 @@ export function RulesPage({ params }: PageProps) {
           <ul class="list" aria-label="Rule chain list">
             {chains.map((chain) => {
               const id = chain.ruleChain.id;
+              const owner = isAgentChain(chain)
+                ? ' · agent'
+                : chain.status.agentId
+                  ? ` · of ${chain.status.agentId}`
+                  : '';
               return (
-                <li key={id}>
-                  <a
-                    class={id === selected ? 'list-item active' : 'list-item'}
-                    href={href('rules', id)}
-                    aria-current={id === selected ? 'page' : undefined}
-                    data-chain={id}
-                  >
-                    <span class="list-item-main">
-                      <span class="list-item-title">{chainName(chain)}</span>
-                      <span class="muted list-item-sub">
-                        {id}
-                        {isAgentChain(chain)
-                          ? ' · agent'
-                          : chain.status.agentId
-                            ? ` · of ${chain.status.agentId}`
-                            : ''}
-                      </span>
-                    </span>
-                    {chain.status.loaded ? (
-                      <span class="badge badge-ok">loaded</span>
-                    ) : (
-                      <span class="badge badge-error" title={chain.status.error}>
-                        load error
-                      </span>
-                    )}
-                  </a>
-                </li>
+                <StatusListItem
+                  key={id}
+                  href={href('rules', id)}
+                  active={id === selected}
+                  data={{ 'data-chain': id }}
+                  title={chainName(chain)}
+                  sub={`${id}${owner}`}
+                  status={chain.status}
+                />
               );
             })}
           </ul>

@@ -2,9 +2,9 @@
 // write-only: shown as "set" / "not set", and an empty key field on edit keeps the stored one.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
-import { Dialog } from '../../ui/dialog.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
+import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 
 interface Provider {
@@ -125,21 +125,20 @@ export function ProvidersCard() {
     }
   };
 
+  // The server refuses the default provider, or one another fails over to: api() toasts its reason.
   const remove = async (provider: Provider) => {
-    const confirmed = await confirmAction({
-      title: 'Delete provider',
-      message: `Delete the model provider "${provider.id}"? Agents that name it stop working.`,
-      confirmLabel: 'Delete provider',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`/config/models/providers/${encodeURIComponent(provider.id)}`, { method: 'DELETE' });
-      toast(`Provider "${provider.id}" deleted`, 'success');
-      await reload();
-    } catch {
-      // toasted (the default provider, or one another fails over to, cannot go)
-    }
+    await confirmDelete(
+      {
+        title: 'Delete provider',
+        message: `Delete the model provider "${provider.id}"? Agents that name it stop working.`,
+        confirmLabel: 'Delete provider',
+      },
+      async () => {
+        await api(`/config/models/providers/${encodeURIComponent(provider.id)}`, { method: 'DELETE' });
+        toast(`Provider "${provider.id}" deleted`, 'success');
+        await reload();
+      },
+    );
   };
 
   const set = (change: Partial<Draft>) =>
@@ -226,24 +225,18 @@ export function ProvidersCard() {
                           Make default
                         </button>
                       )}
-                      <button
-                        type="button"
-                        class="icon-btn"
-                        aria-label={`Edit ${provider.id}`}
+                      <IconButton
+                        icon="edit"
+                        label={`Edit ${provider.id}`}
                         title="Edit"
                         onClick={() => open(provider)}
-                      >
-                        <Icon name="edit" />
-                      </button>
-                      <button
-                        type="button"
-                        class="icon-btn"
-                        aria-label={`Delete ${provider.id}`}
+                      />
+                      <IconButton
+                        icon="trash"
+                        label={`Delete ${provider.id}`}
                         title="Delete"
                         onClick={() => void remove(provider)}
-                      >
-                        <Icon name="trash" />
-                      </button>
+                      />
                     </div>
                   </td>
                 </tr>
@@ -258,23 +251,16 @@ export function ProvidersCard() {
         onClose={() => setEditing(null)}
         wide
         actions={
-          <>
-            <button type="button" class="btn" onClick={() => setEditing(null)}>
-              Cancel
-            </button>
-            <button type="submit" form="provider-form" class="btn btn-primary">
-              {editing?.existing ? 'Save' : 'Add provider'}
-            </button>
-          </>
+          <FormActions
+            form="provider-form"
+            submitLabel={editing?.existing ? 'Save' : 'Add provider'}
+            onCancel={() => setEditing(null)}
+          />
         }
       >
         {editing && (
           <form id="provider-form" class="stack" onSubmit={(event) => void save(event)}>
-            {error && (
-              <p class="form-error" role="alert">
-                {error}
-              </p>
-            )}
+            <FormError error={error} />
             <div class="form-grid">
               <label class="field">
                 <span class="field-label">ID</span>

@@ -7,6 +7,7 @@ import type { PageProps } from '../../routes.ts';
 import { useStore } from '../../store.ts';
 import { confirmAction } from '../../ui/confirm.tsx';
 import { Icon } from '../../ui/icons.tsx';
+import { FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { ProvidersCard } from './providers-card.tsx';
@@ -135,11 +136,7 @@ function PasswordCard() {
         <NeedsLogin what="change your password" />
       ) : (
         <form class="stack" onSubmit={(event) => void submit(event)}>
-          {error && (
-            <p class="form-error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Current password</span>

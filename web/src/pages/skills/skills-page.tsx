@@ -4,10 +4,10 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import type { AgentView } from '../../types.ts';
-import { confirmAction } from '../../ui/confirm.tsx';
-import { Dialog } from '../../ui/dialog.tsx';
-import { Icon } from '../../ui/icons.tsx';
+import { useAgentIds } from '../../ui/agent-filter.tsx';
+import { confirmDelete } from '../../ui/confirm.tsx';
+import { Dialog, FormActions } from '../../ui/dialog.tsx';
+import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 import { uploadForm } from '../../ui/upload.ts';
 import '../../styles/manage.css';
@@ -52,16 +52,7 @@ function SkillDialog({
       open={editing !== null}
       onClose={onClose}
       wide
-      actions={
-        <>
-          <button type="button" class="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" form="skill-form" class="btn btn-primary">
-            Save
-          </button>
-        </>
-      }
+      actions={<FormActions form="skill-form" submitLabel="Save" onCancel={onClose} />}
     >
       {editing && skill && (
         <form
@@ -116,7 +107,7 @@ function SkillDialog({
 export function SkillsPage({ params }: PageProps) {
   const scope: Scope =
     params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
-  const [agents, setAgents] = useState<string[]>([]);
+  const agents = useAgentIds();
   const [skills, setSkills] = useState<Skill[] | null>(null);
   const [editing, setEditing] = useState<{ skill: Skill; isNew: boolean } | null>(null);
   const [copying, setCopying] = useState<{ skill: Skill; target: string; newName: string } | null>(null);
@@ -135,12 +126,6 @@ export function SkillsPage({ params }: PageProps) {
     setSkills(null);
     void reload();
   }, [reload]);
-  useEffect(() => {
-    apiAll<AgentView>('/agents').then(
-      (list) => setAgents(list.map((agent) => agent.ruleChain.id)),
-      () => undefined,
-    );
-  }, []);
 
   const switchScope = (value: string) => {
     const next = scopeOf(value);
@@ -184,23 +169,21 @@ export function SkillsPage({ params }: PageProps) {
   };
 
   const remove = async (skill: Skill) => {
-    const confirmed = await confirmAction({
-      title: 'Delete skill',
-      message: `Delete the skill "${skill.name}" of ${scopeLabel(scope)} with all its files?`,
-      confirmLabel: 'Delete skill',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await api(`${collection}/${encodeURIComponent(skill.name)}`, {
-        method: 'DELETE',
-        ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
-      });
-      toast(`Skill "${skill.name}" deleted`, 'success');
-      await reload();
-    } catch {
-      // toasted
-    }
+    await confirmDelete(
+      {
+        title: 'Delete skill',
+        message: `Delete the skill "${skill.name}" of ${scopeLabel(scope)} with all its files?`,
+        confirmLabel: 'Delete skill',
+      },
+      async () => {
+        await api(`${collection}/${encodeURIComponent(skill.name)}`, {
+          method: 'DELETE',
+          ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
+        });
+        toast(`Skill "${skill.name}" deleted`, 'success');
+        await reload();
+      },
+    );
   };
 
   const upload = async (file: File) => {
@@ -320,15 +303,12 @@ export function SkillsPage({ params }: PageProps) {
                 <span class="list-item-title">{skill.name}</span>
                 <span class="muted list-item-sub">{skill.description || 'No description'}</span>
               </span>
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Edit skill ${skill.name}`}
+              <IconButton
+                icon="edit"
+                label={`Edit skill ${skill.name}`}
                 title="Edit"
                 onClick={() => void edit(skill)}
-              >
-                <Icon name="edit" />
-              </button>
+              />
               <button
                 type="button"
                 class="icon-btn"
@@ -342,15 +322,12 @@ export function SkillsPage({ params }: PageProps) {
               >
                 <Icon name="copy" />
               </button>
-              <button
-                type="button"
-                class="icon-btn"
-                aria-label={`Delete skill ${skill.name}`}
+              <IconButton
+                icon="trash"
+                label={`Delete skill ${skill.name}`}
                 title="Delete"
                 onClick={() => void remove(skill)}
-              >
-                <Icon name="trash" />
-              </button>
+              />
             </li>
           ))}
         </ul>
@@ -365,16 +342,7 @@ export function SkillsPage({ params }: PageProps) {
         title={`Copy skill ${copying?.skill.name ?? ''}`}
         open={copying !== null}
         onClose={() => setCopying(null)}
-        actions={
-          <>
-            <button type="button" class="btn" onClick={() => setCopying(null)}>
-              Cancel
-            </button>
-            <button type="submit" form="copy-form" class="btn btn-primary">
-              Copy
-            </button>
-          </>
-        }
+        actions={<FormActions form="copy-form" submitLabel="Copy" onCancel={() => setCopying(null)} />}
       >
         {copying && (
           <form

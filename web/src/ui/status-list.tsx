@@ -1,0 +1,43 @@
+// A chain's load status as a badge, and the list entry of the Agents and Rules pages: a link with a
+// title, a muted line under it and the badge.
+import type { ComponentChildren } from 'preact';
+import type { ChainStatus } from '../types.ts';
+
+export function LoadBadge({ status }: { status: ChainStatus }) {
+  return status.loaded ? (
+    <span class="badge badge-ok">loaded</span>
+  ) : (
+    <span class="badge badge-error" title={status.error}>
+      load error
+    </span>
+  );
+}
+
+export interface StatusListItemProps {
+  href: string;
+  active: boolean;
+  /** The data-* attribute that names the entry (data-agent, data-chain). */
+  data: Record<`data-${string}`, string>;
+  title: string;
+  sub: ComponentChildren;
+  status: ChainStatus;
+}
+
+export function StatusListItem({ href, active, data, title, sub, status }: StatusListItemProps) {
+  return (
+    <li>
+      <a
+        class={active ? 'list-item active' : 'list-item'}
+        href={href}
+        aria-current={active ? 'page' : undefined}
+        {...data}
+      >
+        <span class="list-item-main">
+          <span class="list-item-title">{title}</span>
+          <span class="muted list-item-sub">{sub}</span>
+        </span>
+        <LoadBadge status={status} />
+      </a>
+    </li>
+  );
+}
