@@ -2,7 +2,7 @@
 // front end. It takes a RunAgentInput and answers with the AG-UI event stream (@ag-ui/encoder). The
 // threadId is the session, scoped as the chat endpoint scopes a sessionId; only the new user message
 // (or the tool results of the client tool calls the last run ended on) is taken from `messages`.
-import { EventEncoder } from '@ag-ui/encoder';
+import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
@@ -12,6 +12,13 @@ import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { AguiEventMapper, type AguiEvent } from './agui-events.ts';
 import { aguiParams, runAgentInputSchema, type AguiMessage, type RunAgentInput } from './agui.schema.ts';
 import { apiSession } from './chat-request.ts';
+
+// The encoder (and the protobuf runtime under it) loads with the first AG-UI run, not at start.
+let encoderClass: Promise<typeof EventEncoder> | undefined;
+function loadEncoder(): Promise<typeof EventEncoder> {
+  encoderClass ??= import('@ag-ui/encoder').then((module) => module.EventEncoder);
+  return encoderClass;
+}
 
 function messageText(message: AguiMessage): string {
   const content = message.content;
@@ -77,7 +84,7 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
         metadata: { channel: 'api', agentId, sessionId: body.threadId },
         session: apiSession(agentId, body.threadId, request.principal),
       };
-      const encoder = new EventEncoder();
+      const encoder = new (await loadEncoder())();
       const sse = new SseWriter(reply);
       // The encoder takes @ag-ui/core's event types; ours are the same shapes, declared here.
       const send = (events: AguiEvent[]): void => {

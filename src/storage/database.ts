@@ -4,7 +4,7 @@
 import { constants } from 'node:fs';
 import { chmod, open } from 'node:fs/promises';
 import Database from 'libsql';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   Kysely,
   PostgresDialect,
@@ -180,12 +180,14 @@ async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
 const INT8_OID = 20;
 
 /** int8 (bigint timestamps, identity ids, count(*)) as JS numbers, as libsql returns them. */
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function pgTypes(driver: typeof pg) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID && format !== 'binary'
+        ? (value: string) => Number(value)
+        : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 /** A driver's message without the URL's password, whatever the driver put in it. */
 function scrub(message: string, url: string): string {
@@ -200,7 +202,9 @@ function scrub(message: string, url: string): string {
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> {
   const shown = redactUrlCredentials(url);
-  const pool = new pg.Pool({
+  // Loaded only here: the embedded default never pays for the Postgres driver at start.
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
@@ -209,7 +213,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
     // A transaction left open (a bug, a stalled process) must not hold row locks for long.
     idle_in_transaction_session_timeout: 60_000,
     application_name: 'agent-service',
-    types: pgTypes,
+    types: pgTypes(driver),
   });
   // An idle client that loses its server emits here; unheard, the event would end the process.
   pool.on('error', (error) => {

@@ -442,7 +442,7 @@ describe('discord: gateway handlers that throw', () => {
       let dispatched = 0;
       const running = runGateway(
         TOKEN,
-        new DiscordRest().client(account),
+        await new DiscordRest().client(account),
         {},
         {
           // As the adapter's handlers would on a READY without `user` or a message without `author`.

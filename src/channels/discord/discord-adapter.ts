@@ -8,7 +8,7 @@ import type {
   GatewayReadyDispatchData,
   RESTPostAPIChannelMessageJSONBody,
 } from 'discord-api-types/v10';
-import { AllowedMentionsTypes, GatewayDispatchEvents, Routes } from 'discord-api-types/v10';
+import type { AllowedMentionsTypes, GatewayDispatchEvents } from 'discord-api-types/v10';
 import type { RawFile } from '@discordjs/rest';
 import type { AccountConfig } from '../../config/schema.ts';
 import { errorMessage, invalid } from '../../core/errors.ts';
@@ -25,7 +25,7 @@ import type {
   SendTextOptions,
 } from '../types.ts';
 import { DiscordRest, scrubToken, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
-import { runGateway, type GatewaySession } from './gateway.ts';
+import type { GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
 
@@ -47,7 +47,13 @@ const IMAGE_TYPES: Record<string, string> = {
   webp: 'image/webp',
 };
 /** Answers may mention users; never @everyone, @here or roles, whatever the model writes. */
-const ALLOWED_MENTIONS = { parse: [AllowedMentionsTypes.User], replied_user: true };
+// Discord's values, written here so discord-api-types (types only) never loads at start.
+const ALLOWED_MENTIONS = { parse: ['users' as AllowedMentionsTypes.User], replied_user: true };
+const MESSAGE_CREATE = 'MESSAGE_CREATE' as GatewayDispatchEvents.MessageCreate;
+const Routes = {
+  channelTyping: (channel: string) => `/channels/${channel}/typing` as const,
+  channelMessages: (channel: string) => `/channels/${channel}/messages` as const,
+};
 
 interface AccountState {
   /** The token the session belongs to: another token starts a new session. */
@@ -98,9 +104,11 @@ export class DiscordAdapter implements ChannelAdapter {
       this.states.set(account.id, state);
     }
     const current = state;
+    // The gateway (and @discordjs/ws under it) is loaded with the first connection.
+    const { runGateway } = await import('./gateway.ts');
     await runGateway(
       token,
-      this.rest.client(account),
+      await this.rest.client(account),
       current.session,
       {
         ready: (data) => {
@@ -112,8 +120,7 @@ export class DiscordAdapter implements ChannelAdapter {
         },
         resumed: () => link.connected(),
         dispatch: (payload) => {
-          if (payload.t === GatewayDispatchEvents.MessageCreate)
-            this.receive(account, current, payload.d, link);
+          if (payload.t === MESSAGE_CREATE) this.receive(account, current, payload.d, link);
         },
         failed: (error) =>
           this.options

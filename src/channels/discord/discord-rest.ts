@@ -4,11 +4,24 @@
 // (default https://discord.com) is where `/api/v10/...` is called: a proxy, or a fake in tests.
 // Failures become DiscordErrors whose messages never carry the bot token.
 import { createHash } from 'node:crypto';
-import { DiscordAPIError, HTTPError, RateLimitError, REST } from '@discordjs/rest';
+import type * as DiscordRestModule from '@discordjs/rest';
+import type { REST } from '@discordjs/rest';
 import { AppError } from '../../core/errors.ts';
 import type { ChannelAccount } from '../types.ts';
 
 export const DISCORD_API_BASE = 'https://discord.com';
+
+type RestModule = typeof DiscordRestModule;
+let restModule: RestModule | undefined;
+
+/**
+ * @discordjs/rest (and undici under it) is loaded with the first Discord account, so a server
+ * without one never pays for it at start.
+ */
+export async function loadRest(): Promise<RestModule> {
+  restModule ??= await import('@discordjs/rest');
+  return restModule;
+}
 
 export interface DiscordRestOptions {
   /** Time limit of one request, in ms (default 15000). */
@@ -58,7 +71,8 @@ export class DiscordRest {
   constructor(private readonly options: DiscordRestOptions = {}) {}
 
   /** The REST client of an account, kept while its token and API origin stay the same. */
-  client(account: ChannelAccount): REST {
+  async client(account: ChannelAccount): Promise<REST> {
+    const { REST } = await loadRest();
     const token = tokenOf(account);
     const api = apiRoot(account);
     const key = createHash('sha256').update(`${api}\u0000${token}`).digest('hex');
@@ -90,7 +104,7 @@ export class DiscordRest {
     run: (rest: REST, signal: AbortSignal | undefined) => Promise<unknown>,
     signal?: AbortSignal,
   ): Promise<T> {
-    const rest = this.client(account);
+    const rest = await this.client(account);
     const controller = signal ? new AbortController() : undefined;
     const onAbort = (): void => controller?.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -109,7 +123,8 @@ export class DiscordRest {
 /** A DiscordError for a failed call, naming what failed and why in words safe to show. */
 export function describeFailure(what: string, error: unknown, token: string | undefined): DiscordError {
   if (error instanceof DiscordError) return error;
-  if (error instanceof RateLimitError) {
+  const sdk = restModule;
+  if (sdk && error instanceof sdk.RateLimitError) {
     const seconds = Math.round(Math.max(error.retryAfter, error.sublimitTimeout, 0) / 1000);
     return new DiscordError(
       `discord ${what}: rate limited by Discord; retry after ${seconds} s`,
@@ -117,7 +132,7 @@ export function describeFailure(what: string, error: unknown, token: string | un
       Math.max(error.retryAfter, 0),
     );
   }
-  if (error instanceof DiscordAPIError || error instanceof HTTPError) {
+  if (sdk && (error instanceof sdk.DiscordAPIError || error instanceof sdk.HTTPError)) {
     const detail =
       error.status === 401
         ? 'the bot token was refused (401 Unauthorized)'

@@ -2,7 +2,7 @@
 // with the bot's mention removed from the text and whether it was mentioned. Messages of bots
 // (this one included), webhooks and the system (joins, pins, thread notices) are ignored. Pictures
 // attached are read for the model as data: URLs, only from Discord's CDN or the account's api_base.
-import { MessageType, type GatewayMessageCreateDispatchData } from 'discord-api-types/v10';
+import type { GatewayMessageCreateDispatchData } from 'discord-api-types/v10';
 import { errorMessage } from '../../core/errors.ts';
 import { readBytesCapped } from '../../core/read-capped.ts';
 import type { ChannelAccount, InboundImage, InboundMessage } from '../types.ts';
@@ -22,7 +22,8 @@ const CDN_HOSTS = new Set(['cdn.discordapp.com', 'media.discordapp.net']);
 const IMAGE_EXTENSION = /\.(png|jpe?g|gif|webp)$/i;
 
 /** Message types people write: a plain message and a reply. */
-const USER_TYPES = new Set<number>([MessageType.Default, MessageType.Reply]);
+/** MessageType.Default (0) and MessageType.Reply (19): what people write. */
+const USER_TYPES = new Set<number>([0, 19]);
 
 export type DiscordMessage = GatewayMessageCreateDispatchData;
 
