@@ -169,7 +169,7 @@ function startFlags(): string[] {
 }
 
 /** Node flags for the service: those of `npm start`, then BENCH_SERVICE_NODE_ARGS ("--cpu-prof ..."). */
-const SERVICE_NODE_ARGS = [
+export const SERVICE_NODE_ARGS = [
   ...startFlags(),
   ...(process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
 ];
