@@ -17,7 +17,7 @@ import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, ToolCallRequ
 export const DEMO_PROVIDER_ID = 'demo';
 
 const CONFIGURE_HINT =
-  'To use a real model, configure a provider under models.providers in config.yaml or with PUT /api/v1/config/models.';
+  'To use a real model, add a provider in the web UI (/ui/settings), with `agent-service providers add`, under models.providers in config.yaml, or with POST /api/v1/config/models/providers.';
 
 const LIST_FILES = /\b(list (the |all |my )?files|what files|which files|show (me )?(the )?files|ls)\b/iu;
 const READ_FILE = /\bread\s+(?:the\s+)?(?:file\s+)?[`'"]?([\w./-]*[./][\w./-]*)/iu;

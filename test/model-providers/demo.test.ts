@@ -27,7 +27,10 @@ describe('demo provider', () => {
     const text = textOf(events);
     assert.match(text, /^\[demo model\]/);
     assert.match(text, /built-in demo model/);
-    assert.match(text, /models\.providers in config\.yaml or with PUT \/api\/v1\/config\/models/);
+    assert.match(
+      text,
+      /add a provider in the web UI \(\/ui\/settings\), with `agent-service providers add`, under models\.providers in config\.yaml, or with POST \/api\/v1\/config\/models\/providers/,
+    );
     assert.match(text, /Hello there/);
     const usage = events.find((event) => event.type === 'usage');
     assert.ok(usage?.type === 'usage' && usage.usage.promptTokens === 3 && usage.usage.completionTokens > 0);
