@@ -10,7 +10,7 @@ import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; the shape used here is declared below.
 import autocannonUntyped from 'autocannon';
 
-interface AutocannonResult {
+export interface AutocannonResult {
   duration: number;
   errors: number;
   timeouts: number;
@@ -18,7 +18,9 @@ interface AutocannonResult {
   requests: { total: number };
   latency: { p50: number; p99: number };
 }
-const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+export const autocannon = autocannonUntyped as (
+  options: Record<string, unknown>,
+) => Promise<AutocannonResult>;
 
 /** The program users run; BENCH_SERVICE_ENTRY may name another entry, e.g. a compiled dist/main.js. */
 const BIN = process.env['BENCH_SERVICE_ENTRY'] ?? join(import.meta.dirname, '..', 'bin', 'agent-service.mjs');

@@ -8,8 +8,6 @@
 // two cores: the figure is the cost of a turn, not a scaling claim.
 // Prints one JSON line: {"bench":"chat-cluster", ...}.
 //   BENCH_CONNECTIONS (21, a multiple of three) BENCH_DURATION_S (10) BENCH_REDIS_URL
-// @ts-expect-error autocannon ships no type declarations; the shape used here is declared below.
-import autocannonUntyped from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +16,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../src/testing/test-database.ts';
 import {
+  autocannon,
   BENCH_AGENT,
   codeVersion,
   postJson,
@@ -31,16 +30,6 @@ import {
   watchOtherCpu,
   type Child,
 } from './_shared.ts';
-
-interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  requests: { total: number };
-  latency: { p50: number; p99: number };
-}
-const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 21);
 const WARM_S = 2;

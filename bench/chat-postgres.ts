@@ -3,10 +3,9 @@
 // file, then on one with data.database_url on PostgreSQL (TEST_DATABASE_URL, default the local
 // server; a schema of its own, dropped at the end). Same agent, fake upstream and load on both.
 // Prints one JSON line: {"bench":"chat-postgres", ...}.
-// @ts-expect-error autocannon ships no type declarations; the shape used here is declared below.
-import autocannonUntyped from 'autocannon';
 import { createTestDatabase } from '../src/testing/test-database.ts';
 import {
+  autocannon,
   BENCH_AGENT,
   codeVersion,
   postJson,
@@ -16,16 +15,6 @@ import {
   startService,
   watchOtherCpu,
 } from './_shared.ts';
-
-interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  requests: { total: number };
-  latency: { p50: number; p99: number };
-}
-const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 20);
 const WARM_S = 2;
