@@ -11,6 +11,7 @@ import { isValidId } from '../core/ids.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import type { ChainFileStore, ChainLocation } from '../storage/chain-files.ts';
 import type { AgentDeletedListener, AgentDirectory } from './agent-directory.ts';
+import { redactChainSecrets, restoreChainSecrets } from './chain-secrets.ts';
 
 export const AGENT_CATEGORY = 'agents';
 export const DEFAULT_AGENT_ID = 'main';
@@ -129,7 +130,7 @@ export class ChainCatalog {
     const status: ChainStatus = { loaded: this.engine.isLoaded(entry.location.id) };
     if (entry.error) status.error = entry.error;
     if (entry.location.agentId) status.agentId = entry.location.agentId;
-    return { ...(definition as Omit<ChainView, 'status'>), status };
+    return { ...(redactChainSecrets(definition) as Omit<ChainView, 'status'>), status };
   }
 
   private inScope(entry: Entry, scope: Scope): boolean {
@@ -173,8 +174,16 @@ export class ChainCatalog {
     return this.entries.has(id);
   }
 
-  /** Validates the whole definition; the stored file keeps every key the caller sent. */
-  private async prepare(body: unknown, kind: 'agent' | 'rule'): Promise<RuleChainDefinition> {
+  /**
+   * Validates the whole definition; the stored file keeps every key the caller sent. Secrets sent back
+   * as views show them (`***`) keep the values stored in `stored`.
+   */
+  private async prepare(
+    input: unknown,
+    kind: 'agent' | 'rule',
+    stored?: Record<string, unknown>,
+  ): Promise<RuleChainDefinition> {
+    const body = restoreChainSecrets(input, stored);
     if (kind === 'agent' && body && typeof body === 'object') {
       const ruleChain = (body as { ruleChain?: Record<string, unknown> }).ruleChain;
       if (ruleChain && typeof ruleChain === 'object') {
@@ -214,7 +223,7 @@ export class ChainCatalog {
       if (bodyId !== undefined && bodyId !== id) {
         throw invalid(`ruleChain.id "${bodyId}" does not match the id in the path "${id}"`);
       }
-      const definition = await this.prepare(body, entry.location.kind);
+      const definition = await this.prepare(body, entry.location.kind, entry.definition);
       await this.files.write(entry.location, definition);
       await this.engine.load(definition);
       entry.definition = definition;

@@ -59,6 +59,9 @@ export function withDescription(definition: AgentDefinition, text: string): Agen
   });
 }
 
+/** How the server shows a secret stored in a definition; sent back, it keeps the stored value. */
+export const SECRET_MARK = '***';
+
 /** The provider a node's url template names (`${global.models.providers.<id>.base_url}`), or '' for the default. */
 export function providerOf(config: AgentConfig): string {
   const match = /^\$\{global\.models\.providers\.([A-Za-z0-9_-]+)\.base_url\}$/.exec(config.url ?? '');

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import type { AgentDefinition } from '../../types.ts';
 import {
+  SECRET_MARK,
   agentConfig,
   description,
   providerOf,
@@ -31,7 +32,7 @@ export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: bo
           onInput={(event) => onChange(withRuleChain(definition, { id: event.currentTarget.value }))}
         />
         <span class="field-help">
-          Letters, digits, - and _. It names the agent in chat requests (`model`) and URLs.
+          Letters, digits, - and _. It names the agent in chat requests (the model field) and in URLs.
         </span>
       </label>
       <label class="field">
@@ -75,6 +76,9 @@ export function ModelTab({ definition, onChange }: TabProps) {
   }, []);
   const config = agentConfig(definition) ?? {};
   const providerId = providerOf(config);
+  // The server shows a key stored on the agent as SECRET_MARK and keeps it when the mark comes back.
+  const [keyStored] = useState(config.key === SECRET_MARK);
+  const ownKey = keyStored || (config.key !== undefined && config.key !== '' && !config.key.startsWith('${'));
   const provider = providers.find((entry) => entry.id === providerId);
   const params = config.params ?? {};
   const setParam = (name: string, value: unknown) => {
@@ -114,6 +118,28 @@ export function ModelTab({ definition, onChange }: TabProps) {
             : 'Providers are managed in Settings.'}
         </span>
       </label>
+      {(providerId === 'custom' || ownKey) && (
+        <label class="field">
+          <span class="field-label">API key</span>
+          <input
+            class="input"
+            type="password"
+            aria-label="API key"
+            autocomplete="off"
+            placeholder={keyStored ? 'set (type a new key to replace it)' : 'none'}
+            value={config.key === SECRET_MARK ? '' : (config.key ?? '')}
+            onInput={(event) => {
+              const text = event.currentTarget.value;
+              onChange(withAgentConfig(definition, { key: text === '' && keyStored ? SECRET_MARK : text }));
+            }}
+          />
+          <span class="field-help">
+            {keyStored
+              ? 'A key is set on this agent. It is never shown; leave the field empty to keep it.'
+              : 'Sent to the URL above as the bearer token.'}
+          </span>
+        </label>
+      )}
       <label class="field">
         <span class="field-label">Model</span>
         <input
