@@ -40,8 +40,14 @@ export const UI_NOT_FOUND = 'not found: no such file in the web UI';
 export const UI_NOT_BUILT =
   'the web UI is not built: run `npm run build` (or `npm install`) in the server folder, then restart';
 
-// A client route: letters, digits, -, _ and / only (no dot, no percent-encoding), and not an asset path.
-const CLIENT_ROUTE = /^(?!assets\/)[A-Za-z0-9_\-/]*$/;
+// A client route is any path but a build asset's: it gets index.html, and the UI shows the page or its
+// own not-found page. Session keys (agent:main:channel:cron:...) and other ids may hold any character.
+// A missing asset (under assets/, or a name with a file extension we serve) is a 404.
+// Names that try to leave the folder (a "." or ".." segment, a backslash, a NUL) are a 404 too.
+function isClientRoute(name: string): boolean {
+  if (name.startsWith('assets/') || Object.hasOwn(CONTENT_TYPES, extname(name))) return false;
+  return !/[\\\0]/.test(name) && !name.split('/').some((segment) => segment === '.' || segment === '..');
+}
 
 // The page is static and public; every API call it makes carries the user's token.
 const PUBLIC: { auth: AuthPolicy } = { auth: 'public' };
@@ -107,7 +113,7 @@ export function registerStaticUi(
   const serve = (request: FastifyRequest, reply: FastifyReply, name: string): FastifyReply => {
     if (!files || !index) return sendError(securityHeaders(reply), 503, UI_NOT_BUILT);
     // Map.get with an own-key map: names like __proto__ or constructor are simply absent.
-    const file = files.get(name) ?? (CLIENT_ROUTE.test(name) ? index : undefined);
+    const file = files.get(name) ?? (isClientRoute(name) ? index : undefined);
     if (!file) return sendError(securityHeaders(reply), 404, UI_NOT_FOUND);
     return sendFile(request, reply, file);
   };

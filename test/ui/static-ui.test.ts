@@ -99,9 +99,20 @@ describe('web UI static files under /ui/', () => {
     assert.equal(style.headers['cache-control'], IMMUTABLE);
   });
 
-  it('client routes (deep links) get index.html', async () => {
+  it('client routes (deep links, any conversation key, unknown pages) get index.html', async () => {
     const index = await get('/ui/');
-    for (const url of ['/ui/chat', '/ui/chat/main/ui-0123abcd', '/ui/agents/main/workspace', '/ui/login']) {
+    for (const url of [
+      '/ui/chat',
+      '/ui/chat/main/ui-0123abcd',
+      '/ui/agents/main/workspace',
+      '/ui/login',
+      // Conversations of other channels, as the chat page links them (issue 20.2).
+      '/ui/chat/main/agent%3Amain%3Achannel%3Acron%3Ascope%3Amain%3Acron-7f2a',
+      '/ui/chat/main/agent%3Amain%3Achannel%3Aslack%3Ascope%3Athread%3A1700000000.123456',
+      '/ui/chat/main/agent%3Amain%3Achannel%3Afeishu%3Ascope%3Aper_peer%3Aou_%E4%BD%A0%E5%A5%BD',
+      // A page that does not exist: the UI shows its own not-found page.
+      '/ui/no-such-page/deeper',
+    ]) {
       const response = await get(url);
       assert.equal(response.statusCode, 200, url);
       assert.equal(response.body, index.body, url);

@@ -1,6 +1,6 @@
 // The shell: navigation from the routes table, the current page, toasts and the shared dialogs.
 // The login page replaces the shell while /ui/login is open.
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { setToken, signedIn } from './api.ts';
 import { LoginPage } from './pages/login.tsx';
 import { href, navigate, useSegments } from './router.ts';
@@ -10,6 +10,7 @@ import { ConfirmHost } from './ui/confirm.tsx';
 import { Icon } from './ui/icons.tsx';
 import { theme, toggleTheme } from './ui/theme.ts';
 import { ToastHost } from './ui/toast.tsx';
+import { useEscape } from './ui/use-escape.ts';
 
 function ThemeButton() {
   const current = useStore(theme);
@@ -27,19 +28,36 @@ function ThemeButton() {
   );
 }
 
+/** An address under /ui/ that names no page: said so, with a way back, instead of a silent redirect. */
+function NotFoundPage() {
+  return (
+    <section class="page" aria-labelledby="not-found-title">
+      <h1 id="not-found-title">Page not found</h1>
+      <p>
+        There is no page at <code>{window.location.pathname}</code>.
+      </p>
+      <p>
+        <a href={href(HOME)}>Go to Chat</a>
+      </p>
+    </section>
+  );
+}
+
 export function App() {
   const segments = useSegments();
   const loggedIn = useStore(signedIn);
   const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [first = '', ...params] = segments;
   const route = ROUTES.find((entry) => entry.path === first);
 
   useEffect(() => {
-    if (first !== 'login' && !route) navigate(href(HOME), { replace: true });
-  }, [first, route]);
+    if (first === '') navigate(href(HOME), { replace: true });
+  }, [first]);
   useEffect(() => setMenuOpen(false), [segments.join('/')]);
+  useEscape(menuOpen, closeMenu);
   useEffect(() => {
-    const label = first === 'login' ? 'Sign in' : route?.label;
+    const label = first === 'login' ? 'Sign in' : (route?.label ?? (first ? 'Not found' : undefined));
     document.title = label ? `${label} · Agent Service` : 'Agent Service';
   }, [first, route]);
 
@@ -103,7 +121,7 @@ export function App() {
       </nav>
       <div class="nav-backdrop" onClick={() => setMenuOpen(false)} />
       <main id="main" class="main" tabIndex={-1}>
-        {Page && <Page params={params} />}
+        {Page ? <Page params={params} /> : first !== '' && <NotFoundPage />}
       </main>
       <ToastHost />
       <ConfirmHost />

@@ -1,6 +1,7 @@
 // Client-side routing under /ui/: the path after /ui/ split into segments. The first segment picks
 // a page from the routes table (routes.ts); the rest are that page's own (an agent id, a tab...).
 import { createStore, useStore } from './store.ts';
+import { confirmLeave, wouldLoseChanges } from './ui/unsaved.ts';
 
 export const BASE = '/ui/';
 
@@ -19,7 +20,20 @@ function currentSegments(): string[] {
 }
 
 const location = createStore<string[]>(currentSegments());
-window.addEventListener('popstate', () => location.set(currentSegments()));
+let shownPath = window.location.pathname + window.location.search;
+window.addEventListener('popstate', () => {
+  const target = window.location.pathname + window.location.search;
+  if (!wouldLoseChanges(target)) {
+    shownPath = target;
+    location.set(currentSegments());
+    return;
+  }
+  // Back or forward out of an editor with unsaved changes: stay until the user agrees to leave.
+  window.history.pushState(null, '', shownPath);
+  void confirmLeave(target).then((ok) => {
+    if (ok) navigate(target, { replace: true });
+  });
+});
 
 /** The URL of a route: href('chat', 'main') is /ui/chat/main. */
 export function href(...segments: string[]): string {
@@ -30,6 +44,7 @@ export function navigate(url: string, options: { replace?: boolean } = {}): void
   if (url === window.location.pathname + window.location.search) return;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
+  shownPath = window.location.pathname + window.location.search;
   location.set(currentSegments());
 }
 
@@ -47,6 +62,9 @@ export function interceptLinks(root: HTMLElement): void {
     const url = new URL(anchor.href, window.location.href);
     if (url.origin !== window.location.origin || !url.pathname.startsWith(BASE)) return;
     event.preventDefault();
-    navigate(url.pathname + url.search);
+    const target = url.pathname + url.search;
+    void confirmLeave(target).then((ok) => {
+      if (ok) navigate(target);
+    });
   });
 }

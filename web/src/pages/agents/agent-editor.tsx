@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
+import { useUnsavedChanges } from '../../ui/unsaved.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
 import { confirmDelete } from '../../ui/confirm.tsx';
@@ -46,9 +47,18 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
   const current = TABS.find((entry) => entry.id === tab) ?? TABS[0];
   const tabs = isNew ? TABS.filter((entry) => entry.id !== 'skills' && entry.id !== 'workspace') : TABS;
 
+  const [template, setTemplate] = useState<AgentDefinition | null>(null);
+  const dirty =
+    draft !== null &&
+    JSON.stringify(isNew ? template : view && stripStatus(view)) !== JSON.stringify(draft);
+  useUnsavedChanges(dirty && !saving, isNew ? 'the new agent' : `agent "${agentId}"`, href('agents', agentId ?? 'new'));
+
   useEffect(() => {
     if (isNew) {
-      api<AgentDefinition>('/agent-template').then(setDraft, () => undefined);
+      api<AgentDefinition>('/agent-template').then((loaded) => {
+        setTemplate(loaded);
+        setDraft(loaded);
+      }, () => undefined);
       return;
     }
     api<AgentView>(`/agents/${encodeURIComponent(agentId)}`, { quiet: true }).then(
@@ -71,7 +81,6 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
     );
   if (!draft) return <p class="muted pad">Loading…</p>;
 
-  const dirty = isNew || (view !== null && JSON.stringify(stripStatus(view)) !== JSON.stringify(draft));
   const tabHref = (id: string) => href('agents', agentId ?? 'new', id);
 
   const save = async () => {
@@ -165,7 +174,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
             </button>
           </>
         )}
-        <button type="button" class="btn btn-primary" disabled={!dirty || saving} onClick={() => void save()}>
+        <button type="button" class="btn btn-primary" disabled={(!dirty && !isNew) || saving} onClick={() => void save()}>
           {isNew ? 'Create' : 'Save'}
         </button>
       </div>

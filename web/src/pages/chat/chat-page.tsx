@@ -1,6 +1,7 @@
 // Chat: pick an agent (main by default), pick or start a conversation, and talk to it. History comes
 // from the server, so a reload shows the same conversation; "New conversation" keeps the old one.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useEscape } from '../../ui/use-escape.ts';
 import { api, apiAll, ApiError, request, streamEvents } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
@@ -44,6 +45,8 @@ export function ChatPage({ params }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [demo, setDemo] = useState(false);
   const [listOpen, setListOpen] = useState(false);
+  const closeList = useCallback(() => setListOpen(false), []);
+  useEscape(listOpen, closeList);
   const controller = useRef<AbortController | null>(null);
 
   const agentId = agentParam ?? '';
@@ -208,6 +211,7 @@ export function ChatPage({ params }: PageProps) {
   };
 
   const retry = () => {
+    if (readOnly) return;
     let index = -1;
     items.forEach((item, at) => {
       if (item.kind === 'user') index = at;
@@ -325,7 +329,7 @@ export function ChatPage({ params }: PageProps) {
                 ? 'The history could not be loaded.'
                 : `Start a conversation with ${agent ? agentName(agent) : agentId}.`
           }
-          onRetry={retry}
+          onRetry={readOnly ? undefined : retry}
           onCopy={copy}
         />
         <Composer

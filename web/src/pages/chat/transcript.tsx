@@ -44,7 +44,8 @@ function Assistant({
 }: {
   item: AssistantItem;
   last: boolean;
-  onRetry: () => void;
+  /** Absent where the conversation cannot be continued (another channel's): no Retry then. */
+  onRetry?: (() => void) | undefined;
   onCopy: (text: string) => void;
 }) {
   const busy = item.status === 'streaming';
@@ -85,7 +86,7 @@ function Assistant({
           {item.text && (
             <IconButton icon="copy" label="Copy answer" title="Copy" onClick={() => onCopy(item.text)} />
           )}
-          {last && <IconButton icon="retry" label="Retry" title="Retry" onClick={onRetry} />}
+          {last && onRetry && <IconButton icon="retry" label="Retry" title="Retry" onClick={onRetry} />}
         </div>
       )}
     </article>
@@ -95,7 +96,7 @@ function Assistant({
 interface Props {
   items: ChatItem[];
   emptyText: string;
-  onRetry: () => void;
+  onRetry?: (() => void) | undefined;
   onCopy: (text: string) => void;
 }
 

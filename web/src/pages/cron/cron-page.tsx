@@ -9,6 +9,7 @@ import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { AgentFilter, useAgentIds } from '../../ui/agent-filter.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
+import { useEditedDraft } from '../../ui/unsaved.ts';
 import '../../styles/manage.css';
 
 interface CronRun {
@@ -158,12 +159,10 @@ export function CronPage(_props: PageProps) {
   const [tasks, setTasks] = useState<CronTask[] | null>(null);
   const agents = useAgentIds();
   const [agentFilter, setAgentFilter] = useState('');
-  const [draft, setDraft] = useState<{
-    name: string;
-    schedule: string;
-    target: string;
-    message: string;
-  } | null>(null);
+  const editor = useEditedDraft<{ name: string; schedule: string; target: string; message: string }>(
+    (value) => (value.name ? `the new task "${value.name}"` : 'the new task'),
+  );
+  const draft = editor.value;
   const [history, setHistory] = useState<CronTask | null>(null);
   const [running, setRunning] = useState<string | null>(null);
 
@@ -184,7 +183,7 @@ export function CronPage(_props: PageProps) {
     try {
       const task = await api<CronTask>('/cron', { method: 'POST', body: draft });
       toast(`Task "${task.name}" created`, 'success');
-      setDraft(null);
+      editor.discard();
       await reload();
     } catch {
       // toasted: the message names the bad field
@@ -252,7 +251,7 @@ export function CronPage(_props: PageProps) {
           type="button"
           class="btn btn-primary"
           onClick={() =>
-            setDraft({
+            editor.open({
               name: '',
               schedule: '0 0 9 * * 1-5',
               target: agentFilter || (agents.includes('main') ? 'main' : (agents[0] ?? '')),
@@ -350,9 +349,9 @@ export function CronPage(_props: PageProps) {
       <Dialog
         title="New cron task"
         open={draft !== null}
-        onClose={() => setDraft(null)}
+        onClose={() => void editor.close()}
         wide
-        actions={<FormActions form="cron-form" submitLabel="Create" onCancel={() => setDraft(null)} />}
+        actions={<FormActions form="cron-form" submitLabel="Create" onCancel={() => void editor.close()} />}
       >
         {draft && (
           <form id="cron-form" class="stack" onSubmit={(event) => void create(event)}>
@@ -364,7 +363,7 @@ export function CronPage(_props: PageProps) {
                   required
                   maxLength={200}
                   value={draft.name}
-                  onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })}
+                  onInput={(event) => editor.change({ ...draft, name: event.currentTarget.value })}
                 />
               </label>
               <label class="field">
@@ -373,7 +372,7 @@ export function CronPage(_props: PageProps) {
                   class="input"
                   required
                   value={draft.target}
-                  onChange={(event) => setDraft({ ...draft, target: event.currentTarget.value })}
+                  onChange={(event) => editor.change({ ...draft, target: event.currentTarget.value })}
                 >
                   {agents.map((id) => (
                     <option key={id} value={id}>
@@ -388,7 +387,7 @@ export function CronPage(_props: PageProps) {
                   class="input mono"
                   required
                   value={draft.schedule}
-                  onInput={(event) => setDraft({ ...draft, schedule: event.currentTarget.value })}
+                  onInput={(event) => editor.change({ ...draft, schedule: event.currentTarget.value })}
                 />
                 <span class="field-help">
                   Six fields: second minute hour day month weekday (0 or 7 is Sunday).
@@ -400,7 +399,7 @@ export function CronPage(_props: PageProps) {
                   class="input"
                   value=""
                   onChange={(event) =>
-                    event.currentTarget.value && setDraft({ ...draft, schedule: event.currentTarget.value })
+                    event.currentTarget.value && editor.change({ ...draft, schedule: event.currentTarget.value })
                   }
                 >
                   <option value="">Choose a preset…</option>
@@ -421,7 +420,7 @@ export function CronPage(_props: PageProps) {
                   rows={4}
                   required
                   value={draft.message}
-                  onInput={(event) => setDraft({ ...draft, message: event.currentTarget.value })}
+                  onInput={(event) => editor.change({ ...draft, message: event.currentTarget.value })}
                 />
               </label>
             </div>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
+import { useUnsavedChanges } from '../../ui/unsaved.ts';
 import { CodeEditor } from '../../ui/code-editor.tsx';
 import { confirmDelete } from '../../ui/confirm.tsx';
 import { Icon } from '../../ui/icons.tsx';
@@ -46,6 +47,9 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       else if (error instanceof ApiError && error.status !== 401) toast(error.message, 'error');
     });
   }, [chainId]);
+
+  const changed = isNew ? text !== NEW_CHAIN_TEXT : view !== null && definitionText(view) !== text;
+  useUnsavedChanges(changed && !busy, isNew ? 'the new rule chain' : `rule chain "${chainId}"`, href('rules', chainId ?? 'new'));
 
   // A stored load error (a file broken by hand) is shown at its node once the text is there.
   useEffect(() => {
@@ -176,7 +180,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
     }
   };
 
-  const dirty = isNew || (view !== null && definitionText(view) !== text);
+  const dirty = isNew || changed;
   const agentChain = view !== null && isAgentChain(view);
   return (
     <div class="editor stack">

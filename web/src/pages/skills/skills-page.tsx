@@ -9,6 +9,7 @@ import { confirmDelete } from '../../ui/confirm.tsx';
 import { Dialog, FormActions } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
+import { useEditedDraft } from '../../ui/unsaved.ts';
 import { uploadForm } from '../../ui/upload.ts';
 import '../../styles/manage.css';
 
@@ -109,7 +110,10 @@ export function SkillsPage({ params }: PageProps) {
     params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
   const agents = useAgentIds();
   const [skills, setSkills] = useState<Skill[] | null>(null);
-  const [editing, setEditing] = useState<{ skill: Skill; isNew: boolean } | null>(null);
+  const editor = useEditedDraft<{ skill: Skill; isNew: boolean }>(({ skill, isNew }) =>
+    isNew ? 'the new skill' : `skill "${skill.name}"`,
+  );
+  const editing = editor.value;
   const [copying, setCopying] = useState<{ skill: Skill; target: string; newName: string } | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const collection = base(scope);
@@ -150,7 +154,7 @@ export function SkillsPage({ params }: PageProps) {
         });
       }
       toast(`Skill "${skill.name}" saved`, 'success');
-      setEditing(null);
+      editor.discard();
       await reload();
     } catch {
       // toasted
@@ -162,7 +166,7 @@ export function SkillsPage({ params }: PageProps) {
     try {
       const query = scope.kind === 'global' ? { scope: 'global' } : {};
       const fresh = await api<Skill>(`${collection}/${encodeURIComponent(skill.name)}`, { query });
-      setEditing({ skill: fresh, isNew: false });
+      editor.open({ skill: fresh, isNew: false });
     } catch {
       // toasted
     }
@@ -259,7 +263,7 @@ export function SkillsPage({ params }: PageProps) {
           type="button"
           class="btn btn-primary"
           onClick={() =>
-            setEditing({
+            editor.open({
               skill: {
                 name: '',
                 description: '',
@@ -334,8 +338,8 @@ export function SkillsPage({ params }: PageProps) {
       )}
       <SkillDialog
         editing={editing}
-        onChange={(skill) => editing && setEditing({ ...editing, skill })}
-        onClose={() => setEditing(null)}
+        onChange={(skill) => editing && editor.change({ ...editing, skill })}
+        onClose={() => void editor.close()}
         onSave={() => void save()}
       />
       <Dialog
