@@ -19,6 +19,8 @@ export const DEFAULT_AGENT_ID = 'main';
 export interface ChainStatus {
   loaded: boolean;
   error?: string;
+  /** What is wrong with the loaded chain now (an MCP server that could not start). */
+  problems?: string[];
   agentId?: string;
 }
 
@@ -129,6 +131,8 @@ export class ChainCatalog {
     };
     const status: ChainStatus = { loaded: this.engine.isLoaded(entry.location.id) };
     if (entry.error) status.error = entry.error;
+    const problems = this.engine.problemsOf(entry.location.id);
+    if (problems.length > 0) status.problems = problems;
     if (entry.location.agentId) status.agentId = entry.location.agentId;
     return { ...(redactChainSecrets(definition) as Omit<ChainView, 'status'>), status };
   }

@@ -47,7 +47,8 @@ function itemSegment(item: unknown, index: number): Segment {
  * put in its place. Returns a copy; the input is not changed.
  */
 function mapSecrets(value: unknown, visit: (text: string, path: Path) => string, path: Path = []): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => mapSecrets(item, visit, [...path, itemSegment(item, index)]));
+  if (Array.isArray(value))
+    return value.map((item, index) => mapSecrets(item, visit, [...path, itemSegment(item, index)]));
   if (!value || typeof value !== 'object') return value;
   const parent = path[path.length - 1];
   const out: Record<string, unknown> = {};
@@ -86,7 +87,9 @@ export function restoreChainSecrets(body: unknown, stored: unknown): unknown {
     const where = path.join('.');
     const value = known.get(where);
     if (value === undefined)
-      throw invalid(`${where}: "${SECRET_MARK}" stands for a stored secret, but none is stored here; send the value`);
+      throw invalid(
+        `${where}: "${SECRET_MARK}" stands for a stored secret, but none is stored here; send the value`,
+      );
     return value;
   });
 }

@@ -116,6 +116,7 @@ export class RuleEngine {
     } else {
       this.chains.set(id, { compiled, inFlight: 0, retired: false });
       this.disabled.delete(id);
+      for (const node of compiled.nodes.values()) node.instance.start?.();
     }
     if (previous) await this.retire(previous);
   }
@@ -137,6 +138,15 @@ export class RuleEngine {
 
   loadedIds(): string[] {
     return [...this.chains.keys()];
+  }
+
+  /** What the nodes of a loaded chain report as wrong now, each prefixed with its node. */
+  problemsOf(id: string): string[] {
+    const loaded = this.chains.get(id);
+    if (!loaded) return [];
+    return [...loaded.compiled.nodes.values()].flatMap((node) =>
+      (node.instance.problems?.() ?? []).map((problem) => `node "${node.id}": ${problem}`),
+    );
   }
 
   /** The definition of a loaded chain, as it was loaded. */

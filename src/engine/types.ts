@@ -130,6 +130,13 @@ export interface NodeInstance {
   process(message: RuleMessage, context: NodeContext): Promise<NodeOutput[]>;
   /** Frees what the node holds (sandboxes, connections) when its chain is unloaded or replaced. */
   destroy?(): void | Promise<void>;
+  /**
+   * Called once the node's chain is in service (never for a definition that is only validated): starts
+   * background work such as connecting to the node's MCP servers.
+   */
+  start?(): void;
+  /** What is wrong with the node now, in words (an MCP server that could not start); empty when nothing. */
+  problems?(): string[];
   /** Join nodes only: how long to wait for the branches and how the arrived messages become one. */
   join?: JoinBehaviour;
 }
@@ -151,6 +158,7 @@ export interface JoinArrival {
 /** Where pino-style loggers plug in (`services.logger`); the `log` node writes here when present. */
 export interface EngineLogger {
   info(details: Record<string, unknown>, text: string): void;
+  warn?(details: Record<string, unknown>, text: string): void;
 }
 
 /** Where nodes that call out (restApiCall) may connect. */

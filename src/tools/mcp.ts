@@ -159,6 +159,8 @@ export class McpConnection {
       ...(this.options.env ? { env: this.options.env } : {}),
       ...(this.options.cwd ? { cwd: this.options.cwd } : {}),
     });
+    // The tail describes the latest start only.
+    this.stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });

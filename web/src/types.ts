@@ -3,6 +3,8 @@
 export interface ChainStatus {
   loaded: boolean;
   error?: string;
+  /** What is wrong with the loaded agent or chain now (an MCP server that could not start). */
+  problems?: string[];
   agentId?: string;
 }
 

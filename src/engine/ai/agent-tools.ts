@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import { createBuiltinTool } from '../../tools/builtin.ts';
-import { McpConnection } from '../../tools/mcp.ts';
+import { McpConnection, type McpConnectionOptions } from '../../tools/mcp.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
@@ -53,6 +53,54 @@ function fromTool(tool: Tool, timeoutMs: number, description?: string): BoundToo
   };
 }
 
+interface McpServer {
+  connection: McpConnection;
+  entry: ToolEntry;
+  /** Why the last attempt to start or list the server failed; undefined once it works. */
+  problem: string | undefined;
+}
+
+const stringRecord = z.record(z.string(), z.string());
+const mcpConfigSchema = z.object({
+  server: z.union([z.string().min(1), z.array(z.string()).min(1)], {
+    error: 'tools: an mcp tool needs config.server (a URL or a command)',
+  }),
+  env: stringRecord.optional(),
+  headers: stringRecord.optional(),
+  cwd: z.string().optional(),
+  connectTimeout: z.int().positive().max(600_000).optional(),
+});
+
+/** A server's connection settings from an mcp tool entry: `server`, `env`, `headers`, `cwd`. */
+function mcpOptions(entry: ToolEntry): McpConnectionOptions {
+  const parsed = mcpConfigSchema.safeParse(entry.config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `tools: mcp config.${issue.path.join('.')}: ` : '';
+    throw new AppError('invalid', `${where}${issue?.message ?? 'invalid mcp tool config'}`);
+  }
+  const { server, env, headers, cwd, connectTimeout } = parsed.data;
+  return {
+    server,
+    timeoutMs: entry.timeout,
+    ...(env ? { env } : {}),
+    ...(headers ? { headers } : {}),
+    ...(cwd ? { cwd } : {}),
+    ...(connectTimeout ? { connectTimeoutMs: connectTimeout } : {}),
+  };
+}
+
+/** The text with the values of the entry's env and headers (its secrets) replaced by ***. */
+function hideConfigSecrets(text: string, entry: ToolEntry): string {
+  const values = [entry.config['env'], entry.config['headers']].flatMap((record) =>
+    record && typeof record === 'object' ? Object.values(record as Record<string, unknown>) : [],
+  );
+  let out = text;
+  for (const value of values)
+    if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('***');
+  return out;
+}
+
 export interface ToolSetDeps {
   chainDefinition: (id: string) => RuleChainDefinition | undefined;
 }
@@ -62,7 +110,7 @@ export interface ToolSetDeps {
  */
 export class AgentToolSet {
   private readonly fixed: BoundTool[] = [];
-  private readonly mcp: Array<{ connection: McpConnection; entry: ToolEntry }> = [];
+  private readonly mcp: McpServer[] = [];
 
   constructor(
     entries: ToolEntry[],
@@ -81,20 +129,9 @@ export class AgentToolSet {
         case 'agent':
           this.fixed.push(this.agentTool(entry));
           break;
-        case 'mcp': {
-          const server = entry.config['server'];
-          if (
-            typeof server !== 'string' &&
-            !(Array.isArray(server) && server.every((s) => typeof s === 'string'))
-          ) {
-            throw new AppError('invalid', 'tools: an mcp tool needs config.server (a URL or a command)');
-          }
-          this.mcp.push({
-            connection: new McpConnection({ server: server as string | string[], timeoutMs: entry.timeout }),
-            entry,
-          });
+        case 'mcp':
+          this.mcp.push({ connection: new McpConnection(mcpOptions(entry)), entry, problem: undefined });
           break;
-        }
       }
     }
   }
@@ -157,17 +194,47 @@ export class AgentToolSet {
     };
   }
 
-  /** Every tool of the node; MCP servers are listed here on first use (a failed one is skipped). */
+  /**
+   * Every tool of the node; MCP servers are listed here on first use. A server that fails is left out
+   * of this turn, reported through `onProblem` (once per new failure) and shown by `problems()` until
+   * it works again.
+   */
   async tools(onProblem: (text: string) => void): Promise<BoundTool[]> {
     const tools = [...this.fixed];
-    for (const { connection, entry } of this.mcp) {
-      try {
-        for (const tool of await connection.tools()) tools.push(fromTool(tool, entry.timeout));
-      } catch (error) {
-        onProblem(`MCP server ${connection.label} is unavailable: ${errorMessage(error)}`);
-      }
-    }
+    const listed = await Promise.all(this.mcp.map((server) => this.listServer(server, onProblem)));
+    for (const [index, server] of this.mcp.entries())
+      for (const tool of listed[index] ?? []) tools.push(fromTool(tool, server.entry.timeout));
     return tools;
+  }
+
+  /** Connects every MCP server now, so one that cannot start is known before the first turn. */
+  probe(onProblem: (text: string) => void): Promise<void> {
+    return Promise.all(this.mcp.map((server) => this.listServer(server, onProblem))).then(() => undefined);
+  }
+
+  /** The MCP servers that failed on their last attempt, in words. */
+  problems(): string[] {
+    return this.mcp.flatMap((server) => (server.problem ? [server.problem] : []));
+  }
+
+  private async listServer(server: McpServer, onProblem: (text: string) => void): Promise<Tool[]> {
+    try {
+      const tools = await server.connection.tools();
+      server.problem = undefined;
+      return tools;
+    } catch (error) {
+      // Let the last stderr output of a server that just exited arrive before it is quoted.
+      await new Promise((resolve) => setImmediate(resolve));
+      const stderr = server.connection.stderrTail.trim().split('\n').slice(-3).join(' | ');
+      const problem = hideConfigSecrets(
+        `MCP tool "${server.entry.name || server.connection.label}" is unavailable: ${errorMessage(error)}` +
+          (stderr ? ` (stderr: ${stderr})` : ''),
+        server.entry,
+      );
+      if (problem !== server.problem) onProblem(problem);
+      server.problem = problem;
+      return [];
+    }
   }
 
   async close(): Promise<void> {

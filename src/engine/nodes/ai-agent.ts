@@ -21,7 +21,7 @@ import {
   responseFormatSchema,
   wireParams,
 } from './ai-io.ts';
-import type { NodeDefinition } from '../types.ts';
+import type { EngineLogger, NodeDefinition } from '../types.ts';
 import { nodeEnv, referencedOutputs } from './node-env.ts';
 import { compilePresets, presetMessagesSchema, renderPresets } from './preset-messages.ts';
 
@@ -113,13 +113,16 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
     category: 'ai',
     relations: ['Success', 'Failure'],
     configSchema,
-    create(config, { chainId, nodeId, vars, references }) {
+    create(config, { chainId, nodeId, vars, references, services }) {
       const prompt = Template.compile(config.systemPrompt);
       const scope = { vars, global: deps.globals };
       const presets = compilePresets(config.messages, `node "${nodeId}"`);
       // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
       replyFormat(config.params);
       const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
+      const logger = services['logger'] as EngineLogger | undefined;
+      const reportProblem = (problem: string) =>
+        logger?.warn?.({ chainId, nodeId }, `agent "${chainId}": ${problem}`);
       const listing = new FolderListing();
       const skillListing = new SkillListing();
       // The skills list tells the model to call the `skill` tool, so only agents that have it get it.
@@ -163,7 +166,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           const ownSystem = inputs.some((entry) => entry.role === 'system');
           const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
           const format = replyFormat(params);
-          const tools = await toolSet.tools(() => undefined);
+          const tools = await toolSet.tools(reportProblem);
           const result = await runAgentLoop({
             provider,
             model,
@@ -183,6 +186,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           return [{ relation: 'Success', message: replyMessage(message, result.text, format) }];
         },
         destroy: () => toolSet.close(),
+        start: () => void toolSet.probe(reportProblem),
+        problems: () => toolSet.problems(),
       };
     },
   };

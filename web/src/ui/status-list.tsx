@@ -4,6 +4,13 @@ import type { ComponentChildren } from 'preact';
 import type { ChainStatus } from '../types.ts';
 
 export function LoadBadge({ status }: { status: ChainStatus }) {
+  const problems = status.problems ?? [];
+  if (status.loaded && problems.length > 0)
+    return (
+      <span class="badge badge-warn" title={problems.join('\n')}>
+        {problems.length === 1 ? '1 problem' : `${problems.length} problems`}
+      </span>
+    );
   return status.loaded ? (
     <span class="badge badge-ok">loaded</span>
   ) : (

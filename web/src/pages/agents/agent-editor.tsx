@@ -49,16 +49,22 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
 
   const [template, setTemplate] = useState<AgentDefinition | null>(null);
   const dirty =
-    draft !== null &&
-    JSON.stringify(isNew ? template : view && stripStatus(view)) !== JSON.stringify(draft);
-  useUnsavedChanges(dirty && !saving, isNew ? 'the new agent' : `agent "${agentId}"`, href('agents', agentId ?? 'new'));
+    draft !== null && JSON.stringify(isNew ? template : view && stripStatus(view)) !== JSON.stringify(draft);
+  useUnsavedChanges(
+    dirty && !saving,
+    isNew ? 'the new agent' : `agent "${agentId}"`,
+    href('agents', agentId ?? 'new'),
+  );
 
   useEffect(() => {
     if (isNew) {
-      api<AgentDefinition>('/agent-template').then((loaded) => {
-        setTemplate(loaded);
-        setDraft(loaded);
-      }, () => undefined);
+      api<AgentDefinition>('/agent-template').then(
+        (loaded) => {
+          setTemplate(loaded);
+          setDraft(loaded);
+        },
+        () => undefined,
+      );
       return;
     }
     api<AgentView>(`/agents/${encodeURIComponent(agentId)}`, { quiet: true }).then(
@@ -174,7 +180,12 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
             </button>
           </>
         )}
-        <button type="button" class="btn btn-primary" disabled={(!dirty && !isNew) || saving} onClick={() => void save()}>
+        <button
+          type="button"
+          class="btn btn-primary"
+          disabled={(!dirty && !isNew) || saving}
+          onClick={() => void save()}
+        >
           {isNew ? 'Create' : 'Save'}
         </button>
       </div>
@@ -206,7 +217,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         ) : current.id === 'prompt' ? (
           <PromptTab definition={draft} onChange={setDraft} />
         ) : current.id === 'tools' ? (
-          <ToolsTab definition={draft} onChange={setDraft} />
+          <ToolsTab definition={draft} onChange={setDraft} problems={view?.status.problems} />
         ) : current.id === 'skills' && agentId ? (
           <SkillsTab agentId={agentId} />
         ) : current.id === 'workspace' && agentId ? (

@@ -16,11 +16,19 @@ interface ToolInfo {
 interface Props {
   definition: AgentDefinition;
   onChange: (definition: AgentDefinition) => void;
+  /** The saved agent's current problems (status.problems), shown at the MCP server they name. */
+  problems?: string[] | undefined;
+}
+
+/** The problem of the MCP tool named `name`, without the node prefix the server adds. */
+function mcpProblem(problems: string[], name: string | undefined): string | undefined {
+  const found = problems.find((problem) => problem.includes(`MCP tool "${name ?? ''}" `));
+  return found?.replace(/^node "[^"]*": /, '');
 }
 
 const KIND_LABEL = { rulechain: 'Rule chain', agent: 'Sub-agent' } as const;
 
-export function ToolsTab({ definition, onChange }: Props) {
+export function ToolsTab({ definition, onChange, problems = [] }: Props) {
   const [builtins, setBuiltins] = useState<ToolInfo[]>([]);
   const [chains, setChains] = useState<AgentView[]>([]);
   const [agents, setAgents] = useState<AgentView[]>([]);
@@ -145,6 +153,11 @@ export function ToolsTab({ definition, onChange }: Props) {
                 }
               />
               <IconButton icon="trash" label="Remove MCP server" onClick={() => removeAt(index)} />
+              {mcpProblem(problems, tool.name) && (
+                <p class="note note-error tool-problem" role="alert">
+                  {mcpProblem(problems, tool.name)}
+                </p>
+              )}
             </div>
           ),
         )}
