@@ -31,6 +31,14 @@ const fresh =
 if (fresh && process.env.AGENT_SERVICE_FROM_SOURCE !== '1') {
   await import(pathToFileURL(compiled).href);
 } else {
+  // Said, not silent: the start is slower, and `npm run build` makes it fast again. Only on a terminal,
+  // so scripts and pipes read exactly what they asked for.
+  if (process.stderr.isTTY && process.env.AGENT_SERVICE_FROM_SOURCE !== '1')
+    process.stderr.write(
+      existsSync(compiled)
+        ? 'note: src/ is newer than dist/: running from source (a slower start); `npm run build` updates dist/\n'
+        : 'note: dist/ is not built: running from source (a slower start); `npm run build` builds it\n',
+    );
   const { register } = await import('tsx/esm/api');
   register();
   await import(pathToFileURL(join(root, 'src', 'main.ts')).href);

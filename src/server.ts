@@ -107,6 +107,26 @@ async function jwtSecret(config: Config): Promise<string> {
   return (await readFile(path, 'utf8')).trim();
 }
 
+/** A failed listen in words, with what to do: another port for a busy one. */
+function listenFailure(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} on ${host} is already in use (another server is listening there); ` +
+        `start on another port with --port <n> (or set server.port in the config file)`,
+      { cause: error },
+    );
+  if (code === 'EACCES')
+    return new Error(`port ${port} on ${host} needs more privileges; use a port above 1023 with --port <n>`, {
+      cause: error,
+    });
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(`${host} is not an address of this machine; set --host (or server.host)`, {
+      cause: error,
+    });
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const say = options.say ?? ((line: string) => process.stderr.write(`${line}\n`));
   const found = await discoverConfigPath(options.config, options.cwd);
@@ -142,7 +162,7 @@ async function serve(
   lock: DataRootLock | undefined,
 ): Promise<RunningServer> {
   const config = store.current;
-  const services = await createServices(store, { jwtSecret: await jwtSecret(config) });
+  const services = await createServices(store, { jwtSecret: await jwtSecret(config), deferStart: true });
   const app = await buildApp({
     store,
     services,
@@ -180,8 +200,17 @@ async function serve(
   }
   for (const problem of services.models.problems()) say(`WARNING: ${problem}`);
 
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.server.host, port: config.server.port });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await services.close().catch(() => undefined);
+    throw listenFailure(error, config.server.host, config.server.port);
+  }
   await lock?.update(new URL(address).host);
+  // Only now that the server listens: cron tasks fire and chat platform accounts connect.
+  await services.start();
   say(`Agent Service listening on ${address} (config: ${configPath}, data: ${config.data.root_dir})`);
   return {
     app,

@@ -90,6 +90,12 @@ export interface Services {
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
   resources: ResourceServices;
+  /**
+   * Starts what reaches out on its own: cron tasks and the chat platform accounts. Called once the
+   * server listens (createServices calls it itself unless `deferStart`), so a start that fails
+   * (a busy port) never polls a platform or fires a task.
+   */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +105,8 @@ export interface ServiceOptions {
   /** Options of the model registry (tests shorten retry back-off). */
   models?: ModelRegistryOptions;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
+  deferStart?: boolean;
   /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
   channels?: Omit<ChannelManagerOptions, 'logger'> & {
     /** Options of the built-in adapters (tests point them at fakes). */
@@ -213,7 +221,6 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  await scheduler.start();
   const { platforms, adapters: replacements = [], ...channelOptions } = options.channels ?? {};
   // Adapters log through the manager's logger, which becomes the server's once it exists.
   const managerRef: { current?: ChannelManager } = {};
@@ -229,7 +236,6 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   managerRef.current = channels;
-  channels.start();
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const domain: DomainServices = {
     auth,
@@ -245,6 +251,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
+    async start() {
+      await scheduler.start();
+      channels.start();
+    },
     async close() {
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
@@ -255,7 +265,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await db.destroy();
     },
   };
-  return { ...domain, resources: createResourceServices(store, domain) };
+  const services = { ...domain, resources: createResourceServices(store, domain) };
+  if (!options.deferStart) await services.start();
+  return services;
 }
 
 /** Everything but the resource services, which are built over these. */

@@ -23,6 +23,12 @@ const REASONS: Record<string, string> = {
   UND_ERR_SOCKET: 'connection closed',
 };
 
+/** A TLS handshake answered by something that is not TLS (an HTTP server on that port). */
+function isTlsMismatch(cause: { code?: string; message?: string } | undefined): boolean {
+  const text = `${cause?.code ?? ''} ${cause?.message ?? ''}`;
+  return /EPROTO|SSL|wrong version number|packet length too long|unexpected eof/i.test(text);
+}
+
 export class ApiClient {
   constructor(
     readonly server: ServerAddress,
@@ -88,6 +94,12 @@ export class ApiClient {
 
   unreachable(error: unknown): CliError {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (this.server.url.startsWith('https:') && isTlsMismatch(cause)) {
+      const plain = this.server.url.replace(/^https:/, 'http:');
+      return new CliError(
+        `${this.server.url} does not answer HTTPS: it looks like a plain HTTP server; use --url ${plain}`,
+      );
+    }
     const reason = (cause?.code && REASONS[cause.code]) ?? cause?.message ?? (error as Error).message;
     const source = this.server.source;
     const from =

@@ -14,15 +14,21 @@ import { registerMessaging } from './commands/messaging.ts';
 import { registerProviders } from './commands/providers.ts';
 import { registerRules } from './commands/rules.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerSessions } from './commands/sessions.ts';
 import { registerService } from './commands/service.ts';
 import { registerSkills } from './commands/skills.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerWorkspace } from './commands/workspace.ts';
 
 const ADDRESS_HELP = `
-Server address: --url (host:port, http://host:port or .../api/v1), else SERVICE_URL, else the host
-and port of the config file (--config, ./config.yaml, ./configs/config.yaml, ~/.agent-service/config.yaml),
-else http://127.0.0.1:9527.
+Server address, the first that is set:
+  1. --url (host:port, http://host:port or .../api/v1)
+  2. SERVICE_URL
+  3. the server running on the config file's data root (its address is kept in <data root>/server.lock,
+     so a server started with --port is found)
+  4. the host and port of the config file (--config, ./config.yaml, ./configs/config.yaml,
+     ~/.agent-service/config.yaml)
+  5. http://127.0.0.1:9527
 Credentials: SERVICE_API_KEY, else (chat only) the first enabled api account key of the config file,
 else the token kept by \`agent-service login\` for that server.
 Exit codes: 0 done, 1 failed, 2 wrong usage.`;
@@ -57,6 +63,7 @@ export function buildProgram(cx: Context): Command {
   registerWorkspace(program, cx);
   registerCron(program, cx);
   registerMessaging(program, cx);
+  registerSessions(program, cx);
   registerAuth(program, cx);
   registerService(program, cx);
   return program;

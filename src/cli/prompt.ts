@@ -1,5 +1,5 @@
 // Reading secrets and answers from the user: echo off in a terminal (raw mode), or lines from a pipe.
-import { CliError } from './errors.ts';
+import { CliError, usageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 
 /** Lines of a piped stdin, read once and handed out one at a time. */
@@ -66,6 +66,21 @@ export async function confirm(io: CliIo, question: string): Promise<boolean> {
     io.stdin.resume();
   });
   return /^y(es)?$/i.test(answer);
+}
+
+/**
+ * Asks before a step that cannot be undone: `--yes` skips the question; on a terminal the user
+ * answers; with stdin piped (a script) it refuses, saying to add --yes. False when the user said no.
+ */
+export async function confirmOrYes(
+  io: CliIo,
+  yes: boolean | undefined,
+  question: string,
+  what: string,
+): Promise<boolean> {
+  if (yes) return true;
+  if (!io.stdin.isTTY) throw usageError(`${what} needs --yes when stdin is not a terminal`);
+  return confirm(io, question);
 }
 
 /** All of a piped stdin as text; empty for a terminal. */

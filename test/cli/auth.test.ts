@@ -88,7 +88,7 @@ describe('agent-service with authentication on', () => {
     assert.equal(key.code, 0, key.err);
     const apiKey = JSON.parse(key.out).apiKey as string;
     assert.ok(apiKey.length > 10);
-    const rotated = await cli(['api-key', 'rotate', '--url', t.url], t.home);
+    const rotated = await cli(['api-key', 'rotate', '--yes', '--url', t.url], t.home);
     assert.equal(rotated.code, 0, rotated.err);
     assert.notEqual(rotated.out.trim(), apiKey);
     const withKey = await cli(['config', 'get', 'security.requireAuth', '--url', t.url], t.home, {

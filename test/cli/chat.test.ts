@@ -27,8 +27,11 @@ describe('agent-service agent chat', () => {
     assert.match(result.out, /⚙ glob\(\{"pattern":"\*\*\/\*"\}\)\n {2}↳ no files match/);
     assert.match(result.out, /\[demo model\] The workspace has no files yet/);
     assert.match(result.out, /^cli-[0-9a-f]{8}\nnew session cli-[0-9a-f]{8}\n/m);
-    assert.match(result.out, /now talking to nobody/);
-    assert.match(result.err, /^error: .*HTTP 404/m, 'a failed turn is reported and the chat goes on');
+    // An unknown agent is refused where it is typed; the chat stays with main (issue 20.14).
+    assert.match(result.out, /cannot switch to nobody: model "nobody" does not exist/);
+    assert.doesNotMatch(result.out, /now talking to nobody/);
+    assert.equal(result.err, '', 'hello went to main and was answered');
+    assert.equal((result.out.match(/\[demo model\]/g) ?? []).length, 2, 'both messages were answered');
     assert.match(result.out, /unknown command \/bogus/);
     assert.doesNotMatch(result.out, /never sent/);
     assert.ok(!result.out.includes('\u001b['), 'no colours when piped');

@@ -35,12 +35,31 @@ describe('configuration API', () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/config' });
     assert.equal(response.statusCode, 200);
     const body = response.json();
-    assert.deepEqual(Object.keys(body).sort(), ['data', 'models', 'security', 'server']);
-    assert.deepEqual(body.server, { host: '127.0.0.1', port: 9527 });
+    // Every section and key of the file (issue 20.9), secrets shown as set.
+    assert.deepEqual(Object.keys(body).sort(), [
+      'agents',
+      'bindings',
+      'channels',
+      'cluster',
+      'data',
+      'engine',
+      'models',
+      'security',
+      'server',
+    ]);
+    assert.equal(body.server.host, '127.0.0.1');
+    assert.equal(body.server.port, 9527);
+    assert.equal(body.server.request_timeout_ms, 60_000);
     assert.equal(body.data.root_dir, `${t.dir}/data`);
     assert.equal(body.models.default_provider, 'openai');
     assert.equal(body.models.providers.openai.hasApiKey, true);
-    assert.deepEqual(body.security, { requireAuth: false, users: { admin: true } });
+    assert.equal(body.models.providers.openai.api_key, true);
+    assert.deepEqual(body.security, {
+      requireAuth: false,
+      users: { admin: true },
+      jwtExpire: '24h',
+      loginRateLimit: 10,
+    });
     assert.doesNotMatch(response.body, /sk-provider-secret-value|sk-secret-admin-key|changeme/);
   });
 

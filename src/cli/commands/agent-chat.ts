@@ -75,9 +75,20 @@ export async function runChat(
           cx.out(`${s.dim(`new session ${state.session}`)}\n`);
         } else if (name === '/session') cx.out(`${state.session}\n`);
         else if (name === '/agent' && rest[0]) {
-          state.agent = rest[0];
-          state.session = newSession();
-          cx.out(`${s.dim(`now talking to ${state.agent} (session ${state.session})`)}\n`);
+          const next = rest[0];
+          // Only an agent the server has (and this credential may use): a typo stays where it was.
+          const known = await api.get(`/models/${encodeURIComponent(next)}`).then(
+            () => true,
+            (error: unknown) => {
+              cx.out(`${s.yellow(`cannot switch to ${next}: ${(error as Error).message}`)}\n`);
+              return false;
+            },
+          );
+          if (known) {
+            state.agent = next;
+            state.session = newSession();
+            cx.out(`${s.dim(`now talking to ${state.agent} (session ${state.session})`)}\n`);
+          }
         } else if (name === '/agent')
           cx.out(`${s.dim(`talking to ${state.agent}; switch with /agent <id>`)}\n`);
         else cx.out(`${s.yellow(`unknown command ${name}`)}; /help lists them\n`);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ApiClient } from '../client.ts';
 import { findCredential, readCachedToken, removeCachedToken, saveCachedToken } from '../credentials.ts';
 import { CliError, usageError } from '../errors.ts';
-import { PipedLines, readSecret } from '../prompt.ts';
+import { PipedLines, confirmOrYes, readSecret } from '../prompt.ts';
 import { withJson, type Context } from '../context.ts';
 
 /** The JWT endpoints need a login; an API key from SERVICE_API_KEY would be refused. */
@@ -67,13 +67,21 @@ export function registerAuth(program: Command, cx: Context): void {
       cx.print(options.json, answer, () => `${answer.apiKey}\n`);
     },
   );
-  withJson(apiKey.command('rotate').description('make a new API key; the old one stops working')).action(
-    async (options: { json?: boolean }, command: Command) => {
-      const api = await loginClient(cx, command);
-      const answer = await api.json<{ apiKey: string }>('POST', '/auth/api-key');
-      cx.print(options.json, answer, () => `${answer.apiKey}\n`);
-    },
-  );
+  withJson(
+    apiKey
+      .command('rotate')
+      .description('make a new API key; the old one stops working')
+      .option('-y, --yes', 'do not ask (needed when stdin is not a terminal)'),
+  ).action(async (options: { json?: boolean; yes?: boolean }, command: Command) => {
+    const question = 'Make a new API key? The current one stops working at once.';
+    if (!(await confirmOrYes(cx.io, options.yes, question, 'rotating the API key'))) {
+      cx.note('not rotated: the current key still works');
+      return;
+    }
+    const api = await loginClient(cx, command);
+    const answer = await api.json<{ apiKey: string }>('POST', '/auth/api-key');
+    cx.print(options.json, answer, () => `${answer.apiKey}\n`);
+  });
 
   program
     .command('password')

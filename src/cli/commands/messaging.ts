@@ -1,4 +1,4 @@
-// `message send|channels`, `channels list`, `bindings list|set`, `sessions clear`: channels and routing.
+// `message send|channels`, `channels list`, `bindings list|set`: channels and routing.
 import type { Command } from 'commander';
 import { usageError } from '../errors.ts';
 import { enc, withJson, type Context } from '../context.ts';
@@ -192,33 +192,6 @@ export function registerMessaging(program: Command, cx: Context): void {
         cx.ok(
           options.remove ? `binding ${describeMatch(match)} removed` : `${describeMatch(match)} -> ${agent}`,
         );
-      },
-    );
-
-  const sessions = program.command('sessions').description('conversation histories');
-  sessions
-    .command('clear')
-    .description('forget a conversation')
-    .requiredOption('-s, --session <key>', "the chat's sessionId, or a full session key")
-    .option('-a, --agent <id>', 'agent id', 'main')
-    .option('--channel <platform>', 'channel of the session', 'api')
-    .option('--scope <scope>', 'session scope (main, per_peer, per_channel_peer, ...)')
-    .addHelpText('after', '\nExample:\n  agent-service sessions clear -a main -s cli-1a2b3c4d')
-    .action(
-      async (
-        options: { session: string; agent: string; channel: string; scope?: string },
-        command: Command,
-      ) => {
-        const api = await cx.api(command);
-        const answer = await api.json<{ success: boolean; message: string }>('POST', '/sessions/clear', {
-          body: {
-            agentId: options.agent,
-            sessionKey: options.session,
-            channel: options.channel,
-            ...(options.scope ? { scope: options.scope } : {}),
-          },
-        });
-        cx.ok(answer.message);
       },
     );
 }

@@ -109,8 +109,20 @@ export function registerRules(program: Command, cx: Context): void {
         }
         const api = await cx.api(command);
         const path = `/rules/${enc(id)}/execute${options.type ? `/${enc(options.type)}` : ''}`;
-        const answer = await api.json('POST', path, { body: data, query });
-        cx.out(`${typeof answer === 'string' ? answer : JSON.stringify(answer, null, 2)}\n`);
+        // A chain answers JSON, or text when its result is TEXT: each is printed as what it is.
+        const response = await api.send('POST', path, { body: data, query });
+        const body = await response.text();
+        const json = /^application\/json\b/i.test(response.headers.get('content-type') ?? '');
+        let shown = body;
+        if (json) {
+          try {
+            const answer: unknown = JSON.parse(body);
+            shown = typeof answer === 'string' ? answer : JSON.stringify(answer, null, 2);
+          } catch {
+            // a JSON type with a body that is not JSON: print it as it came
+          }
+        }
+        cx.out(shown.endsWith('\n') ? shown : `${shown}\n`);
       },
     );
 }

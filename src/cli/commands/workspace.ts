@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
-import { readAllStdin } from '../prompt.ts';
+import { confirmOrYes, readAllStdin } from '../prompt.ts';
 import { enc, withJson, type Context } from '../context.ts';
 
 interface Entry {
@@ -72,9 +72,30 @@ export function registerWorkspace(program: Command, cx: Context): void {
     });
 
   agentOption(
-    workspace.command('rm').description('delete a file or folder').argument('<path>', 'path'),
-  ).action(async (path: string, options: { agent: string }, command: Command) => {
+    workspace
+      .command('rm')
+      .description('delete a file or folder (a folder that is not empty: asks first)')
+      .argument('<path>', 'path')
+      .option('-y, --yes', 'do not ask (needed for a folder that is not empty when stdin is not a terminal)'),
+  ).action(async (path: string, options: { agent: string; yes?: boolean }, command: Command) => {
     const api = await cx.api(command);
+    const inside = await api
+      .get<Entry[]>(`/agents/${enc(options.agent)}/workspace/entries`, { path })
+      .catch(() => undefined); // a file (or nothing there): the delete itself says which
+    if (inside && inside.length > 0) {
+      const question = `Delete the folder ${path} and the ${inside.length} entries in it?`;
+      if (
+        !(await confirmOrYes(
+          cx.io,
+          options.yes,
+          question,
+          `deleting the folder ${path}, which is not empty,`,
+        ))
+      ) {
+        cx.note('not deleted');
+        return;
+      }
+    }
     await api.send('DELETE', `/agents/${enc(options.agent)}/workspace/entry`, { query: { path } });
     cx.ok(`deleted ${path} from ${options.agent}'s workspace`);
   });

@@ -1,17 +1,19 @@
 // Shapes of the config resource. A PUT body is a partial configuration: each section is merged
 // into the file and the whole result is validated by the config file's own schema.
 import { z } from 'zod';
+import { configSchema } from '../../config/schema.ts';
 
-export const configPatch = z.strictObject({
-  server: z.record(z.string(), z.unknown()).optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-  models: z.record(z.string(), z.unknown()).optional(),
-  security: z.record(z.string(), z.unknown()).optional(),
-  engine: z.record(z.string(), z.unknown()).optional(),
-  agents: z.record(z.string(), z.unknown()).optional(),
-  channels: z.record(z.string(), z.unknown()).optional(),
-  bindings: z.array(z.unknown()).optional(),
-});
+// Every section of the config file may be sent (bindings is a list, the others objects); the sections
+// come from the config schema, so a new section is writable (and readable in the view) at once.
+const section = z.record(z.string(), z.unknown()).optional();
+export const configPatch = z.strictObject(
+  Object.fromEntries(
+    Object.keys(configSchema.shape).map((name) => [
+      name,
+      name === 'bindings' ? z.array(z.unknown()).optional() : section,
+    ]),
+  ) as Record<keyof typeof configSchema.shape, typeof section>,
+);
 export const configUpdateAnswer = z.object({
   success: z.literal(true),
   message: z.string(),

@@ -29,29 +29,58 @@ const RESTART_KEYS = [
   ['engine', 'model_workers'],
 ] as const;
 
+/**
+ * Keys whose values are secrets anywhere in the config (api_key, app_secret, token, encrypt_key,
+ * signing_secret, jwtSecret, ...): views show `true` when one is set, and a view written back keeps
+ * what is stored.
+ */
+const SECRET_KEY = /(secret|token|password|api_?key|encrypt_key|aes_key)$/i;
+
+/** A copy of a config tree with every secret shown as set (true/false) and URL credentials as ***. */
+function redactTree(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') {
+    if (key !== undefined && SECRET_KEY.test(key)) return value !== '';
+    return redactUrlCredentials(value);
+  }
+  if (Array.isArray(value)) return value.map((item) => redactTree(item));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redactTree(item, name)]));
+  return value;
+}
+
+/**
+ * The whole configuration, every section and key (so every key that can be set can be read), with
+ * no secret: secrets are `true` when set, user passwords `true`, URL credentials `***`.
+ */
 export function configView(config: Config) {
-  return {
-    server: { host: config.server.host, port: config.server.port },
-    data: {
-      root_dir: config.data.root_dir,
-      logs_dir: config.data.logs_dir,
-      // A postgres:// URL may carry a password: shown as postgres://***@host/db.
-      database_url: redactUrlCredentials(config.data.database_url),
-    },
-    models: {
-      default_provider: config.models.default_provider,
-      providers: Object.fromEntries(
-        Object.keys(config.models.providers).map((id) => {
-          const { id: _id, default: _default, ...rest } = providerView(config, id);
-          return [id, rest];
-        }),
-      ),
-    },
-    security: {
-      requireAuth: config.security.requireAuth,
-      users: Object.fromEntries(Object.keys(config.security.users).map((name) => [name, true])),
-    },
+  const view = redactTree(config) as Record<string, unknown>;
+  view['models'] = {
+    default_provider: config.models.default_provider,
+    providers: Object.fromEntries(
+      Object.entries(config.models.providers).map(([id, provider]) => {
+        const { id: _id, default: _default, ...shown } = providerView(config, id);
+        return [id, { ...(redactTree(provider) as object), ...shown }];
+      }),
+    ),
   };
+  view['security'] = {
+    ...(view['security'] as object),
+    users: Object.fromEntries(Object.keys(config.security.users).map((name) => [name, true])),
+  };
+  return view;
+}
+
+/** Drops secrets sent back as views show them (true / false): what is stored stays. */
+function dropShownSecrets(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) dropShownSecrets(item);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [name, item] of Object.entries(value)) {
+    if (typeof item === 'boolean' && SECRET_KEY.test(name)) delete value[name];
+    else dropShownSecrets(item);
+  }
 }
 
 type Patch = Record<string, unknown>;
@@ -78,6 +107,9 @@ function stripViewFields(patch: Patch, config: Config): Patch {
   const data = patch['data'];
   if (isObject(data) && typeof data['database_url'] === 'string')
     data['database_url'] = restoreUrlCredentials(data['database_url'], config.data.database_url);
+  const cluster = patch['cluster'];
+  if (isObject(cluster) && typeof cluster['redis_url'] === 'string')
+    cluster['redis_url'] = restoreUrlCredentials(cluster['redis_url'], config.cluster.redis_url);
   const channels = patch['channels'];
   if (isObject(channels)) {
     for (const platform of Object.values(channels)) {
@@ -86,6 +118,7 @@ function stripViewFields(patch: Patch, config: Config): Patch {
         for (const account of Object.values(accounts)) if (isObject(account)) delete account['hasSecret'];
     }
   }
+  dropShownSecrets(patch);
   return patch;
 }
 
