@@ -21,7 +21,7 @@ export const readConfigSchema = z.object({
   lineNumbers: z
     .boolean()
     .default(true)
-    .meta({ title: 'Line numbers', description: 'Prefix each line with its number, as `cat -n` does.' }),
+    .meta({ title: 'Line numbers', description: 'Prefix each line with its number, as cat -n does.' }),
 });
 
 export type ReadConfig = z.input<typeof readConfigSchema>;

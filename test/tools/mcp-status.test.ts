@@ -90,16 +90,18 @@ describe('MCP servers that cannot start', () => {
     assert.equal(warnings.length, 2);
   });
 
-  it('refuses an mcp tool without a server, or with env values that are not text', async () => {
+  it('refuses an mcp tool without a server, or with env values that are not text; says "an agent tool"', async () => {
     t = await createTestApp();
-    for (const [config, pattern] of [
-      [{}, /an mcp tool needs config\.server/],
-      [{ server: 'x', env: { A: 1 } }, /mcp config\.env\.A/],
+    for (const [tool, pattern] of [
+      [{ type: 'mcp', name: 'm', config: {} }, /an mcp tool needs config\.server/],
+      [{ type: 'mcp', name: 'm', config: { server: 'x', env: { A: 1 } } }, /mcp config\.env\.A/],
+      [{ type: 'agent', name: 'helper' }, /tools: an agent tool needs targetId/],
+      [{ type: 'rulechain', name: 'chain' }, /tools: a rulechain tool needs targetId/],
     ] as const) {
       const response = await t.app.inject({
         method: 'POST',
         url: '/api/v1/agents',
-        payload: agentDefinition('bad', { tools: [{ type: 'mcp', name: 'm', config }] }),
+        payload: agentDefinition('bad', { tools: [tool] }),
       });
       assert.equal(response.statusCode, 400, response.body);
       assert.match(response.json().error, pattern);

@@ -47,6 +47,8 @@ describe('web UI: what a new user hit', () => {
         cronKey = list.find((session) => session.channel === 'cron')?.key ?? '';
         assert.ok(cronKey.startsWith('agent:main:channel:cron:'), JSON.stringify(list));
       },
+      // A bad schedule is refused (400) on purpose, by the preview and by the create.
+      page: { allowErrors: [/status of 400/] },
     },
     (suite) => ({ ui } = suite),
   );
@@ -107,6 +109,26 @@ describe('web UI: what a new user hit', () => {
     await dialog.waitFor({ state: 'hidden' });
   });
 
+  it('a refused field is shown at the field, in words, not as a toast with the API path', async () => {
+    await ui.page.goto('/ui/cron');
+    await ui.page.getByRole('button', { name: 'New task' }).click();
+    const dialog = ui.page.getByRole('dialog', { name: 'New cron task' });
+    await dialog.getByLabel('Name').fill('Bad hour');
+    await dialog.getByLabel('Message').fill('hello');
+    await dialog.getByLabel('Schedule').fill('0 0 25 * * *');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog
+      .locator('.field-error', { hasText: 'field "hour" (3rd) "25" is out of range 0-23' })
+      .waitFor();
+    assert.equal(await ui.page.locator('.toast', { hasText: 'body.' }).count(), 0);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await ui.page
+      .getByRole('dialog', { name: 'Discard unsaved changes?' })
+      .getByRole('button', { name: 'Discard changes' })
+      .click();
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
   it('an MCP server that cannot start shows on the agent list and on its Tools tab, with the reason', async () => {
     await ui.page.goto('/ui/agents');
     await ui.page.locator('[data-agent="toolbox"] .badge', { hasText: '1 problem' }).waitFor();
@@ -123,6 +145,23 @@ describe('web UI: what a new user hit', () => {
     await ui.page.getByText('A key is set on this agent.').waitFor();
     assert.equal(await ui.page.getByLabel('API key').inputValue(), '');
     assert.ok(!(await ui.page.content()).includes('sk-keyed-secret-1'));
+  });
+
+  it('cron history shows the reply as Markdown, not raw', async () => {
+    await ui.page.goto('/ui/cron');
+    await ui.page.getByRole('button', { name: 'History of Daily' }).click();
+    const reply = ui.page.locator('.run-reply').first();
+    await reply.locator('code', { hasText: 'agent-service providers add' }).waitFor();
+    assert.ok(!(await reply.innerText()).includes('`'), 'no literal backticks');
+    await ui.page.keyboard.press('Escape');
+  });
+
+  it('the default agent offers no Delete; another agent does', async () => {
+    await ui.page.goto('/ui/agents/main');
+    await ui.page.getByRole('button', { name: 'Reload agent' }).waitFor();
+    assert.equal(await ui.page.getByRole('button', { name: 'Delete agent' }).count(), 0);
+    await ui.page.goto('/ui/agents/keyed');
+    await ui.page.getByRole('button', { name: 'Delete agent' }).waitFor();
   });
 
   it('hints show no literal backticks', async () => {

@@ -16,6 +16,15 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * The request field an error names (`body.schedule: ...` or `schedule: ...` give "schedule") and
+   * what is wrong with it, in words; undefined for other errors.
+   */
+  get field(): { name: string; problem: string } | undefined {
+    const match = /^(?:body\.)?([\w.]+): (.+)$/s.exec(this.message);
+    return match ? { name: match[1] ?? '', problem: match[2] ?? '' } : undefined;
+  }
 }
 
 /** Whether this tab holds a login token (kept per tab, in sessionStorage). */

@@ -137,7 +137,11 @@ export class AgentToolSet {
   }
 
   private target(entry: ToolEntry): string {
-    if (!entry.targetId) throw new AppError('invalid', `tools: a ${entry.type} tool needs targetId`);
+    if (!entry.targetId)
+      throw new AppError(
+        'invalid',
+        `tools: ${entry.type === 'agent' ? 'an agent' : 'a rulechain'} tool needs targetId`,
+      );
     return entry.targetId;
   }
 

@@ -75,3 +75,12 @@ export function FormError({ error }: { error: string | null | undefined }) {
     </p>
   ) : null;
 }
+
+/** The error of one field, under it, announced to screen readers; nothing when there is none. */
+export function FieldError({ error }: { error: string | undefined }) {
+  return error ? (
+    <span class="field-error" role="alert">
+      {error}
+    </span>
+  ) : null;
+}

@@ -1,6 +1,6 @@
 // Unsaved edits are never dropped without a question: an editor with changes registers a guard, and
 // leaving it (a link, the back button, closing its dialog, reloading or closing the tab) asks first.
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { confirmAction } from './confirm.tsx';
 
 interface Guard {
@@ -20,7 +20,8 @@ function blockUnload(event: BeforeUnloadEvent): void {
 
 /** While `dirty`, leaving asks before the changes to `what` are lost. */
 export function useUnsavedChanges(dirty: boolean, what: string, stayPrefix?: string): void {
-  useEffect(() => {
+  // A layout effect: the guard stands from the first changed keystroke, not a frame later.
+  useLayoutEffect(() => {
     if (!dirty) return undefined;
     const guard: Guard = { what, stayPrefix };
     guards.add(guard);
@@ -44,7 +45,8 @@ export function confirmDiscard(what: string): Promise<boolean> {
 
 function blockingGuard(path: string): Guard | undefined {
   const stays = (prefix: string | undefined) =>
-    prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`));
+    prefix !== undefined &&
+    (path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`));
   return [...guards].find((entry) => !stays(entry.stayPrefix));
 }
 

@@ -1,8 +1,9 @@
 // Closes a drawer or panel with the Escape key while it is open.
-import { useEffect } from 'preact/hooks';
+import { useLayoutEffect } from 'preact/hooks';
 
 export function useEscape(open: boolean, close: () => void): void {
-  useEffect(() => {
+  // A layout effect: the key works from the moment the drawer shows, not a frame later.
+  useLayoutEffect(() => {
     if (!open) return undefined;
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape' && !event.defaultPrevented) close();

@@ -170,14 +170,17 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
             <button type="button" class="btn" aria-label="Reload agent" onClick={() => void reload()}>
               <Icon name="reload" /> <span class="hide-narrow">Reload</span>
             </button>
-            <button
-              type="button"
-              class="btn btn-danger"
-              aria-label="Delete agent"
-              onClick={() => void remove()}
-            >
-              <Icon name="trash" /> <span class="hide-narrow">Delete</span>
-            </button>
+            {/* The default agent answers whatever no binding routes elsewhere: it cannot be deleted. */}
+            {agentId !== 'main' && (
+              <button
+                type="button"
+                class="btn btn-danger"
+                aria-label="Delete agent"
+                onClick={() => void remove()}
+              >
+                <Icon name="trash" /> <span class="hide-narrow">Delete</span>
+              </button>
+            )}
           </>
         )}
         <button

@@ -71,7 +71,7 @@ export function SkillsTab({ agentId }: { agentId: string }) {
   return (
     <div class="stack">
       <div class="toolbar">
-        <p class="muted">Skills only this agent sees. It reads them with its `skill` tool.</p>
+        <p class="muted">Skills only this agent sees. It reads them with its <code>skill</code> tool.</p>
         <span class="spacer" />
         <button
           type="button"

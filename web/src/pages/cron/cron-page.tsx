@@ -2,10 +2,12 @@
 // by the server's own cron parser), enable/disable, run now, run history, delete with confirmation.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { renderMarkdown } from '../../markdown.ts';
 import type { PageProps } from '../../routes.ts';
 import { relativeTime } from '../../types.ts';
 import { confirmDelete } from '../../ui/confirm.tsx';
-import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
+import { Dialog, FieldError, FormActions, FormError } from '../../ui/dialog.tsx';
+import { useFormErrors } from '../../ui/form-errors.ts';
 import { AgentFilter, useAgentIds } from '../../ui/agent-filter.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
@@ -146,7 +148,12 @@ function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () =
                 <span class="muted">{(run.durationMs / 1000).toFixed(1)} s</span>
               </div>
               {run.error && <p class="node-log-error">{run.error}</p>}
-              {run.reply && <pre class="data-block">{run.reply}</pre>}
+              {run.reply && (
+                <div
+                  class="markdown run-reply"
+                  dangerouslySetInnerHTML={{ __html: renderMarkdown(run.reply) }}
+                />
+              )}
             </li>
           ))}
         </ol>
@@ -163,6 +170,11 @@ export function CronPage(_props: PageProps) {
     (value) => (value.name ? `the new task "${value.name}"` : 'the new task'),
   );
   const draft = editor.value;
+  const errors = useFormErrors();
+  const editing = draft !== null;
+  useEffect(() => {
+    if (!editing) errors.clear();
+  }, [editing]);
   const [history, setHistory] = useState<CronTask | null>(null);
   const [running, setRunning] = useState<string | null>(null);
 
@@ -180,13 +192,14 @@ export function CronPage(_props: PageProps) {
   const create = async (event: Event) => {
     event.preventDefault();
     if (!draft) return;
+    errors.clear();
     try {
-      const task = await api<CronTask>('/cron', { method: 'POST', body: draft });
+      const task = await api<CronTask>('/cron', { method: 'POST', body: draft, quiet: true });
       toast(`Task "${task.name}" created`, 'success');
       editor.discard();
       await reload();
-    } catch {
-      // toasted: the message names the bad field
+    } catch (error) {
+      errors.take(error, ['name', 'target', 'schedule', 'message']);
     }
   };
 
@@ -355,6 +368,7 @@ export function CronPage(_props: PageProps) {
       >
         {draft && (
           <form id="cron-form" class="stack" onSubmit={(event) => void create(event)}>
+            <FormError error={errors.general} />
             <div class="form-grid">
               <label class="field">
                 <span class="field-label">Name</span>
@@ -365,6 +379,7 @@ export function CronPage(_props: PageProps) {
                   value={draft.name}
                   onInput={(event) => editor.change({ ...draft, name: event.currentTarget.value })}
                 />
+                <FieldError error={errors.of('name')} />
               </label>
               <label class="field">
                 <span class="field-label">Agent</span>
@@ -380,6 +395,7 @@ export function CronPage(_props: PageProps) {
                     </option>
                   ))}
                 </select>
+                <FieldError error={errors.of('target')} />
               </label>
               <label class="field">
                 <span class="field-label">Schedule</span>
@@ -392,6 +408,7 @@ export function CronPage(_props: PageProps) {
                 <span class="field-help">
                   Six fields: second minute hour day month weekday (0 or 7 is Sunday).
                 </span>
+                <FieldError error={errors.of('schedule')} />
               </label>
               <label class="field">
                 <span class="field-label">Preset</span>
@@ -399,7 +416,8 @@ export function CronPage(_props: PageProps) {
                   class="input"
                   value=""
                   onChange={(event) =>
-                    event.currentTarget.value && editor.change({ ...draft, schedule: event.currentTarget.value })
+                    event.currentTarget.value &&
+                    editor.change({ ...draft, schedule: event.currentTarget.value })
                   }
                 >
                   <option value="">Choose a preset…</option>
@@ -422,6 +440,7 @@ export function CronPage(_props: PageProps) {
                   value={draft.message}
                   onInput={(event) => editor.change({ ...draft, message: event.currentTarget.value })}
                 />
+                <FieldError error={errors.of('message')} />
               </label>
             </div>
           </form>

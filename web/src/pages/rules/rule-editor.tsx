@@ -49,7 +49,11 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   }, [chainId]);
 
   const changed = isNew ? text !== NEW_CHAIN_TEXT : view !== null && definitionText(view) !== text;
-  useUnsavedChanges(changed && !busy, isNew ? 'the new rule chain' : `rule chain "${chainId}"`, href('rules', chainId ?? 'new'));
+  useUnsavedChanges(
+    changed && !busy,
+    isNew ? 'the new rule chain' : `rule chain "${chainId}"`,
+    href('rules', chainId ?? 'new'),
+  );
 
   // A stored load error (a file broken by hand) is shown at its node once the text is there.
   useEffect(() => {
