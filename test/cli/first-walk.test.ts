@@ -8,6 +8,7 @@ import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
 import { BIN, cli, cliEnv, startTestServer, type TestServer } from './cli-harness.ts';
 
 const APP_KEY = 'sk-app-key-for-cli-sessions-0001';
@@ -179,6 +180,61 @@ describe('agent-service: what a new user hit', () => {
       ),
     );
     assert.doesNotMatch(result.err, /SSL|ssl3|wrong version/);
+  });
+});
+
+describe('agent-service doctor and chat platform accounts', () => {
+  let telegram: FakeTelegram;
+  let t: TestServer;
+  before(async () => {
+    telegram = await startFakeTelegram();
+    telegram.setTokens(['100:good-token']);
+    t = await startTestServer(
+      [
+        'security:',
+        '  requireAuth: false',
+        'channels:',
+        '  telegram:',
+        '    enabled: true',
+        '    accounts:',
+        '      good:',
+        '        app_secret: "100:good-token"',
+        `        api_base: ${telegram.url}`,
+        '      revoked:',
+        '        app_secret: "200:revoked-token"',
+        `        api_base: ${telegram.url}`,
+        '',
+      ].join('\n'),
+    );
+  });
+  after(async () => {
+    await t.close();
+    await telegram.close();
+  });
+
+  it('checks each account: a working one is ok, a refused token fails with the reason', async () => {
+    // Wait until both accounts have settled (connected, or refused).
+    for (;;) {
+      const channels = (await (await fetch(`${t.url}/api/v1/channels`)).json()) as {
+        platforms: { telegram: { accounts: Record<string, { status: { state: string } }> } };
+      };
+      const states = Object.values(channels.platforms.telegram.accounts).map(
+        (account) => account.status.state,
+      );
+      if (states.length === 2 && !states.includes('connecting')) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const doctor = await cli(['doctor', '--json', '--url', t.url], t.home);
+    assert.equal(doctor.code, 1, 'a failed check fails the command');
+    const checks = JSON.parse(doctor.out) as Array<{ check: string; status: string; detail: string }>;
+    assert.deepEqual(
+      checks.find((check) => check.check === 'channel telegram/good'),
+      { check: 'channel telegram/good', status: 'ok', detail: 'connected' },
+    );
+    const revoked = checks.find((check) => check.check === 'channel telegram/revoked');
+    assert.equal(revoked?.status, 'fail');
+    assert.match(revoked?.detail ?? '', /token|refused|401|unauthorized/i);
+    assert.ok(!doctor.out.includes('revoked-token'), 'no token in the output');
   });
 });
 

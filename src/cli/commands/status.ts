@@ -11,7 +11,37 @@ interface AgentItem {
   status?: { loaded: boolean; error?: string };
 }
 interface ChannelsAnswer {
-  platforms: Record<string, { enabled: boolean; accounts: Record<string, { status?: { state: string } }> }>;
+  platforms: Record<
+    string,
+    {
+      enabled: boolean;
+      accounts: Record<string, { enabled?: boolean; status?: { state: string; error?: string } }>;
+    }
+  >;
+}
+
+/** One check per chat platform account: connected (its credential works), connecting, or why not. */
+async function channelChecks(api: ApiClient): Promise<Check[]> {
+  const answer = await api.get<ChannelsAnswer>('/channels').catch((error: Error) => error);
+  if (answer instanceof Error) return [{ check: 'channels', status: 'fail', detail: answer.message }];
+  const checks: Check[] = [];
+  for (const [platform, section] of Object.entries(answer.platforms)) {
+    for (const [id, account] of Object.entries(section.accounts)) {
+      const check = `channel ${platform}/${id}`;
+      const state = account.status?.state ?? 'unknown';
+      if (!section.enabled || account.enabled === false || state === 'disabled')
+        checks.push({ check, status: 'ok', detail: 'disabled' });
+      else if (state === 'connected') checks.push({ check, status: 'ok', detail: 'connected' });
+      else if (state === 'connecting')
+        checks.push({
+          check,
+          status: 'warn',
+          detail: `still connecting${account.status?.error ? `: ${account.status.error}` : ''}`,
+        });
+      else checks.push({ check, status: 'fail', detail: account.status?.error ?? state });
+    }
+  }
+  return checks;
 }
 
 async function serverVersion(api: ApiClient): Promise<string | undefined> {
@@ -144,6 +174,7 @@ async function doctor(cx: Context, command: Command): Promise<Check[]> {
         status: 'ok',
         detail: api.credential ? `${api.credential.source} works` : 'none needed',
       });
+      checks.push(...(await channelChecks(api)));
     } catch (error) {
       checks.push({ check: 'credential', status: 'fail', detail: (error as Error).message });
     }
@@ -205,7 +236,7 @@ export function registerStatus(program: Command, cx: Context): void {
     program
       .command('doctor')
       .description(
-        'check the config file, the default password, the server, the credential and the providers',
+        'check the config file, the default password, the server, the credential, the chat platform accounts and the providers',
       ),
   ).action(async (options: { json?: boolean }, command: Command) => {
     const checks = await cx.spin('checking', doctor(cx, command));
