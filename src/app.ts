@@ -34,6 +34,7 @@ import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
+import { registerMcpRoutes } from './mcp/mcp.routes.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerChatRoutes(api, deps.services.turns);
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);
+      registerMcpRoutes(api, deps.services.mcp);
     },
     { prefix: API_PREFIX },
   );

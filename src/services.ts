@@ -48,6 +48,8 @@ import { OpenAIModelsService } from './resources/openai-models/openai-models.ser
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
+import { McpHttpServer } from './mcp/mcp-server.ts';
+import { McpTools } from './mcp/mcp-tools.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -90,6 +92,8 @@ export interface Services {
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
   resources: ResourceServices;
+  /** The agents as an MCP server (/api/v1/mcp) and its sessions. */
+  mcp: McpHttpServer;
   close(): Promise<void>;
 }
 
@@ -231,6 +235,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   managerRef.current = channels;
   channels.start();
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
+  const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });
   const domain: DomainServices = {
     auth,
     registry,
@@ -245,7 +250,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
+    mcp,
     async close() {
+      await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();
