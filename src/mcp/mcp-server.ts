@@ -206,7 +206,8 @@ export class McpHttpServer {
           ...(progress ? { progress } : {}),
         });
       } catch (error) {
-        if (error instanceof McpCallError) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, error.message);
+        // The protocol answers `code` and `message` as they are (McpError would prefix the message).
+        if (error instanceof McpCallError) throw Object.assign(new Error(error.message), { code: sdk.ErrorCode.InvalidParams });
         throw error;
       } finally {
         extra.signal.removeEventListener('abort', abort);
