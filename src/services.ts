@@ -50,6 +50,7 @@ import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
 import { McpHttpServer } from './mcp/mcp-server.ts';
 import { McpTools } from './mcp/mcp-tools.ts';
+import { A2AServer } from './a2a/a2a-server.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -94,6 +95,8 @@ export interface Services {
   resources: ResourceServices;
   /** The agents as an MCP server (/api/v1/mcp) and its sessions. */
   mcp: McpHttpServer;
+  /** The agents as A2A servers (/api/v1/a2a/{agentId}): tasks over turns. */
+  a2a: A2AServer;
   close(): Promise<void>;
 }
 
@@ -236,6 +239,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   channels.start();
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });
+  const a2a = new A2AServer(turns, chains.agents, { requireAuth: () => store.current.security.requireAuth });
   const domain: DomainServices = {
     auth,
     registry,
@@ -251,6 +255,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
     mcp,
+    a2a,
     async close() {
       await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.

@@ -146,7 +146,7 @@ describe('MCP server', () => {
   it('sends progress notifications while the turn runs', async () => {
     upstream.script({ text: 'streamed answer' });
     const client = await connect();
-    const steps: Array<{ progress: number; message?: string }> = [];
+    const steps: Array<{ progress: number; message?: string | undefined }> = [];
     const result = await client.callTool({ name: 'helper', arguments: { message: 'go' } }, undefined, {
       onprogress: (progress) => steps.push(progress),
     });
@@ -227,7 +227,7 @@ describe('MCP server', () => {
       'mcp-protocol-version': '2025-06-18',
     });
     assert.equal(stolen.status, 404);
-    assert.equal((await stolen.json()).error.message, 'Session not found');
+    assert.equal(((await stolen.json()) as { error: { message: string } }).error.message, 'Session not found');
     const ended = await fetch(endpoint, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${ADMIN_KEY}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
