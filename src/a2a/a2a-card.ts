@@ -14,7 +14,8 @@ export interface CardAgent {
 
 export function cardAgent(view: ChainView): CardAgent {
   const id = String(view.ruleChain['id']);
-  const name = typeof view.ruleChain['name'] === 'string' && view.ruleChain['name'] ? view.ruleChain['name'] : id;
+  const name =
+    typeof view.ruleChain['name'] === 'string' && view.ruleChain['name'] ? view.ruleChain['name'] : id;
   const info = view.ruleChain['additionalInfo'] as { description?: unknown } | undefined;
   const description =
     typeof info?.description === 'string' && info.description ? info.description : `The agent "${name}".`;
@@ -38,7 +39,8 @@ function securityFields(requireAuth: boolean): Record<string, unknown> {
       bearer: {
         httpAuthSecurityScheme: {
           scheme: 'Bearer',
-          description: 'A user login token (JWT), a user API key, or an api-channel account key, as for the REST API.',
+          description:
+            'A user login token (JWT), a user API key, or an api-channel account key, as for the REST API.',
         },
       },
     },
@@ -83,7 +85,11 @@ export function agentCard(agent: CardAgent, options: CardOptions): Record<string
  * The server's card: the default agent's endpoint (or the first agent's), with every agent the
  * caller may use as a skill whose id is the agent id (its own card is under A2A_PATH/{id}).
  */
-export function serverCard(agents: CardAgent[], primary: CardAgent | undefined, options: CardOptions): Record<string, unknown> {
+export function serverCard(
+  agents: CardAgent[],
+  primary: CardAgent | undefined,
+  options: CardOptions,
+): Record<string, unknown> {
   const card: Record<string, unknown> = {
     name: 'Agent Service',
     description: `Agents of this server; each one's card is at ${options.origin}${A2A_PATH}/{agentId}/.well-known/agent-card.json.`,

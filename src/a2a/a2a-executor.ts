@@ -41,7 +41,12 @@ export class PrincipalUser implements User {
 }
 
 export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+  return {
+    content: { $case: 'text', value: text },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  };
 }
 
 function agentMessage(taskId: string, contextId: string, text: string): Message {
@@ -82,7 +87,8 @@ export class TurnExecutor implements AgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
     const message = request.userMessage;
-    const principal = request.context.user instanceof PrincipalUser ? request.context.user.principal : undefined;
+    const principal =
+      request.context.user instanceof PrincipalUser ? request.context.user.principal : undefined;
     const status = (state: number, text?: string): TaskStatus => ({
       state,
       message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
@@ -141,14 +147,18 @@ export class TurnExecutor implements AgentExecutor {
       })) {
         if (event.type === 'text-delta') chunk(event.text, false);
         else if (event.type === 'tool-call-start') {
-          const toolCall = { phase: 'start', id: event.toolCallId, name: event.toolCallName, arguments: event.arguments };
+          const toolCall = {
+            phase: 'start',
+            id: event.toolCallId,
+            name: event.toolCallName,
+            arguments: event.arguments,
+          };
           update(TaskStates.working, `calling tool ${event.toolCallName}`, { toolCall });
         } else if (event.type === 'tool-call-result') {
           const content = event.content.slice(0, MAX_TOOL_CONTENT);
           const toolCall = { phase: 'result', id: event.toolCallId, name: event.toolCallName, content };
           update(TaskStates.working, `tool ${event.toolCallName} finished`, { toolCall });
-        }
-        else if (event.type === 'error') throw event.error;
+        } else if (event.type === 'error') throw event.error;
         else if (event.type === 'done') {
           // The last chunk replaces the streamed pieces by the whole answer: one part in the task.
           first = true;

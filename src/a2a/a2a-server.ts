@@ -1,6 +1,8 @@
 // The A2A server of every agent: the SDK's DefaultRequestHandler (tasks, streaming, cancellation,
 // re-subscription) over a TurnExecutor, and its transport-agnostic JSON-RPC handlers for the v1.0
 // method names and, through the SDK's compat layer, the v0.3 ones. a2a.routes.ts mounts it.
+import type { AgentCard } from '@a2a-js/sdk';
+import type { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { Principal } from '../auth/auth-service.ts';
 import { mayUseAgent } from '../auth/agent-access.ts';
@@ -24,8 +26,8 @@ async function loadSdk() {
 }
 
 interface AgentHandlers {
-  card: import('@a2a-js/sdk').AgentCard;
-  v1: import('@a2a-js/sdk/server').JsonRpcTransportHandler;
+  card: AgentCard;
+  v1: JsonRpcTransportHandler;
   legacy: InstanceType<Sdk['compatServer']['LegacyJsonRpcTransportHandler']>;
 }
 
@@ -44,7 +46,12 @@ export interface CardAddress {
 /** What one JSON-RPC call answers: one JSON response, or a stream of them (SSE frames). */
 export type A2AAnswer =
   | { kind: 'json'; status: number; body: unknown }
-  | { kind: 'stream'; events: AsyncIterator<unknown>; first: unknown; errorBody: (error: unknown) => unknown };
+  | {
+      kind: 'stream';
+      events: AsyncIterator<unknown>;
+      first: unknown;
+      errorBody: (error: unknown) => unknown;
+    };
 
 export class A2AServer {
   private sdk: Promise<Sdk> | undefined;
@@ -97,7 +104,9 @@ export class A2AServer {
     this.sdk ??= loadSdk();
     const sdk = await this.sdk;
     // The handler reads only versions and capabilities from its card; cards served carry real URLs.
-    const card = sdk.core.AgentCard.fromJSON(this.card(agentId, { origin: 'http://127.0.0.1', version: '0' }));
+    const card = sdk.core.AgentCard.fromJSON(
+      this.card(agentId, { origin: 'http://127.0.0.1', version: '0' }),
+    );
     const handler = new sdk.server.DefaultRequestHandler(
       card,
       new BoundedTaskStore(this.options.taskLimit ?? 5000),

@@ -10,6 +10,5 @@ export function mayUseAgent(principal: Principal | undefined, agentId: string): 
 
 /** Throws 403 unless the caller may use the agent. */
 export function requireAgentAccess(principal: Principal | undefined, agentId: string): void {
-  if (!mayUseAgent(principal, agentId))
-    throw forbidden(`this API key may not use agent "${agentId}"`);
+  if (!mayUseAgent(principal, agentId)) throw forbidden(`this API key may not use agent "${agentId}"`);
 }

@@ -47,7 +47,8 @@ function ownerOf(principal: Principal | undefined): string {
 type JsonRpcMessage = { method?: unknown; id?: unknown };
 
 function messages(body: unknown): JsonRpcMessage[] {
-  if (Array.isArray(body)) return body.filter((item): item is JsonRpcMessage => !!item && typeof item === 'object');
+  if (Array.isArray(body))
+    return body.filter((item): item is JsonRpcMessage => !!item && typeof item === 'object');
   return body && typeof body === 'object' ? [body as JsonRpcMessage] : [];
 }
 
@@ -104,7 +105,8 @@ export class McpHttpServer {
       return;
     }
 
-    const opening = request.method === 'POST' && messages(body).some((message) => sdk.isInitializeRequest(message));
+    const opening =
+      request.method === 'POST' && messages(body).some((message) => sdk.isInitializeRequest(message));
     if (opening) {
       await this.openSession(sdk, owner, raw, response, body);
       return;
@@ -115,7 +117,7 @@ export class McpHttpServer {
     }
     // Stateless: a server for this request only; closing it aborts what is still running.
     const server = this.createServer(sdk, undefined);
-    const transport = new sdk.StreamableHTTPServerTransport({}) // no session id generator: stateless;
+    const transport = new sdk.StreamableHTTPServerTransport({}); // no session id generator: stateless;
     response.once('close', () => {
       void transport.close();
       void server.close();
@@ -201,13 +203,19 @@ export class McpHttpServer {
                 .catch(() => undefined);
             };
       try {
-        return await this.tools.call(principalOf(extra), request.params.name, request.params.arguments ?? {}, {
-          signal: controller.signal,
-          ...(progress ? { progress } : {}),
-        });
+        return await this.tools.call(
+          principalOf(extra),
+          request.params.name,
+          request.params.arguments ?? {},
+          {
+            signal: controller.signal,
+            ...(progress ? { progress } : {}),
+          },
+        );
       } catch (error) {
         // The protocol answers `code` and `message` as they are (McpError would prefix the message).
-        if (error instanceof McpCallError) throw Object.assign(new Error(error.message), { code: sdk.ErrorCode.InvalidParams });
+        if (error instanceof McpCallError)
+          throw Object.assign(new Error(error.message), { code: sdk.ErrorCode.InvalidParams });
         throw error;
       } finally {
         extra.signal.removeEventListener('abort', abort);
@@ -227,7 +235,8 @@ export class McpHttpServer {
   private evictOverflow(): void {
     while (this.sessions.size > this.maxSessions) {
       let oldest: [string, Session] | undefined;
-      for (const entry of this.sessions) if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
+      for (const entry of this.sessions)
+        if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
       if (!oldest) return;
       this.drop(oldest[0]);
     }
@@ -235,10 +244,13 @@ export class McpHttpServer {
 
   private startSweeper(): void {
     if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      const now = Date.now();
-      for (const [id, session] of this.sessions) if (now - session.lastSeen > this.idleMs) this.drop(id);
-    }, Math.min(this.idleMs, 60_000));
+    this.sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [id, session] of this.sessions) if (now - session.lastSeen > this.idleMs) this.drop(id);
+      },
+      Math.min(this.idleMs, 60_000),
+    );
     this.sweeper.unref();
   }
 

@@ -108,7 +108,9 @@ function describeStep(event: TurnEvent): string | undefined {
       return `calling tool ${event.toolCallName}`;
     case 'tool-call-result':
       return `tool ${event.toolCallName} finished`;
-    default:
+    case 'usage':
+    case 'done':
+    case 'error':
       return undefined;
   }
 }

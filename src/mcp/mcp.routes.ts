@@ -18,7 +18,9 @@ export function registerMcpRoutes(app: FastifyInstance, mcp: McpHttpServer): voi
       if (!reply.raw.headersSent)
         reply.raw
           .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+          .end(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }),
+          );
       else reply.raw.end();
     }
   };

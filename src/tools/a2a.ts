@@ -40,9 +40,7 @@ const STATE_CANCELED = 5;
 const STATE_REJECTED = 7;
 
 function textOf(parts: Part[] | undefined): string {
-  return (parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-    .join('');
+  return (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
 }
 
 function userMessage(text: string): Message {
@@ -51,7 +49,9 @@ function userMessage(text: string): Message {
     contextId: '',
     taskId: '',
     role: 1,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    parts: [
+      { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+    ],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
@@ -70,7 +70,8 @@ export class A2ARemoteAgent {
 
   constructor(private readonly options: A2ARemoteOptions) {
     const url = options.url;
-    if (!/^https?:\/\//i.test(url)) throw new AppError('invalid', 'tools: an a2a tool needs config.url (http or https)');
+    if (!/^https?:\/\//i.test(url))
+      throw new AppError('invalid', 'tools: an a2a tool needs config.url (http or https)');
   }
 
   /** The remote's address for messages: origin and path, never a query string. */
@@ -92,7 +93,8 @@ export class A2ARemoteAgent {
   }
 
   private async open(): Promise<Client> {
-    const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } = await import('@a2a-js/sdk/client');
+    const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } =
+      await import('@a2a-js/sdk/client');
     const headers = this.headers();
     const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
     const cardFetch: typeof fetch = (input, init) =>
@@ -128,7 +130,10 @@ export class A2ARemoteAgent {
       if (cancelled || taskId === undefined) return;
       cancelled = true;
       void client
-        .cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters, signal: AbortSignal.timeout(CANCEL_WAIT_MS) })
+        .cancelTask(
+          { tenant: '', id: taskId, metadata: undefined },
+          { serviceParameters, signal: AbortSignal.timeout(CANCEL_WAIT_MS) },
+        )
         .catch(() => undefined)
         .finally(() => stream.abort(signal.reason));
     };
@@ -166,7 +171,8 @@ export class A2ARemoteAgent {
           if (status?.state === STATE_COMPLETED) final = text;
           if (status?.state === STATE_FAILED || status?.state === STATE_REJECTED)
             throw new AppError('upstream', `A2A agent ${this.label} failed: ${text || 'no reason given'}`);
-          if (status?.state === STATE_CANCELED) throw new AppError('unavailable', `A2A agent ${this.label} cancelled the task`);
+          if (status?.state === STATE_CANCELED)
+            throw new AppError('unavailable', `A2A agent ${this.label} cancelled the task`);
         }
       }
     } catch (error) {

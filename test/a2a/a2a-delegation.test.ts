@@ -66,19 +66,34 @@ describe('A2A delegation between two instances', () => {
       method: 'POST',
       ...(signal ? { signal } : {}),
       headers: { 'content-type': 'application/json', 'x-stream-protocol': 'agui' },
-      body: JSON.stringify({ model: 'boss', stream: true, messages: [{ role: 'user', content: 'delegate it' }] }),
+      body: JSON.stringify({
+        model: 'boss',
+        stream: true,
+        messages: [{ role: 'user', content: 'delegate it' }],
+      }),
     });
   }
 
   it('an agent delegates to a remote agent and sees its tool calls as they happen', async () => {
-    upstreamA.script({ toolCalls: [{ name: 'ask_worker', arguments: { input: 'count the notes' } }] }, { text: 'The worker says: 3 notes.' });
-    upstreamB.script({ toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] }, { text: '3 notes' });
+    upstreamA.script(
+      { toolCalls: [{ name: 'ask_worker', arguments: { input: 'count the notes' } }] },
+      { text: 'The worker says: 3 notes.' },
+    );
+    upstreamB.script(
+      { toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] },
+      { text: '3 notes' },
+    );
     const response = await chat();
     assert.equal(response.status, 200);
     const chunks = (await response.text())
       .split('\n\n')
       .filter((frame) => frame.startsWith('data: {'))
-      .map((frame) => JSON.parse(frame.slice(6)) as { choices: Array<{ delta: { content?: string; tool_calls?: ToolCallChunk[] } }> });
+      .map(
+        (frame) =>
+          JSON.parse(frame.slice(6)) as {
+            choices: Array<{ delta: { content?: string; tool_calls?: ToolCallChunk[] } }>;
+          },
+      );
     const calls = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
     assert.deepEqual(
       calls.map((call) => `${call.type} ${call.toolCallName} ${call.toolType}`),
@@ -117,7 +132,13 @@ describe('A2A delegation between two instances', () => {
       method: 'POST',
       url: '/api/v1/agents',
       payload: agentDefinition('intruder', {
-        tools: [{ type: 'a2a', name: 'ask', config: { url: `${b.url}/api/v1/a2a/worker`, apiKey: 'sk-wrong-key-0123456789' } }],
+        tools: [
+          {
+            type: 'a2a',
+            name: 'ask',
+            config: { url: `${b.url}/api/v1/a2a/worker`, apiKey: 'sk-wrong-key-0123456789' },
+          },
+        ],
       }),
     });
     assert.equal(response.statusCode, 201, response.body);
@@ -128,10 +149,13 @@ describe('A2A delegation between two instances', () => {
       payload: { model: 'intruder', messages: [{ role: 'user', content: 'go' }] },
     });
     assert.equal(answer.statusCode, 200, answer.body);
-    const toolMessage = (upstreamA.requests.at(-1) as { messages: Array<{ role: string; content: string }> }).messages.find(
-      (entry) => entry.role === 'tool',
+    const toolMessage = (
+      upstreamA.requests.at(-1) as { messages: Array<{ role: string; content: string }> }
+    ).messages.find((entry) => entry.role === 'tool');
+    assert.match(
+      toolMessage?.content ?? '',
+      /A2A agent http:\/\/127\.0\.0\.1:\d+\/api\/v1\/a2a\/worker failed/,
     );
-    assert.match(toolMessage?.content ?? '', /A2A agent http:\/\/127\.0\.0\.1:\d+\/api\/v1\/a2a\/worker failed/);
     assert.doesNotMatch(toolMessage?.content ?? '', /sk-wrong-key/);
   });
 
@@ -139,7 +163,9 @@ describe('A2A delegation between two instances', () => {
     const response = await a.app.inject({
       method: 'POST',
       url: '/api/v1/agents',
-      payload: agentDefinition('broken', { tools: [{ type: 'a2a', name: 'ask', config: { url: 'ftp://x' } }] }),
+      payload: agentDefinition('broken', {
+        tools: [{ type: 'a2a', name: 'ask', config: { url: 'ftp://x' } }],
+      }),
     });
     assert.equal(response.statusCode, 400, response.body);
     assert.match((response.json() as { error: string }).error, /url: must be an http\(s\) URL/);

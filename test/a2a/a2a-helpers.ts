@@ -10,7 +10,10 @@ import {
 
 export async function a2aClient(baseUrl: string, agentId: string, key: string): Promise<Client> {
   const authFetch: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${key}` } });
+    fetch(input, {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${key}` },
+    });
   const factory = new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl: authFetch }),
@@ -25,7 +28,9 @@ export function message(text: string, contextId = ''): Message {
     contextId,
     taskId: '',
     role: 1,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    parts: [
+      { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+    ],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],

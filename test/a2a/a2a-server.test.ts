@@ -68,8 +68,14 @@ describe('A2A server', () => {
       assert.equal(response.status, 200);
       return (await response.json()) as { skills: Array<{ id: string }> };
     };
-    assert.deepEqual((await card(ADMIN_KEY)).skills.map((skill) => skill.id), ['main', 'worker']);
-    assert.deepEqual((await card(APP_KEY)).skills.map((skill) => skill.id), ['main']);
+    assert.deepEqual(
+      (await card(ADMIN_KEY)).skills.map((skill) => skill.id),
+      ['main', 'worker'],
+    );
+    assert.deepEqual(
+      (await card(APP_KEY)).skills.map((skill) => skill.id),
+      ['main'],
+    );
     assert.deepEqual((await card()).skills, []);
   });
 
@@ -106,9 +112,17 @@ describe('A2A server', () => {
     assert.equal(last?.$case, 'statusUpdate');
     assert.equal(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined, COMPLETED);
     // Pieces are appended as they come; the last chunk replaces them with the whole answer.
-    const chunks = events.flatMap((event) => (event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : []));
+    const chunks = events.flatMap((event) =>
+      event.payload?.$case === 'artifactUpdate' ? [event.payload.value] : [],
+    );
     assert.ok(chunks.length >= 2);
-    assert.equal(chunks.slice(0, -1).map((chunk) => textOf(chunk.artifact?.parts)).join(''), 'streamed reply');
+    assert.equal(
+      chunks
+        .slice(0, -1)
+        .map((chunk) => textOf(chunk.artifact?.parts))
+        .join(''),
+      'streamed reply',
+    );
     assert.equal(chunks.at(-1)?.append, false);
     assert.equal(chunks.at(-1)?.lastChunk, true);
     assert.equal(textOf(chunks.at(-1)?.artifact?.parts), 'streamed reply');
@@ -150,7 +164,11 @@ describe('A2A server', () => {
     await assert.rejects(client.getTask({ tenant: '', id: randomUUID() }), /not found/i);
     upstream.script({ text: 'mine' });
     const task = (await client.sendMessage(send('hello'))) as Task;
-    const response = await rpc('worker', { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task.id } }, APP_KEY);
+    const response = await rpc(
+      'worker',
+      { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task.id } },
+      APP_KEY,
+    );
     // The app key may not use this agent at all.
     assert.equal(response.status, 403);
     assert.deepEqual(await response.json(), { error: 'this API key may not use agent "worker"' });
@@ -162,10 +180,26 @@ describe('A2A server', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'message/send',
-      params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+      params: {
+        message: {
+          kind: 'message',
+          messageId: randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'hi' }],
+        },
+      },
     });
     assert.equal(sent.status, 200);
-    const task = ((await sent.json()) as { result: { kind: string; id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } }).result;
+    const task = (
+      (await sent.json()) as {
+        result: {
+          kind: string;
+          id: string;
+          status: { state: string };
+          artifacts: Array<{ parts: Array<{ text: string }> }>;
+        };
+      }
+    ).result;
     assert.equal(task.kind, 'task');
     assert.equal(task.status.state, 'completed');
     assert.equal(task.artifacts[0]?.parts[0]?.text, 'legacy reply');
@@ -177,15 +211,30 @@ describe('A2A server', () => {
       jsonrpc: '2.0',
       id: 3,
       method: 'message/stream',
-      params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'go' }] } },
+      params: {
+        message: {
+          kind: 'message',
+          messageId: randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'go' }],
+        },
+      },
     });
     assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
     const frames = (await stream.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
-    const results = frames.map((frame) => (JSON.parse(frame.slice(6)) as { result: { kind: string; status?: { state: string } } }).result);
+    const results = frames.map(
+      (frame) =>
+        (JSON.parse(frame.slice(6)) as { result: { kind: string; status?: { state: string } } }).result,
+    );
     assert.equal(results[0]?.kind, 'task');
     assert.equal(results.at(-1)?.status?.state, 'completed');
 
-    const cancel = await rpc('worker', { jsonrpc: '2.0', id: 4, method: 'tasks/cancel', params: { id: task.id } });
+    const cancel = await rpc('worker', {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tasks/cancel',
+      params: { id: task.id },
+    });
     const body = (await cancel.json()) as { error?: { code: number } };
     assert.equal(body.error?.code, -32002, 'a completed task is not cancelable');
   });
@@ -198,7 +247,12 @@ describe('A2A server', () => {
     });
     assert.equal(none.status, 401);
     assert.deepEqual(await none.json(), { error: 'missing Authorization: Bearer <token or API key>' });
-    const unknownAgent = await rpc('ghost', { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } });
+    const unknownAgent = await rpc('ghost', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'GetTask',
+      params: { id: 'x' },
+    });
     assert.equal(unknownAgent.status, 404);
     const unknownMethod = await rpc('worker', { jsonrpc: '2.0', id: 9, method: 'NoSuchMethod', params: {} });
     const body = (await unknownMethod.json()) as { id: number; error: { code: number } };

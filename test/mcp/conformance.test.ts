@@ -10,7 +10,11 @@ import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 
 const require = createRequire(import.meta.url);
-const SUITE = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+const SUITE = join(
+  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+);
 const BASELINE = join(import.meta.dirname, 'conformance-baseline.yml');
 
 function run(args: string[]): Promise<{ code: number | null; output: string }> {
@@ -47,7 +51,14 @@ describe('MCP conformance suite', () => {
     ]);
     assert.equal(code, 0, output.slice(-4000));
     assert.match(output, /Baseline check passed/);
-    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'logging-set-level', 'server-sse-multiple-streams', 'dns-rebinding-protection'])
+    for (const scenario of [
+      'server-initialize',
+      'ping',
+      'tools-list',
+      'logging-set-level',
+      'server-sse-multiple-streams',
+      'dns-rebinding-protection',
+    ])
       assert.match(output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
   });
 });

@@ -27,7 +27,11 @@ describe('MCP server', () => {
     return client;
   }
 
-  async function rpc(body: unknown, key = ADMIN_KEY, headers: Record<string, string> = {}): Promise<Response> {
+  async function rpc(
+    body: unknown,
+    key = ADMIN_KEY,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     return fetch(endpoint, {
       method: 'POST',
       headers: {
@@ -68,7 +72,9 @@ describe('MCP server', () => {
     const inputSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
     await create(
       '/api/v1/rules',
-      chainDefinition('doubler', [double], [], { additionalInfo: { mcp: true, inputSchema, description: 'Doubles n.' } }),
+      chainDefinition('doubler', [double], [], {
+        additionalInfo: { mcp: true, inputSchema, description: 'Doubles n.' },
+      }),
     );
     await create('/api/v1/rules', chainDefinition('hidden', [{ ...double, id: 'x' }]));
   });
@@ -100,7 +106,10 @@ describe('MCP server', () => {
       tools.map((tool) => tool.name),
       ['helper'],
     );
-    await assert.rejects(client.callTool({ name: 'main', arguments: { message: 'hi' } }), /unknown tool "main"/);
+    await assert.rejects(
+      client.callTool({ name: 'main', arguments: { message: 'hi' } }),
+      /unknown tool "main"/,
+    );
   });
 
   it('calling an agent answers its text and structured content', async () => {
@@ -119,7 +128,10 @@ describe('MCP server', () => {
     const client = await connect();
     upstream.script({ text: 'first answer' }, { text: 'second answer' });
     await client.callTool({ name: 'helper', arguments: { message: 'remember 42', sessionId: 'mcp-s1' } });
-    const second = await client.callTool({ name: 'helper', arguments: { message: 'what?', sessionId: 'mcp-s1' } });
+    const second = await client.callTool({
+      name: 'helper',
+      arguments: { message: 'what?', sessionId: 'mcp-s1' },
+    });
     assert.equal((second.structuredContent as { sessionId: string }).sessionId, 'mcp-s1');
     const sent = upstream.requests.at(-1) as { messages: Array<{ content: string }> };
     const contents = sent.messages.map((message) => message.content);
@@ -136,7 +148,10 @@ describe('MCP server', () => {
 
   it('bad arguments are an invalid-params error', async () => {
     const client = await connect();
-    await assert.rejects(client.callTool({ name: 'helper', arguments: { text: 'x' } }), /message: a string is required/);
+    await assert.rejects(
+      client.callTool({ name: 'helper', arguments: { text: 'x' } }),
+      /message: a string is required/,
+    );
     await assert.rejects(
       client.callTool({ name: 'helper', arguments: { message: 'x', sessionId: 'has space' } }),
       /sessionId/,
@@ -227,10 +242,17 @@ describe('MCP server', () => {
       'mcp-protocol-version': '2025-06-18',
     });
     assert.equal(stolen.status, 404);
-    assert.equal(((await stolen.json()) as { error: { message: string } }).error.message, 'Session not found');
+    assert.equal(
+      ((await stolen.json()) as { error: { message: string } }).error.message,
+      'Session not found',
+    );
     const ended = await fetch(endpoint, {
       method: 'DELETE',
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
     });
     assert.equal(ended.status, 200);
     const gone = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, ADMIN_KEY, {

@@ -30,7 +30,8 @@ export function a2aTool(entry: ToolEntry, name: string, deps: A2AToolDeps = {}):
   return {
     name,
     description:
-      entry.description ?? `Asks the remote agent at ${remote.label} to handle a task; give it the whole task as input.`,
+      entry.description ??
+      `Asks the remote agent at ${remote.label} to handle a task; give it the whole task as input.`,
     parameters: {
       type: 'object',
       properties: { input: { type: 'string', description: 'The task or question for the agent.' } },
