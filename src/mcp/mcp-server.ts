@@ -52,11 +52,23 @@ function messages(body: unknown): JsonRpcMessage[] {
   return body && typeof body === 'object' ? [body as JsonRpcMessage] : [];
 }
 
-/** JSON-RPC error answered before the SDK sees the request (the SDK's own shape for these cases). */
-function rpcError(response: ServerResponse, status: number, code: number, message: string): void {
-  response
-    .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+/** A refusal before the SDK sees the request: an HTTP error in the API's `{"error": "..."}` shape. */
+function refuse(response: ServerResponse, status: number, error: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+}
+
+function isJsonRpcMessage(value: unknown): boolean {
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
+  );
+}
+
+/** A JSON-RPC 2.0 message, or a non-empty batch of them. */
+function isJsonRpcBody(body: unknown): boolean {
+  return Array.isArray(body) ? body.length > 0 && body.every(isJsonRpcMessage) : isJsonRpcMessage(body);
 }
 
 export class McpHttpServer {
@@ -91,12 +103,16 @@ export class McpHttpServer {
     const authInfo = { token: '', clientId: owner, scopes: [], extra: { principal } };
     const sessionId = request.headers['mcp-session-id'];
     const raw = Object.assign(request, { auth: authInfo });
+    if (request.method === 'POST' && !isJsonRpcBody(body)) {
+      refuse(response, 400, 'the body must be a JSON-RPC 2.0 message or a batch of them');
+      return;
+    }
 
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
       // Another caller's session is as unknown as a closed one.
       if (!session || session.owner !== owner) {
-        rpcError(response, 404, -32001, 'Session not found');
+        refuse(response, 404, 'MCP session not found (it ended, expired, or belongs to another caller)');
         return;
       }
       session.lastSeen = Date.now();
@@ -112,7 +128,7 @@ export class McpHttpServer {
       return;
     }
     if (request.method !== 'POST') {
-      rpcError(response, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      refuse(response, 400, 'the Mcp-Session-Id header is required');
       return;
     }
     // Stateless: a server for this request only; closing it aborts what is still running.

@@ -242,10 +242,9 @@ describe('MCP server', () => {
       'mcp-protocol-version': '2025-06-18',
     });
     assert.equal(stolen.status, 404);
-    assert.equal(
-      ((await stolen.json()) as { error: { message: string } }).error.message,
-      'Session not found',
-    );
+    assert.deepEqual(await stolen.json(), {
+      error: 'MCP session not found (it ended, expired, or belongs to another caller)',
+    });
     const ended = await fetch(endpoint, {
       method: 'DELETE',
       headers: {
@@ -260,6 +259,19 @@ describe('MCP server', () => {
       'mcp-protocol-version': '2025-06-18',
     });
     assert.equal(gone.status, 404);
+  });
+
+  it('refuses a body that is not JSON-RPC, and a GET without a session, with an {error}', async () => {
+    const notRpc = await rpc([1, 2, 3]);
+    assert.equal(notRpc.status, 400);
+    assert.deepEqual(await notRpc.json(), {
+      error: 'the body must be a JSON-RPC 2.0 message or a batch of them',
+    });
+    const stream = await fetch(endpoint, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, accept: 'text/event-stream' },
+    });
+    assert.equal(stream.status, 400);
+    assert.deepEqual(await stream.json(), { error: 'the Mcp-Session-Id header is required' });
   });
 
   it('refuses a request without credentials or with a wrong key', async () => {
