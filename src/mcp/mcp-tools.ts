@@ -37,7 +37,8 @@ export interface McpCallOptions {
 export class McpCallError extends Error {}
 
 const MAX_MESSAGE_CHARS = 1_000_000;
-const SESSION_ID = /^[\w.:@-]{1,200}$/;
+/** As the chat endpoint's sessionId. */
+const MAX_SESSION_ID = 200;
 
 const AGENT_INPUT_SCHEMA = {
   type: 'object',
@@ -193,8 +194,11 @@ export class McpTools {
     if (typeof message !== 'string') throw new McpCallError('message: a string is required');
     if (message.length > MAX_MESSAGE_CHARS)
       throw new McpCallError(`message: at most ${MAX_MESSAGE_CHARS} characters`);
-    if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)))
-      throw new McpCallError('sessionId: 1-200 letters, digits or "_.:@-"');
+    if (
+      sessionId !== undefined &&
+      (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > MAX_SESSION_ID)
+    )
+      throw new McpCallError(`sessionId: a string of 1-${MAX_SESSION_ID} characters`);
     const unknownKeys = Object.keys(args).filter((key) => key !== 'message' && key !== 'sessionId');
     if (unknownKeys.length > 0) throw new McpCallError(`unknown argument "${unknownKeys[0]}"`);
     this.turns.checkAgent(agentId);

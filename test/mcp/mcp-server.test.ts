@@ -153,8 +153,8 @@ describe('MCP server', () => {
       /message: a string is required/,
     );
     await assert.rejects(
-      client.callTool({ name: 'helper', arguments: { message: 'x', sessionId: 'has space' } }),
-      /sessionId/,
+      client.callTool({ name: 'helper', arguments: { message: 'x', sessionId: 'x'.repeat(201) } }),
+      /sessionId: a string of 1-200 characters/,
     );
   });
 
