@@ -57,3 +57,16 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promi
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** Fails instead of hanging when `promise` does not settle within `ms`. */
+export async function within<T>(promise: Promise<T>, message: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

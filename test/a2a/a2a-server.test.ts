@@ -8,7 +8,7 @@ import type { StreamResponse, Task } from '@a2a-js/sdk';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { agentDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import { a2aClient, kinds, send, textOf, waitFor } from './a2a-helpers.ts';
+import { a2aClient, kinds, send, textOf, waitFor, within } from './a2a-helpers.ts';
 
 const ADMIN_KEY = 'sk-admin-key-for-a2a-tests-0123456789';
 const APP_KEY = 'sk-app-key-limited-to-main-0123456789';
@@ -151,7 +151,7 @@ describe('A2A server', () => {
     const started = Date.now();
     const cancelled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     assert.equal(cancelled.status?.state, CANCELED);
-    await upstream.waitForClientAbort(aborts);
+    await within(upstream.waitForClientAbort(aborts), 'the model call was not stopped');
     assert.ok(Date.now() - started < 1000, 'the model call stopped within a second');
     await following;
     const last = resubscribed.at(-1)?.payload;

@@ -186,7 +186,7 @@ describe('MCP server', () => {
     await waitFor(() => upstream.requestCount > requests);
     controller.abort('user cancelled');
     await assert.rejects(call);
-    await upstream.waitForClientAbort(aborts);
+    await within(upstream.waitForClientAbort(aborts), 'the model call was not stopped');
   });
 
   it('closing the HTTP request of a stateless call stops the turn', async () => {
@@ -213,7 +213,46 @@ describe('MCP server', () => {
     assert.equal(response.headers.get('content-type'), 'text/event-stream');
     await waitFor(() => upstream.requestCount > requests);
     controller.abort();
-    await upstream.waitForClientAbort(aborts);
+    await within(upstream.waitForClientAbort(aborts), 'the model call was not stopped');
+  });
+
+  it('closing the HTTP request of a call in a session stops that turn, and the session goes on', async () => {
+    const init = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    upstream.failNext('hang', 1);
+    const aborts = upstream.clientAborts;
+    const requests = upstream.requestCount;
+    const controller = new AbortController();
+    const call = await fetch(endpoint, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...session,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'helper', arguments: { message: 'slow' } },
+      }),
+    });
+    assert.equal(call.status, 200);
+    await waitFor(() => upstream.requestCount > requests);
+    controller.abort();
+    await within(upstream.waitForClientAbort(aborts), 'the model call was not stopped');
+    const after = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, ADMIN_KEY, session);
+    assert.equal(after.status, 200);
+    assert.match(await after.text(), /"name":"helper"/);
   });
 
   it('serves a stateless request without initialize or session', async () => {
@@ -287,6 +326,19 @@ describe('MCP server', () => {
     assert.deepEqual(await wrong.json(), { error: 'invalid or expired credentials' });
   });
 });
+
+/** Fails instead of hanging when `promise` does not settle within `ms`. */
+async function within<T>(promise: Promise<T>, message: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const start = Date.now();
