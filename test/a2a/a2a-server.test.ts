@@ -98,6 +98,17 @@ describe('A2A server', () => {
     const fetched = await client.getTask({ tenant: '', id: task.id });
     assert.equal(fetched.status?.state, COMPLETED);
     assert.equal(fetched.id, task.id);
+
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId,
+      status: 0,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    assert.equal(listed.totalSize, 2);
+    assert.ok(listed.tasks.some((entry) => entry.id === task.id));
+    assert.ok(listed.tasks.every((entry) => entry.contextId === contextId));
   });
 
   it('SendStreamingMessage streams the task, working status, answer chunks and completion', async () => {
@@ -237,6 +248,48 @@ describe('A2A server', () => {
     });
     const body = (await cancel.json()) as { error?: { code: number } };
     assert.equal(body.error?.code, -32002, 'a completed task is not cancelable');
+  });
+
+  it('v0.3 tasks/resubscribe follows a running task to its cancellation by tasks/cancel', async () => {
+    upstream.failNext('hang', 1);
+    const requests = upstream.requestCount;
+    const sent = await rpc('worker', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/stream',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'wait' }],
+        },
+      },
+    });
+    const reader = (sent.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const taskId = (JSON.parse(first.split('\n\n')[0]?.slice(6) ?? '{}') as { result: { id: string } }).result
+      .id;
+    await reader.cancel();
+    await waitFor(() => upstream.requestCount > requests);
+    const following = await rpc('worker', {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tasks/resubscribe',
+      params: { id: taskId },
+    });
+    assert.match(following.headers.get('content-type') ?? '', /text\/event-stream/);
+    const cancel = await rpc('worker', {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tasks/cancel',
+      params: { id: taskId },
+    });
+    const cancelled = (await cancel.json()) as { result: { status: { state: string } } };
+    assert.equal(cancelled.result.status.state, 'canceled');
+    const frames = (await following.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
+    const last = JSON.parse(frames.at(-1)?.slice(6) ?? '{}') as { result: { status?: { state: string } } };
+    assert.equal(last.result.status?.state, 'canceled');
   });
 
   it('refuses calls without credentials, and JSON-RPC errors for unknown methods', async () => {
