@@ -11,7 +11,7 @@ const LAYERS = [
   ['engine'],
   ['chains'],
   ['turns'],
-  ['chat', 'channels', 'scheduler'],
+  ['chat', 'channels', 'scheduler', 'mcp', 'a2a'],
   ['resources'],
   ['cli'],
 ];

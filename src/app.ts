@@ -34,6 +34,8 @@ import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
+import { registerMcpRoutes } from './mcp/mcp.routes.ts';
+import { registerA2ARoutes } from './a2a/a2a.routes.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -138,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
   await registerWebhookRoutes(app, deps.services.resources.webhooks);
+  registerA2ARoutes(app, { ...deps.services, version: deps.version ?? '0.0.0' });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
   // Resource routes are declared relative to the prefix. The hooks, parsers and error handler set
@@ -162,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerChatRoutes(api, deps.services.turns);
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);
+      registerMcpRoutes(api, deps.services.mcp);
     },
     { prefix: API_PREFIX },
   );

@@ -48,6 +48,9 @@ import { OpenAIModelsService } from './resources/openai-models/openai-models.ser
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
+import { McpHttpServer } from './mcp/mcp-server.ts';
+import { McpTools } from './mcp/mcp-tools.ts';
+import { A2AServer } from './a2a/a2a-server.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -96,6 +99,10 @@ export interface Services {
    * (a busy port) never polls a platform or fires a task.
    */
   start(): Promise<void>;
+  /** The agents as an MCP server (/api/v1/mcp) and its sessions. */
+  mcp: McpHttpServer;
+  /** The agents as A2A servers (/api/v1/a2a/{agentId}): tasks over turns. */
+  a2a: A2AServer;
   close(): Promise<void>;
 }
 
@@ -237,6 +244,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   });
   managerRef.current = channels;
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
+  const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });
+  const a2a = new A2AServer(turns, chains.agents, { requireAuth: () => store.current.security.requireAuth });
   const domain: DomainServices = {
     auth,
     registry,
@@ -255,7 +264,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await scheduler.start();
       channels.start();
     },
+    mcp,
+    a2a,
     async close() {
+      await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();

@@ -13,7 +13,7 @@ import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from
 
 export type Principal =
   | { kind: 'user'; username: string; via: 'jwt' | 'api-key' }
-  | { kind: 'account'; platform: 'api'; accountId: string };
+  | { kind: 'account'; platform: 'api'; accountId: string; agents?: readonly string[] };
 
 interface KeyEntry {
   digest: Buffer;
@@ -66,7 +66,12 @@ export class AuthService {
         if (account.enabled && account.api_key) {
           keys.push({
             digest: digest(account.api_key),
-            principal: { kind: 'account', platform: 'api', accountId },
+            principal: {
+              kind: 'account',
+              platform: 'api',
+              accountId,
+              ...(account.agents ? { agents: account.agents } : {}),
+            },
           });
         }
       }

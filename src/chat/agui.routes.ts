@@ -2,6 +2,7 @@
 // front end. It takes a RunAgentInput and answers with the AG-UI event stream (@ag-ui/encoder). The
 // threadId is the session, scoped as the chat endpoint scopes a sessionId; only the new user message
 // (or the tool results of the client tool calls the last run ended on) is taken from `messages`.
+import { requireAgentAccess } from '../auth/agent-access.ts';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -67,6 +68,7 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
       const body = request.body;
       const { input, resume } = runInput(body);
       turns.checkAgent(agentId);
+      requireAgentAccess(request.principal, agentId);
       const turn: Omit<TurnInput, 'signal'> = {
         agentId,
         input,

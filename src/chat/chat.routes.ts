@@ -1,6 +1,7 @@
 // POST /api/v1/chat/completions: any OpenAI client calls an agent by id (the `model` field).
 // Errors found before the stream starts are HTTP errors; after it starts, one error frame ends it.
 import { watchClient } from '../http/disconnect.ts';
+import { requireAgentAccess } from '../auth/agent-access.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorMessage, isAppError } from '../core/errors.ts';
@@ -28,6 +29,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       const agentId = body.model;
       const { input, images, history, resume } = splitMessages(body.messages);
       turns.checkAgent(agentId);
+      requireAgentAccess(request.principal, agentId);
       const ids = completionIds(agentId);
       const clientTools = chatClientTools(body);
       const turn: Omit<TurnInput, 'signal'> = {

@@ -33,6 +33,8 @@ export const accountSchema = z.strictObject({
   description: z.string().default(''),
   enabled: z.boolean().default(true),
   api_key: z.string().optional(),
+  /** api: the agents this account's key may call (chat, MCP, A2A); absent means every agent. */
+  agents: z.array(id).optional(),
   app_id: z.string().optional(),
   app_secret: z.string().optional(),
   /**

@@ -200,6 +200,10 @@ describe('authentication', () => {
       // (its API calls carry the token).
       if (['/health', '/ready', '/api/v1/auth/login', '/', '/ui', '/ui/', '/ui/x'].includes(url)) {
         assert.notEqual(response.statusCode, 401, `${route.method} ${route.url}`);
+      } else if (url.endsWith('/.well-known/agent-card.json')) {
+        // A2A agent cards are discovery documents; they declare the Bearer scheme the endpoints need.
+        // The server's card lists no agent without credentials; agent "x" does not exist.
+        assert.equal(response.statusCode, url === '/.well-known/agent-card.json' ? 200 : 404, url);
       } else if (url === '/webhooks/x/x') {
         // Platform callbacks carry no JWT: their adapter checks the platform's signature. No
         // account "x" exists, so nothing answers here.

@@ -83,6 +83,28 @@ describe('web UI: Agents', () => {
     await screenshotAllModes(ui, 'agents-model');
   });
 
+  it('adds a remote agent (A2A) as a tool, its API key in a password field', async () => {
+    await ui.page.getByRole('link', { name: 'Tools' }).click();
+    await ui.page.getByRole('button', { name: 'Add a remote agent' }).click();
+    await ui.page.getByLabel('Remote agent tool name').fill('ask_remote');
+    await ui.page.getByLabel('Remote agent URL').fill('http://127.0.0.1:9/api/v1/a2a/main');
+    const key = ui.page.getByLabel('Remote agent API key');
+    assert.equal(await key.getAttribute('type'), 'password');
+    await key.fill('sk-remote-key-0123456789');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.locator('.toast-success', { hasText: 'Saved' }).waitFor();
+    const agent = await getJson('/api/v1/agents/helper');
+    const tools = agent.metadata.nodes[0].configuration.tools as Array<{ type: string }>;
+    assert.deepEqual(
+      tools.find((tool) => tool.type === 'a2a'),
+      {
+        type: 'a2a',
+        name: 'ask_remote',
+        config: { url: 'http://127.0.0.1:9/api/v1/a2a/main', apiKey: 'sk-remote-key-0123456789' },
+      },
+    );
+  });
+
   it('creates a skill of the agent', async () => {
     await ui.page.locator('.tabs').getByRole('link', { name: 'Skills' }).click();
     await ui.page.getByRole('button', { name: 'New skill' }).click();

@@ -5,13 +5,14 @@ import { z } from 'zod';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import { createBuiltinTool } from '../../tools/builtin.ts';
 import { McpConnection, type McpConnectionOptions } from '../../tools/mcp.ts';
+import { a2aTool } from './a2a-tool.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
 
 export const toolEntrySchema = z.object({
-  type: z.enum(['builtin', 'rulechain', 'agent', 'mcp']),
+  type: z.enum(['builtin', 'rulechain', 'agent', 'mcp', 'a2a']),
   name: z.string().max(64).default(''),
   description: z.string().max(4000).optional(),
   targetId: z.string().max(64).optional(),
@@ -103,6 +104,9 @@ function hideConfigSecrets(text: string, entry: ToolEntry): string {
 
 export interface ToolSetDeps {
   chainDefinition: (id: string) => RuleChainDefinition | undefined;
+  /** For an a2a tool's apiKey template: `global` with secrets, and the chain's vars. */
+  globals?: () => Record<string, unknown>;
+  vars?: Record<string, string>;
 }
 
 /**
@@ -128,6 +132,9 @@ export class AgentToolSet {
           break;
         case 'agent':
           this.fixed.push(this.agentTool(entry));
+          break;
+        case 'a2a':
+          this.fixed.push(a2aTool(entry, toolName(entry.name || 'remote_agent'), deps));
           break;
         case 'mcp':
           this.mcp.push({ connection: new McpConnection(mcpOptions(entry)), entry, problem: undefined });

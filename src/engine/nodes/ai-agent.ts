@@ -119,7 +119,11 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
       const presets = compilePresets(config.messages, `node "${nodeId}"`);
       // Checked at load: a json_schema whose schema is not JSON fails here, not per message.
       replyFormat(config.params);
-      const toolSet = new AgentToolSet(config.tools, { chainDefinition: deps.chainDefinition });
+      const toolSet = new AgentToolSet(config.tools, {
+        chainDefinition: deps.chainDefinition,
+        globals: deps.globals,
+        vars,
+      });
       const logger = services['logger'] as EngineLogger | undefined;
       const reportProblem = (problem: string) =>
         logger?.warn?.({ chainId, nodeId }, `agent "${chainId}": ${problem}`);

@@ -2,7 +2,7 @@
 import type { AgentDefinition } from '../../types.ts';
 
 export interface ToolEntry {
-  type: 'builtin' | 'rulechain' | 'agent' | 'mcp';
+  type: 'builtin' | 'rulechain' | 'agent' | 'mcp' | 'a2a';
   name?: string;
   description?: string;
   targetId?: string;

@@ -169,6 +169,52 @@ export function ToolsTab({ definition, onChange, problems = [] }: Props) {
           <Icon name="plus" /> Add an MCP server
         </button>
       </fieldset>
+      <fieldset class="fieldset">
+        <legend>Remote agents (A2A)</legend>
+        {tools.map((tool, index) =>
+          tool.type !== 'a2a' ? null : (
+            <div class="tool-row" key={index}>
+              <input
+                class="input"
+                placeholder="name"
+                aria-label="Remote agent tool name"
+                value={tool.name ?? ''}
+                onInput={(event) => update(index, { name: event.currentTarget.value })}
+              />
+              <input
+                class="input"
+                placeholder="https://host/api/v1/a2a/main (its agent card, or its endpoint)"
+                aria-label="Remote agent URL"
+                value={typeof tool.config?.['url'] === 'string' ? tool.config['url'] : ''}
+                onInput={(event) =>
+                  update(index, { config: { ...tool.config, url: event.currentTarget.value } })
+                }
+              />
+              <input
+                class="input"
+                type="password"
+                autocomplete="off"
+                placeholder="API key (optional)"
+                aria-label="Remote agent API key"
+                value={typeof tool.config?.['apiKey'] === 'string' ? tool.config['apiKey'] : ''}
+                onInput={(event) => {
+                  const { apiKey: _old, ...rest } = tool.config ?? {};
+                  const apiKey = event.currentTarget.value;
+                  update(index, { config: apiKey ? { ...rest, apiKey } : rest });
+                }}
+              />
+              <IconButton icon="trash" label="Remove remote agent" onClick={() => removeAt(index)} />
+            </div>
+          ),
+        )}
+        <button
+          type="button"
+          class="btn btn-ghost"
+          onClick={() => setTools([...tools, { type: 'a2a', name: '', config: { url: '' } }])}
+        >
+          <Icon name="plus" /> Add a remote agent
+        </button>
+      </fieldset>
     </div>
   );
 }
