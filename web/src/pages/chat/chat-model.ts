@@ -31,6 +31,8 @@ export interface AssistantItem {
   status: 'streaming' | 'done' | 'stopped' | 'failed';
   error?: string;
   usage?: Usage;
+  /** How many tool calls had started when text last arrived: text after new calls is a new paragraph. */
+  toolsAtText?: number;
 }
 
 export type ChatItem = UserItem | AssistantItem;
@@ -119,7 +121,13 @@ export function applyChunk(turn: AssistantItem, payload: unknown): AssistantItem
       total: chunk.usage.total_tokens ?? 0,
     };
   const delta = chunk.choices?.[0]?.delta;
-  if (delta?.content) next.text += delta.content;
+  if (delta?.content) {
+    // The model's words before and after a round of tool calls are two paragraphs, as the stored
+    // history shows them (one assistant message per step), so a reload looks the same.
+    const afterTools = next.tools.length > (next.toolsAtText ?? 0);
+    next.text += (afterTools && next.text ? '\n\n' : '') + delta.content;
+    next.toolsAtText = next.tools.length;
+  }
   for (const call of delta?.tool_calls ?? []) {
     if (call.type === 'TOOL_CALL_START' && call.toolCallId) {
       next.tools.push({
