@@ -1,4 +1,5 @@
-// Six-field cron expressions (second minute hour day month weekday, 0 = Sunday), checked before
+// Six-field cron expressions (second minute hour day month weekday, 0 = Sunday; five fields without the
+// second are accepted too), checked before
 // they reach croner so that a bad one is a 400 naming the field, not a library message.
 import { invalid, type AppError } from '../core/errors.ts';
 
@@ -24,15 +25,24 @@ const FIELDS: readonly Field[] = [
 
 const ORDINALS = ['1st', '2nd', '3rd', '4th', '5th', '6th'] as const;
 
-/** Throws a 400 naming the first bad field; returns the expression with its spaces normalized. */
+/**
+ * Throws a 400 naming the first bad field; returns the six-field expression with its spaces
+ * normalized. A standard five-field expression (minute hour day month weekday) is accepted too and
+ * runs at second 0: `*\/5 * * * *` becomes `0 *\/5 * * * *`.
+ */
 export function validateCronExpression(expression: string, label = 'schedule'): string {
-  const parts = expression.trim().split(/\s+/).filter(Boolean);
-  if (parts.length !== FIELDS.length) {
-    throw invalid(`${label}: expected 6 fields (second minute hour day month weekday), got ${parts.length}`);
+  const given = expression.trim().split(/\s+/).filter(Boolean);
+  if (given.length !== FIELDS.length && given.length !== FIELDS.length - 1) {
+    throw invalid(
+      `${label}: expected 6 fields (second minute hour day month weekday) or 5 (minute hour day month weekday), got ${given.length}`,
+    );
   }
+  // Ordinals in messages count the fields as the user wrote them.
+  const skipped = FIELDS.length - given.length;
+  const parts = skipped === 1 ? ['0', ...given] : given;
   FIELDS.forEach((field, index) => {
     const fail = (what: string): AppError =>
-      invalid(`${label}: field "${field.name}" (${ORDINALS[index]}) ${what}`);
+      invalid(`${label}: field "${field.name}" (${ORDINALS[index - skipped] ?? ''}) ${what}`);
     checkField(parts[index] ?? '', field, fail);
   });
   return parts.join(' ');

@@ -34,10 +34,18 @@ describe('cron expressions', () => {
   });
 
   it('a wrong field count names the expected fields', () => {
-    assert.throws(() => validateCronExpression('* * * * *'), {
-      message: 'schedule: expected 6 fields (second minute hour day month weekday), got 5',
+    const expected =
+      'schedule: expected 6 fields (second minute hour day month weekday) or 5 (minute hour day month weekday)';
+    assert.throws(() => validateCronExpression('* * * *'), { message: `${expected}, got 4` });
+    assert.throws(() => validateCronExpression('* * * * * * *'), { message: `${expected}, got 7` });
+  });
+
+  it('accepts the standard five fields, at second 0, and counts positions as written', () => {
+    assert.equal(validateCronExpression('*/5 * * * *'), '0 */5 * * * *');
+    assert.equal(validateCronExpression(' 30 9 * * mon-fri '), '0 30 9 * * mon-fri');
+    assert.throws(() => validateCronExpression('0 25 * * *'), {
+      message: 'schedule: field "hour" (2nd) "25" is out of range 0-23',
     });
-    assert.throws(() => validateCronExpression('* * * * * * *'), { message: /got 7$/ });
   });
 
   it('each field out of range names the field, its position and its range', () => {
@@ -118,15 +126,25 @@ describe('cron tasks over REST', () => {
     assert.deepEqual(again.json(), { error: 'cron task "report" already exists' });
   });
 
+  it('a standard five-field schedule is stored in the six-field form, at second 0', async () => {
+    t = await createTestApp();
+    const standard = await inject('POST', '/api/v1/cron', {
+      ...task,
+      id: 'five',
+      schedule: '15 8 * * *',
+      disabled: true,
+    });
+    assert.equal(standard.statusCode, 201, standard.body);
+    assert.equal(standard.json().schedule, '0 15 8 * * *');
+  });
+
   it('bad bodies, bad schedules and unknown targets are refused with the field named', async () => {
     t = await createTestApp();
     const hour = await inject('POST', '/api/v1/cron', { ...task, schedule: '0 0 25 * * *' });
     assert.equal(hour.statusCode, 400);
     assert.deepEqual(hour.json(), { error: 'schedule: field "hour" (3rd) "25" is out of range 0-23' });
     const five = await inject('POST', '/api/v1/cron', { ...task, schedule: '0 25 * * *' });
-    assert.deepEqual(five.json(), {
-      error: 'schedule: expected 6 fields (second minute hour day month weekday), got 5',
-    });
+    assert.deepEqual(five.json(), { error: 'schedule: field "hour" (2nd) "25" is out of range 0-23' });
     const missing = await inject('POST', '/api/v1/cron', {
       name: 'x',
       schedule: '* * * * * *',

@@ -22,7 +22,9 @@ function lastRun(task: Task): string {
 export function registerCron(program: Command, cx: Context): void {
   const cron = program
     .command('cron')
-    .description('scheduled messages to agents (six fields: sec min hour day month weekday)');
+    .description(
+      'scheduled messages to agents (six fields: sec min hour day month weekday, or the standard five)',
+    );
 
   withJson(
     cron
@@ -54,7 +56,10 @@ export function registerCron(program: Command, cx: Context): void {
     .alias('add')
     .description('create a task')
     .argument('<name>', 'task name')
-    .requiredOption('-s, --schedule <cron>', 'six-field cron expression, e.g. "0 */5 * * * *"')
+    .requiredOption(
+      '-s, --schedule <cron>',
+      'cron expression: six fields with seconds ("0 */5 * * * *") or the standard five ("*/5 * * * *")',
+    )
     .requiredOption('-m, --message <text>', 'message sent to the agent when the task fires')
     .option('-a, --agent <id>', 'target agent', 'main')
     .option('--json', 'print the created task as JSON')

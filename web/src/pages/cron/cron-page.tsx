@@ -406,7 +406,8 @@ export function CronPage(_props: PageProps) {
                   onInput={(event) => editor.change({ ...draft, schedule: event.currentTarget.value })}
                 />
                 <span class="field-help">
-                  Six fields: second minute hour day month weekday (0 or 7 is Sunday).
+                  Six fields: second minute hour day month weekday (0 or 7 is Sunday), or the standard five
+                  without the second (it runs at second 0).
                 </span>
                 <FieldError error={errors.of('schedule')} />
               </label>
