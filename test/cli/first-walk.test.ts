@@ -160,6 +160,25 @@ describe('agent-service: what a new user hit', () => {
     assert.equal((await run(['workspace', 'rm', 'b.md', '-a', 'main'])).code, 0);
   });
 
+  it('agent chat -s shows the earlier messages when it resumes; a new id says so', async () => {
+    const env = { SERVICE_API_KEY: APP_KEY };
+    assert.equal((await run(['agent', '-s', 'resume-1', '-m', 'the code is 4471'], env)).code, 0);
+    const resumed = await run(['agent', 'chat', '-s', 'resume-1'], env, '/exit\n');
+    assert.equal(resumed.code, 0, resumed.err);
+    assert.match(resumed.out, /^user: the code is 4471$/m);
+    assert.match(resumed.out, /^assistant: \[demo model\]/m);
+    const fresh = await run(['agent', 'chat', '-s', 'never-used'], env, '/exit\n');
+    assert.match(fresh.out, /no earlier messages in never-used: a new session/);
+  });
+
+  it('dashboard prints the web UI address', async () => {
+    const dashboard = await run(['dashboard']);
+    assert.equal(dashboard.code, 0, dashboard.err);
+    assert.equal(dashboard.out, `${t.url}/ui/\n`);
+    const page = await fetch(dashboard.out.trim());
+    assert.equal(page.status, 200);
+  });
+
   it('--help lists the address order with the data-root lock', async () => {
     const help = await cli(['--help'], t.home);
     assert.equal(help.code, 0);

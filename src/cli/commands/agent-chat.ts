@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { describeToolCall, readChatStream, streamTurn } from '../chat-stream.ts';
 import type { ApiClient } from '../client.ts';
 import type { Context } from '../context.ts';
+import { sessionMessages, transcriptLines } from '../transcript.ts';
 
 const HELP = `/new          start a new session (the agent forgets this conversation)
 /agent <id>   talk to another agent (in a new session)
@@ -12,6 +13,9 @@ const HELP = `/new          start a new session (the agent forgets this conversa
 /help         this text
 /exit         leave (or Ctrl-D; Ctrl-C twice)
 `;
+
+/** Messages shown when a chat resumes a session. */
+const RESUME_MESSAGES = 20;
 
 function newSession(): string {
   return `cli-${randomUUID().slice(0, 8)}`;
@@ -27,6 +31,8 @@ export async function runChat(
   const state = { agent: options.agent, session: options.session ?? newSession() };
   let turn: AbortController | undefined;
   let armed = false;
+  // Read before the prompt exists: readline must not start reading stdin while this is awaited.
+  const earlier = options.session ? await sessionMessages(api, state.agent, options.session) : undefined;
   const rl = createInterface({
     input: cx.io.stdin,
     output: cx.io.stdout as NodeJS.WritableStream,
@@ -57,6 +63,18 @@ export async function runChat(
     cx.out(
       `${s.bold(`Chatting with ${state.agent}`)} at ${api.url} ${s.dim(`(session ${state.session}; /help for commands)`)}\n`,
     );
+  // Resuming a session: the conversation so far (its last messages), so the user knows where it stands.
+  if (options.session) {
+    if (earlier === undefined)
+      cx.out(`${s.dim(`(no earlier messages in ${options.session}: a new session)`)}\n`);
+    else {
+      const shown = earlier.filter((message) => message.role === 'user' || message.role === 'assistant');
+      const last = shown.slice(-RESUME_MESSAGES);
+      if (shown.length > last.length)
+        cx.out(`${s.dim(`(${shown.length - last.length} earlier messages not shown)`)}\n`);
+      cx.out(transcriptLines(last, s.bold));
+    }
+  }
   prompt();
   try {
     for await (const raw of rl) {

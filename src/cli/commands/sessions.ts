@@ -3,6 +3,7 @@
 // api account's ids are its own. A full key (agent:...:channel:...) names any session.
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
+import { transcriptLines, type SessionMessage } from '../transcript.ts';
 
 interface Session {
   key: string;
@@ -12,23 +13,6 @@ interface Session {
   preview?: string | null;
   messageCount: number;
   updatedAt: string;
-}
-
-interface Message {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: unknown;
-  toolCalls?: Array<{ name?: string; function?: { name?: string } }>;
-}
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content
-      .map((part: { type?: string; text?: string }) =>
-        part.type === 'text' ? (part.text ?? '') : `[${part.type}]`,
-      )
-      .join(' ');
-  return content === null || content === undefined ? '' : JSON.stringify(content);
 }
 
 export function registerSessions(program: Command, cx: Context): void {
@@ -76,18 +60,8 @@ export function registerSessions(program: Command, cx: Context): void {
     ),
   ).action(async (session: string, options: { agent: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command, true);
-    const { data } = await api.all<Message>(`${path(options.agent, session)}/messages`);
-    cx.print(options.json, data, () =>
-      data
-        .filter((message) => message.role !== 'system')
-        .map((message) => {
-          const calls = (message.toolCalls ?? []).map((call) => call.function?.name ?? call.name ?? 'tool');
-          const said = text(message.content);
-          const head = cx.style.bold(`${message.role}:`);
-          return `${head} ${said}${calls.length > 0 ? `${said ? ' ' : ''}[calls ${calls.join(', ')}]` : ''}\n`;
-        })
-        .join(''),
-    );
+    const { data } = await api.all<SessionMessage>(`${path(options.agent, session)}/messages`);
+    cx.print(options.json, data, () => transcriptLines(data, cx.style.bold));
   });
 
   agentOption(

@@ -1,4 +1,5 @@
 // `version`, `status` and `doctor`: what runs, and what is wrong with it.
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { parseUserEntry } from '../../auth/users.ts';
 import { DEFAULT_ADMIN_PASSWORD, type Config } from '../../config/schema.ts';
@@ -192,7 +193,37 @@ async function doctor(cx: Context, command: Command): Promise<Check[]> {
   return checks;
 }
 
+/** Opens `url` in the desktop's browser; false when this system has no opener. */
+function openInBrowser(url: string): Promise<boolean> {
+  const [command, ...args] =
+    process.platform === 'darwin'
+      ? ['open']
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""']
+        : ['xdg-open'];
+  return new Promise((resolve) => {
+    const child = spawn(command ?? 'xdg-open', [...args, url], { stdio: 'ignore', detached: true });
+    child.once('error', () => resolve(false));
+    child.once('spawn', () => {
+      child.unref();
+      resolve(true);
+    });
+  });
+}
+
 export function registerStatus(program: Command, cx: Context): void {
+  program
+    .command('dashboard')
+    .description('print the address of the web UI (--open also opens it in a browser)')
+    .option('--open', 'open it in the default browser')
+    .action(async (options: { open?: boolean }, command: Command) => {
+      const server = await cx.server(command);
+      const url = `${server.url}/ui/`;
+      cx.out(`${url}\n`);
+      if (options.open && !(await openInBrowser(url)))
+        cx.note('no browser could be opened here (no xdg-open); open the address above');
+    });
+
   withJson(program.command('version').description('print the version of this program')).action(
     (options: { json?: boolean }) =>
       cx.print(
