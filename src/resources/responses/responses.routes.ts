@@ -1,0 +1,104 @@
+// The OpenAI Responses API: POST /responses runs an agent turn (`model` is the agent id), streamed
+// as the API's semantic events or answered whole; stored responses are read, listed (input items),
+// cancelled and deleted by id. Mounted under /api/v1 and, as an alias, under /v1, so a client whose
+// base URL is http://host:9527/v1 works unchanged. Same credentials as the chat endpoint.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { isAppError } from '../../core/errors.ts';
+import { watchClient } from '../../http/disconnect.ts';
+import { SseWriter } from '../../http/sse.ts';
+import {
+  createResponseSchema,
+  deletedResponseSchema,
+  inputItemListSchema,
+  inputItemsQuerySchema,
+  responseObjectSchema,
+  responseParamsSchema,
+} from './responses.schema.ts';
+import type { ResponsesService } from './responses.service.ts';
+
+/** A Response as the service builds it, typed as the route's answer schema (which checks it). */
+const asResponse = async (body: Promise<Record<string, unknown>>) =>
+  (await body) as z.infer<typeof responseObjectSchema>;
+
+export interface ResponseRouteOptions {
+  /** Leaves the routes out of the OpenAPI document (the /v1 alias). */
+  hide?: boolean;
+}
+
+export function registerResponseRoutes(
+  app: FastifyInstance,
+  responses: ResponsesService,
+  options: ResponseRouteOptions = {},
+): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['responses'];
+  const hide = options.hide === true;
+  const config = { auth: 'chat' as const };
+
+  api.post(
+    '/responses',
+    { config, schema: { tags, hide, body: createResponseSchema } },
+    async (request, reply) => {
+      const body = request.body;
+      const prepared = await responses.prepare(body, request.principal);
+      if (body.background)
+        return responses.startBackground(prepared, (error) =>
+          request.log.error({ err: error }, 'background response failed'),
+        );
+      if (!body.stream) {
+        const client = watchClient(reply);
+        const result = await responses.run(prepared, client.signal).finally(client.dispose);
+        if (result.failure) throw result.failure;
+        return result.response;
+      }
+      const sse = new SseWriter(reply);
+      try {
+        const result = await responses.run(prepared, sse.signal, (event) =>
+          sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+        );
+        if (result.failure && !isAppError(result.failure))
+          request.log.error({ err: result.failure }, 'response stream failed');
+      } catch (error) {
+        request.log.error({ err: error }, 'response stream failed');
+      } finally {
+        sse.end();
+      }
+      return reply;
+    },
+  );
+
+  api.get(
+    '/responses/:responseId',
+    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    async (request) => asResponse(responses.get(request.params.responseId, request.principal)),
+  );
+
+  api.delete(
+    '/responses/:responseId',
+    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: deletedResponseSchema } } },
+    async (request) => responses.delete(request.params.responseId, request.principal),
+  );
+
+  api.post(
+    '/responses/:responseId/cancel',
+    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    async (request) => asResponse(responses.cancel(request.params.responseId, request.principal)),
+  );
+
+  api.get(
+    '/responses/:responseId/input_items',
+    {
+      config,
+      schema: {
+        tags,
+        hide,
+        params: responseParamsSchema,
+        querystring: inputItemsQuerySchema,
+        response: { 200: inputItemListSchema },
+      },
+    },
+    async (request) => responses.inputItems(request.params.responseId, request.query, request.principal),
+  );
+}
