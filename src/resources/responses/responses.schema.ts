@@ -253,6 +253,6 @@ export const inputItemListSchema = z.object({
 
 export const deletedResponseSchema = z.object({
   id: z.string(),
-  object: z.literal('response.deleted'),
+  object: z.literal('response'),
   deleted: z.literal(true),
 });

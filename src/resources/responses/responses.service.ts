@@ -254,12 +254,12 @@ export class ResponsesService {
     return stored.body;
   }
 
-  async delete(id: string, principal: Principal | undefined): Promise<{ id: string; object: 'response.deleted'; deleted: true }> {
+  async delete(id: string, principal: Principal | undefined): Promise<{ id: string; object: 'response'; deleted: true }> {
     const owner = ownerOf(principal);
     if (this.running.get(id)?.owner === owner)
       throw new AppError('conflict', `response "${id}" is running; cancel it first`);
     if (!(await this.store.delete(owner, id))) throw notFound(`response "${id}" does not exist`);
-    return { id, object: 'response.deleted', deleted: true };
+    return { id, object: 'response', deleted: true };
   }
 
   /** Cancels a running response and answers it as it ended (status `cancelled`). */
