@@ -132,17 +132,23 @@ export class ResponsesService {
     };
   }
 
-  /** Replaces each item_reference with the stored item it names (one of the caller's own). */
+  /**
+   * Replaces each item_reference with the stored item it names (one of the caller's own), and fills
+   * in the output of a replayed mcp_call that left it out (the Agents SDK does: the server has it).
+   */
   private async resolveReferences(items: InputItem[], owner: string): Promise<InputItem[]> {
-    const ids = items.flatMap((item) => (item.type === 'item_reference' ? [item.id as string] : []));
+    const wanted = (item: InputItem): boolean =>
+      item.type === 'item_reference' || (item.type === 'mcp_call' && item['output'] == null);
+    const ids = items.filter(wanted).map((item) => String(item.id));
     if (ids.length === 0) return items;
     const found = await this.store.findItems(owner, ids);
     return items.map((item, index) => {
-      if (item.type !== 'item_reference') return item;
-      const stored = found.get(item.id as string);
+      if (!wanted(item)) return item;
+      const stored = found.get(String(item.id));
+      if (item.type === 'mcp_call') return stored?.type === 'mcp_call' ? { ...item, output: stored['output'] } : item;
       if (!stored) throw notFound(`input.${index}: item "${String(item.id)}" does not exist`);
       return stored as unknown as InputItem;
-    });
+    }) as InputItem[];
   }
 
   /**
