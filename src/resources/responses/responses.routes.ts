@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { isAppError } from '../../core/errors.ts';
 import { watchClient } from '../../http/disconnect.ts';
 import { SseWriter } from '../../http/sse.ts';
+import { reasoningEvents, reasoningView, wantsReasoningView } from './response-compat.ts';
 import {
   createResponseSchema,
   deletedResponseSchema,
@@ -17,6 +18,7 @@ import {
   responseParamsSchema,
 } from './responses.schema.ts';
 import type { ResponsesService } from './responses.service.ts';
+import type { StreamEvent } from './response-builder.ts';
 
 /** A Response as the service builds it, typed as the route's answer schema (which checks it). */
 const asResponse = async (body: Promise<Record<string, unknown>>) =>
@@ -43,6 +45,7 @@ export function registerResponseRoutes(
     async (request, reply) => {
       const body = request.body;
       const prepared = await responses.prepare(body, request.principal);
+      const compat = wantsReasoningView(request.headers['user-agent']);
       if (body.background)
         return responses.startBackground(prepared, (error) =>
           request.log.error({ err: error }, 'background response failed'),
@@ -51,13 +54,13 @@ export function registerResponseRoutes(
         const client = watchClient(reply);
         const result = await responses.run(prepared, client.signal).finally(client.dispose);
         if (result.failure) throw result.failure;
-        return result.response;
+        return compat ? reasoningView(result.response) : result.response;
       }
       const sse = new SseWriter(reply);
       try {
-        const result = await responses.run(prepared, sse.signal, (event) =>
-          sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
-        );
+        const send = (event: StreamEvent): void =>
+          sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        const result = await responses.run(prepared, sse.signal, compat ? reasoningEvents(send) : send);
         if (result.failure && !isAppError(result.failure))
           request.log.error({ err: result.failure }, 'response stream failed');
       } catch (error) {
