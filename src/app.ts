@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   // OpenAI clients configured with base URL http://host:port/v1 reach the Responses API unchanged.
-  await app.register(async (v1) => registerResponseRoutes(v1, resources.responses, { hide: true }), {
+  await app.register(async (v1) => registerResponseRoutes(v1, resources.responses), {
     prefix: '/v1',
   });
 

@@ -107,8 +107,9 @@ export function itemsToMessages(items: InputItem[]): ConvertedMessage[] {
         });
         break;
       }
-      default:
-        // reasoning: not replayed.
+      case 'reasoning':
+      case 'item_reference':
+        // Reasoning is not replayed; references were resolved before.
         break;
     }
   }

@@ -24,24 +24,14 @@ import type { StreamEvent } from './response-builder.ts';
 const asResponse = async (body: Promise<Record<string, unknown>>) =>
   (await body) as z.infer<typeof responseObjectSchema>;
 
-export interface ResponseRouteOptions {
-  /** Leaves the routes out of the OpenAPI document (the /v1 alias). */
-  hide?: boolean;
-}
-
-export function registerResponseRoutes(
-  app: FastifyInstance,
-  responses: ResponsesService,
-  options: ResponseRouteOptions = {},
-): void {
+export function registerResponseRoutes(app: FastifyInstance, responses: ResponsesService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['responses'];
-  const hide = options.hide === true;
   const config = { auth: 'chat' as const };
 
   api.post(
     '/responses',
-    { config, schema: { tags, hide, body: createResponseSchema } },
+    { config, schema: { tags, body: createResponseSchema } },
     async (request, reply) => {
       const body = request.body;
       const prepared = await responses.prepare(body, request.principal);
@@ -74,19 +64,19 @@ export function registerResponseRoutes(
 
   api.get(
     '/responses/:responseId',
-    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    { config, schema: { tags, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
     async (request) => asResponse(responses.get(request.params.responseId, request.principal)),
   );
 
   api.delete(
     '/responses/:responseId',
-    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: deletedResponseSchema } } },
+    { config, schema: { tags, params: responseParamsSchema, response: { 200: deletedResponseSchema } } },
     async (request) => responses.delete(request.params.responseId, request.principal),
   );
 
   api.post(
     '/responses/:responseId/cancel',
-    { config, schema: { tags, hide, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    { config, schema: { tags, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
     async (request) => asResponse(responses.cancel(request.params.responseId, request.principal)),
   );
 
@@ -96,7 +86,6 @@ export function registerResponseRoutes(
       config,
       schema: {
         tags,
-        hide,
         params: responseParamsSchema,
         querystring: inputItemsQuerySchema,
         response: { 200: inputItemListSchema },
