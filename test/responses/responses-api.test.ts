@@ -158,6 +158,7 @@ describe('Responses API: validation, ownership, cancel, background', () => {
   it('cancel stops a running streamed response: the stream ends with status cancelled, and so does GET', async () => {
     upstream.setMode('hang');
     const seen = upstream.requestCount;
+    const aborts = upstream.clientAborts;
     try {
       const stream = sdk().responses.stream({ model: 'plain', input: 'wait' });
       const events: string[] = [];
@@ -175,7 +176,7 @@ describe('Responses API: validation, ownership, cancel, background', () => {
       assert.equal(ended.status, 'cancelled');
       assert.equal(events.at(-1), 'response.failed');
       assert.equal((await sdk().responses.retrieve(id)).status, 'cancelled');
-      await upstream.waitForClientAbort();
+      await upstream.waitForClientAbort(aborts);
       const again = await t.app.inject({
         method: 'POST',
         url: `/api/v1/responses/${id}/cancel`,
