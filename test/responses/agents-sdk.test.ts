@@ -28,8 +28,10 @@ describe('OpenAI Agents SDK (Responses mode)', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
   const asked: string[] = [];
-  const requests = (): Array<{ messages: UpstreamMessage[]; tools?: Array<{ function: { name: string } }> }> =>
-    upstream.requests as never;
+  const requests = (): Array<{
+    messages: UpstreamMessage[];
+    tools?: Array<{ function: { name: string } }>;
+  }> => upstream.requests as never;
 
   const getWeather = agentTool({
     name: 'get_weather',
@@ -83,7 +85,11 @@ describe('OpenAI Agents SDK (Responses mode)', () => {
     assert.deepEqual(asked, ['Oslo']);
 
     const calls = requests().slice(start);
-    assert.equal(calls.length, 3, 'one model call per SDK turn: the mixed step ran the server tool and returned the client call');
+    assert.equal(
+      calls.length,
+      3,
+      'one model call per SDK turn: the mixed step ran the server tool and returned the client call',
+    );
     // The offered tools: the agent's own, then the SDK's function tool and its handoff.
     assert.deepEqual(
       calls[0]?.tools?.map((entry) => entry.function.name),
@@ -101,13 +107,22 @@ describe('OpenAI Agents SDK (Responses mode)', () => {
       (item) => item.type === 'tool_call_item' && item.rawItem.type === 'hosted_tool_call',
     );
     assert.equal(hosted.length, 1);
-    const raw = hosted[0]?.rawItem as { name: string; output?: string; providerData?: Record<string, unknown> };
+    const raw = hosted[0]?.rawItem as {
+      name: string;
+      output?: string;
+      providerData?: Record<string, unknown>;
+    };
     assert.equal(raw.providerData?.['name'], 'clock');
     assert.equal(raw.output, '12:00');
   });
 
   it('a streamed run with previousResponseId chains the turns on the server', async () => {
-    const agent = new Agent({ name: 'chatty', instructions: 'Be chatty.', model: 'timed', tools: [getWeather] });
+    const agent = new Agent({
+      name: 'chatty',
+      instructions: 'Be chatty.',
+      model: 'timed',
+      tools: [getWeather],
+    });
     upstream.script({ text: 'Hello Ana.' });
     const first = await run(agent, 'I am Ana.', { stream: true });
     for await (const _event of first) {
@@ -126,7 +141,9 @@ describe('OpenAI Agents SDK (Responses mode)', () => {
     const sent = requests()
       .at(-1)!
       .messages.filter((m) => m.role !== 'system')
-      .map((m) => (m.tool_calls ? `call:${m.tool_calls[0]?.function.name}` : `${m.role}:${String(m.content)}`));
+      .map((m) =>
+        m.tool_calls ? `call:${m.tool_calls[0]?.function.name}` : `${m.role}:${String(m.content)}`,
+      );
     assert.deepEqual(sent, [
       'user:I am Ana.',
       'assistant:Hello Ana.',

@@ -30,7 +30,11 @@ describe('AI SDK OpenAI Responses provider', () => {
   const sent = (): string[] =>
     (upstream.requests.at(-1) as { messages: UpstreamMessage[] }).messages
       .filter((m) => m.role !== 'system')
-      .map((m) => (m.tool_calls ? `call:${m.tool_calls.map((c) => c.function.name).join(',')}` : `${m.role}:${String(m.content)}`));
+      .map((m) =>
+        m.tool_calls
+          ? `call:${m.tool_calls.map((c) => c.function.name).join(',')}`
+          : `${m.role}:${String(m.content)}`,
+      );
 
   before(async () => {
     ({ upstream, t } = await startTimedAgentApp());
@@ -43,7 +47,11 @@ describe('AI SDK OpenAI Responses provider', () => {
 
   it('generateText: a plain answer with usage', async () => {
     upstream.script({ text: 'Hello from the agent.' });
-    const result = await generateText({ model: provider.responses('timed'), prompt: 'hi', system: 'Be kind.' });
+    const result = await generateText({
+      model: provider.responses('timed'),
+      prompt: 'hi',
+      system: 'Be kind.',
+    });
     assert.equal(result.text, 'Hello from the agent.');
     assert.equal(result.finishReason, 'stop');
     assert.ok((result.usage.inputTokens ?? 0) > 0);
@@ -107,7 +115,12 @@ describe('AI SDK OpenAI Responses provider', () => {
 
   it('generateText on an agent that runs a server tool: the call shows as reasoning and is replayed by id', async () => {
     upstream.script(
-      { toolCalls: [{ id: 'call_k', name: 'clock', arguments: {} }, { id: 'call_g', name: 'get_weather', arguments: { city: 'Bern' } }] },
+      {
+        toolCalls: [
+          { id: 'call_k', name: 'clock', arguments: {} },
+          { id: 'call_g', name: 'get_weather', arguments: { city: 'Bern' } },
+        ],
+      },
       { text: 'It is 12:00 and sunny in Bern.' },
     );
     const result = await generateText({

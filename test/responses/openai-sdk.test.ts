@@ -28,7 +28,8 @@ function summary(body: UpstreamBody): string[] {
   return body.messages
     .filter((message) => message.role !== 'system')
     .map((message) => {
-      if (message.tool_calls) return `assistant:${message.tool_calls.map((call) => call.function.name).join(',')}`;
+      if (message.tool_calls)
+        return `assistant:${message.tool_calls.map((call) => call.function.name).join(',')}`;
       if (message.role === 'tool') return `tool:${String(message.content)}`;
       return `${message.role}:${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`;
     });
@@ -38,7 +39,12 @@ const weatherTool = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'Weather of a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -51,7 +57,11 @@ describe('Responses API with the openai SDK', () => {
   before(async () => {
     ({ upstream, t } = await startTimedAgentApp());
     client = new OpenAI({ baseURL: `${t.url}/api/v1`, apiKey: 'unused', maxRetries: 0 });
-    await createResource(t, '/api/v1/agents', agentDefinition('plain', { tools: [], systemPrompt: 'You are plain.' }));
+    await createResource(
+      t,
+      '/api/v1/agents',
+      agentDefinition('plain', { tools: [], systemPrompt: 'You are plain.' }),
+    );
   });
   after(async () => {
     await t.close();
@@ -112,7 +122,10 @@ describe('Responses API with the openai SDK', () => {
   });
 
   it("server tools: the agent's own tool calls are mcp_call items with their output, the text follows", async () => {
-    upstream.script({ toolCalls: [{ id: 'call_c1', name: 'clock', arguments: {} }] }, { text: 'It is 12:00.' });
+    upstream.script(
+      { toolCalls: [{ id: 'call_c1', name: 'clock', arguments: {} }] },
+      { text: 'It is 12:00.' },
+    );
     const stream = client.responses.stream({ model: 'timed', input: 'time?' });
     const added: string[] = [];
     stream.on('response.output_item.added', (event) => added.push(event.item.type));
@@ -132,7 +145,11 @@ describe('Responses API with the openai SDK', () => {
 
   it('client tools: a call comes back as a function_call item; its output continues via previous_response_id', async () => {
     upstream.script({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }] });
-    const first = await client.responses.create({ model: 'plain', input: 'weather in Oslo?', tools: [weatherTool] });
+    const first = await client.responses.create({
+      model: 'plain',
+      input: 'weather in Oslo?',
+      tools: [weatherTool],
+    });
     assert.deepEqual(
       last().tools?.map((tool) => tool.function.name),
       ['get_weather'],
@@ -154,19 +171,32 @@ describe('Responses API with the openai SDK', () => {
     });
     assert.equal(second.output_text, 'Sunny in Oslo.');
     assert.equal(second.previous_response_id, first.id);
-    assert.deepEqual(summary(last()), ['user:weather in Oslo?', 'assistant:get_weather', 'tool:{"sky":"sunny"}']);
+    assert.deepEqual(summary(last()), [
+      'user:weather in Oslo?',
+      'assistant:get_weather',
+      'tool:{"sky":"sunny"}',
+    ]);
   });
 
   it('client tools, stateless: the client replays the items itself, function_call and function_call_output', async () => {
     upstream.script({ toolCalls: [{ id: 'call_s1', name: 'get_weather', arguments: { city: 'Rome' } }] });
-    const stream = client.responses.stream({ model: 'plain', input: 'Rome?', tools: [weatherTool], store: false });
+    const stream = client.responses.stream({
+      model: 'plain',
+      input: 'Rome?',
+      tools: [weatherTool],
+      store: false,
+    });
     const argumentDeltas: string[] = [];
     stream.on('response.function_call_arguments.delta', (event) => argumentDeltas.push(event.delta));
     const first = await stream.finalResponse();
     assert.equal(argumentDeltas.join(''), '{"city":"Rome"}');
     const call = first.output.find((item) => item.type === 'function_call');
     assert.ok(call?.type === 'function_call');
-    await assert.rejects(client.responses.retrieve(first.id), OpenAI.NotFoundError, 'store: false is not kept');
+    await assert.rejects(
+      client.responses.retrieve(first.id),
+      OpenAI.NotFoundError,
+      'store: false is not kept',
+    );
 
     upstream.script({ text: 'Rome is sunny.' });
     const second = await client.responses.create({
@@ -192,7 +222,10 @@ describe('Responses API with the openai SDK', () => {
       text: { format: zodTextFormat(Weather, 'weather') },
     });
     assert.deepEqual(parsed.output_parsed, { city: 'Oslo', celsius: 21 });
-    const format = last()['response_format'] as { type: string; json_schema: { name: string; strict: boolean } };
+    const format = last()['response_format'] as {
+      type: string;
+      json_schema: { name: string; strict: boolean };
+    };
     assert.equal(format.type, 'json_schema');
     assert.equal(format.json_schema.name, 'weather');
     assert.equal(format.json_schema.strict, true);
@@ -202,7 +235,11 @@ describe('Responses API with the openai SDK', () => {
     upstream.script({ text: 'Hi Bob.' });
     const first = await client.responses.create({ model: 'plain', input: 'I am Bob.' });
     upstream.script({ text: 'You are Bob.' });
-    const second = await client.responses.create({ model: 'plain', input: 'Who am I?', previous_response_id: first.id });
+    const second = await client.responses.create({
+      model: 'plain',
+      input: 'Who am I?',
+      previous_response_id: first.id,
+    });
     assert.deepEqual(summary(last()), ['user:I am Bob.', 'assistant:Hi Bob.', 'user:Who am I?']);
     upstream.script({ text: 'Still Bob.' });
     await client.responses.create({ model: 'plain', input: 'And now?', previous_response_id: second.id });
@@ -215,7 +252,11 @@ describe('Responses API with the openai SDK', () => {
     ]);
     // A fork from the first response does not see the turns that followed it.
     upstream.script({ text: 'Bob, again.' });
-    const fork = await client.responses.create({ model: 'plain', input: 'Again?', previous_response_id: first.id });
+    const fork = await client.responses.create({
+      model: 'plain',
+      input: 'Again?',
+      previous_response_id: first.id,
+    });
     assert.deepEqual(summary(last()), ['user:I am Bob.', 'assistant:Hi Bob.', 'user:Again?']);
     upstream.script({ text: 'ok' });
     await client.responses.create({ model: 'plain', input: 'More?', previous_response_id: fork.id });
@@ -230,7 +271,11 @@ describe('Responses API with the openai SDK', () => {
 
   it('conversation names a session, shared with the chat endpoint sessionId of the same name', async () => {
     upstream.script({ text: 'Noted.' });
-    const first = await client.responses.create({ model: 'plain', input: 'Remember 42.', conversation: 'conv-42' });
+    const first = await client.responses.create({
+      model: 'plain',
+      input: 'Remember 42.',
+      conversation: 'conv-42',
+    });
     assert.deepEqual(first.conversation, { id: 'conv-42' });
     upstream.script({ text: '42.' });
     await client.chat.completions.create({
@@ -269,7 +314,9 @@ describe('Responses API with the openai SDK', () => {
     upstream.script({ text: 'Hello.' });
     await client.responses.create({ model: 'plain', input: 'again', previous_response_id: first.id });
     assert.deepEqual(
-      last().messages.filter((message) => message.role === 'system').map((message) => message.content),
+      last()
+        .messages.filter((message) => message.role === 'system')
+        .map((message) => message.content),
       ['You are plain.'],
       'instructions are not carried over',
     );
@@ -307,7 +354,9 @@ describe('Responses API with the openai SDK', () => {
       ],
     });
     const sent = last().messages;
-    const user = sent.at(-1) as { content: Array<{ type: string; text?: string; image_url?: { url: string } }> };
+    const user = sent.at(-1) as {
+      content: Array<{ type: string; text?: string; image_url?: { url: string } }>;
+    };
     assert.deepEqual(
       user.content.map((part) => part.text ?? part.image_url?.url),
       ['What is this?', picture],

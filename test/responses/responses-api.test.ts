@@ -59,25 +59,119 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     ['no model', { input: 'hi' }, 400, /^body\.model: /],
     ['no input', { model: 'plain' }, 400, /^body\.input: /],
     ['an unknown agent', { model: 'gpt-4o', input: 'hi' }, 404, /agent "gpt-4o"/],
-    ['a temperature out of range', { model: 'plain', input: 'hi', temperature: 3 }, 400, /^body\.temperature: /],
+    [
+      'a temperature out of range',
+      { model: 'plain', input: 'hi', temperature: 3 },
+      400,
+      /^body\.temperature: /,
+    ],
     ['top_p out of range', { model: 'plain', input: 'hi', top_p: 1.5 }, 400, /^body\.top_p: /],
-    ['max_output_tokens of 0', { model: 'plain', input: 'hi', max_output_tokens: 0 }, 400, /^body\.max_output_tokens: /],
-    ['a hosted tool', { model: 'plain', input: 'hi', tools: [{ type: 'web_search' }] }, 400, /^body\.tools\.0\.type: tool type "web_search" is not supported/],
-    ['a function tool without a name', { model: 'plain', input: 'hi', tools: [{ type: 'function' }] }, 400, /^body\.tools\.0\.name: /],
-    ['a tool_choice naming no tool', { model: 'plain', input: 'hi', tool_choice: { type: 'function', name: 'nope' } }, 400, /^body\.tool_choice: names function "nope"/],
-    ['an unknown item type', { model: 'plain', input: [{ type: 'computer_call_output' }] }, 400, /^body\.input\.0\.type: item type "computer_call_output" is not supported/],
-    ['a function output without call_id', { model: 'plain', input: [{ type: 'function_call_output', output: 'x' }] }, 400, /^body\.input\.0\.call_id: /],
-    ['an image by file_id', { model: 'plain', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 400, /file_id is not supported/],
-    ['a bad role', { model: 'plain', input: [{ role: 'tool', content: 'x' }] }, 400, /^body\.input\.0\.role: /],
-    ['input ending on an assistant message', { model: 'plain', input: [{ role: 'assistant', content: 'x' }] }, 400, /^input: the last item must be a user message or a function_call_output$/],
-    ['a json_schema format without a schema', { model: 'plain', input: 'hi', text: { format: { type: 'json_schema', name: 'x' } } }, 400, /^body\.text\.format\.schema: /],
-    ['too many metadata keys', { model: 'plain', input: 'hi', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 400, /^body\.metadata: at most 16 keys/],
-    ['a bad truncation', { model: 'plain', input: 'hi', truncation: 'sometimes' }, 400, /^body\.truncation: /],
-    ['both previous_response_id and conversation', { model: 'plain', input: 'hi', previous_response_id: 'resp_1', conversation: 'c' }, 400, /^body\.conversation: send either previous_response_id or conversation, not both$/],
-    ['an unknown previous response', { model: 'plain', input: 'hi', previous_response_id: 'resp_nope' }, 404, /^previous_response_id: response "resp_nope" does not exist$/],
-    ['an unknown item_reference', { model: 'plain', input: [{ type: 'item_reference', id: 'msg_nope' }] }, 404, /^input\.0: item "msg_nope" does not exist$/],
-    ['background with stream', { model: 'plain', input: 'hi', background: true, stream: true }, 400, /^body\.background: a background response is not streamed/],
-    ['background without store', { model: 'plain', input: 'hi', background: true, store: false }, 400, /^body\.background: a background response needs store: true$/],
+    [
+      'max_output_tokens of 0',
+      { model: 'plain', input: 'hi', max_output_tokens: 0 },
+      400,
+      /^body\.max_output_tokens: /,
+    ],
+    [
+      'a hosted tool',
+      { model: 'plain', input: 'hi', tools: [{ type: 'web_search' }] },
+      400,
+      /^body\.tools\.0\.type: tool type "web_search" is not supported/,
+    ],
+    [
+      'a function tool without a name',
+      { model: 'plain', input: 'hi', tools: [{ type: 'function' }] },
+      400,
+      /^body\.tools\.0\.name: /,
+    ],
+    [
+      'a tool_choice naming no tool',
+      { model: 'plain', input: 'hi', tool_choice: { type: 'function', name: 'nope' } },
+      400,
+      /^body\.tool_choice: names function "nope"/,
+    ],
+    [
+      'an unknown item type',
+      { model: 'plain', input: [{ type: 'computer_call_output' }] },
+      400,
+      /^body\.input\.0\.type: item type "computer_call_output" is not supported/,
+    ],
+    [
+      'a function output without call_id',
+      { model: 'plain', input: [{ type: 'function_call_output', output: 'x' }] },
+      400,
+      /^body\.input\.0\.call_id: /,
+    ],
+    [
+      'an image by file_id',
+      { model: 'plain', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] },
+      400,
+      /file_id is not supported/,
+    ],
+    [
+      'a bad role',
+      { model: 'plain', input: [{ role: 'tool', content: 'x' }] },
+      400,
+      /^body\.input\.0\.role: /,
+    ],
+    [
+      'input ending on an assistant message',
+      { model: 'plain', input: [{ role: 'assistant', content: 'x' }] },
+      400,
+      /^input: the last item must be a user message or a function_call_output$/,
+    ],
+    [
+      'a json_schema format without a schema',
+      { model: 'plain', input: 'hi', text: { format: { type: 'json_schema', name: 'x' } } },
+      400,
+      /^body\.text\.format\.schema: /,
+    ],
+    [
+      'too many metadata keys',
+      {
+        model: 'plain',
+        input: 'hi',
+        metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      400,
+      /^body\.metadata: at most 16 keys/,
+    ],
+    [
+      'a bad truncation',
+      { model: 'plain', input: 'hi', truncation: 'sometimes' },
+      400,
+      /^body\.truncation: /,
+    ],
+    [
+      'both previous_response_id and conversation',
+      { model: 'plain', input: 'hi', previous_response_id: 'resp_1', conversation: 'c' },
+      400,
+      /^body\.conversation: send either previous_response_id or conversation, not both$/,
+    ],
+    [
+      'an unknown previous response',
+      { model: 'plain', input: 'hi', previous_response_id: 'resp_nope' },
+      404,
+      /^previous_response_id: response "resp_nope" does not exist$/,
+    ],
+    [
+      'an unknown item_reference',
+      { model: 'plain', input: [{ type: 'item_reference', id: 'msg_nope' }] },
+      404,
+      /^input\.0: item "msg_nope" does not exist$/,
+    ],
+    [
+      'background with stream',
+      { model: 'plain', input: 'hi', background: true, stream: true },
+      400,
+      /^body\.background: a background response is not streamed/,
+    ],
+    [
+      'background without store',
+      { model: 'plain', input: 'hi', background: true, store: false },
+      400,
+      /^body\.background: a background response needs store: true$/,
+    ],
   ];
   for (const [name, payload, status, message] of cases) {
     it(`${name} is a ${status} with a clear {error}`, async () => {
@@ -90,10 +184,19 @@ describe('Responses API: validation, ownership, cancel, background', () => {
   }
 
   it('the openai SDK raises its error classes for these answers', async () => {
-    await assert.rejects(sdk().responses.create({ model: 'plain', input: 'hi', temperature: 3 }), OpenAI.BadRequestError);
+    await assert.rejects(
+      sdk().responses.create({ model: 'plain', input: 'hi', temperature: 3 }),
+      OpenAI.BadRequestError,
+    );
     await assert.rejects(sdk().responses.create({ model: 'nope', input: 'hi' }), OpenAI.NotFoundError);
-    await assert.rejects(sdk('sk-wrong').responses.create({ model: 'plain', input: 'hi' }), OpenAI.AuthenticationError);
-    await assert.rejects(sdk('sk-wrong', '/v1').responses.create({ model: 'plain', input: 'hi' }), OpenAI.AuthenticationError);
+    await assert.rejects(
+      sdk('sk-wrong').responses.create({ model: 'plain', input: 'hi' }),
+      OpenAI.AuthenticationError,
+    );
+    await assert.rejects(
+      sdk('sk-wrong', '/v1').responses.create({ model: 'plain', input: 'hi' }),
+      OpenAI.AuthenticationError,
+    );
   });
 
   it("a stored response is its api account's own: another account gets a 404 for it", async () => {
@@ -102,7 +205,10 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     await assert.rejects(sdk(APP2).responses.retrieve(mine.id), OpenAI.NotFoundError);
     await assert.rejects(sdk(APP2).responses.delete(mine.id), OpenAI.NotFoundError);
     await assert.rejects(sdk(APP2).responses.inputItems.list(mine.id), OpenAI.NotFoundError);
-    const reference = await post({ model: 'plain', input: [{ type: 'item_reference', id: mine.output[0]?.id }] }, APP2);
+    const reference = await post(
+      { model: 'plain', input: [{ type: 'item_reference', id: mine.output[0]?.id }] },
+      APP2,
+    );
     assert.equal(reference.statusCode, 404, reference.body);
     const continued = await post({ model: 'plain', input: 'more', previous_response_id: mine.id }, APP2);
     assert.equal(continued.statusCode, 404, continued.body);
@@ -121,9 +227,12 @@ describe('Responses API: validation, ownership, cancel, background', () => {
         { role: 'user', content: 'second' },
       ],
     });
-    const sent = (upstream.requests.at(-1) as { messages: Array<{ role: string; content: string }> }).messages;
+    const sent = (upstream.requests.at(-1) as { messages: Array<{ role: string; content: string }> })
+      .messages;
     assert.deepEqual(
-      sent.filter((message) => message.role !== 'system').map((message) => `${message.role}:${message.content}`),
+      sent
+        .filter((message) => message.role !== 'system')
+        .map((message) => `${message.role}:${message.content}`),
       ['user:first', 'assistant:First answer.', 'user:second'],
     );
   });
@@ -144,7 +253,11 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     const page = await sdk().responses.inputItems.list(response.id, { order: 'asc', limit: 2 });
     assert.deepEqual(texts(page.data), ['a', 'b']);
     assert.equal(page.has_more, true);
-    const next = await sdk().responses.inputItems.list(response.id, { order: 'asc', limit: 2, after: page.data[1]!.id });
+    const next = await sdk().responses.inputItems.list(response.id, {
+      order: 'asc',
+      limit: 2,
+      after: page.data[1]!.id,
+    });
     assert.deepEqual(texts(next.data), ['c']);
     assert.equal(next.has_more, false);
     const bad = await t.app.inject({
@@ -168,7 +281,8 @@ describe('Responses API: validation, ownership, cancel, background', () => {
       });
       stream.on('event', (event) => events.push(event.type));
       const final = stream.finalResponse().catch((error: unknown) => error);
-      while (upstream.requestCount === seen || id === '') await new Promise((resolve) => setImmediate(resolve));
+      while (upstream.requestCount === seen || id === '')
+        await new Promise((resolve) => setImmediate(resolve));
       assert.equal((await sdk().responses.retrieve(id)).status, 'in_progress');
       const cancelled = await sdk().responses.cancel(id);
       assert.equal(cancelled.status, 'cancelled');

@@ -179,7 +179,11 @@ export class ResponseBuilder {
     const index = this.running.get(event.toolCallId);
     if (index === undefined) return;
     this.running.delete(event.toolCallId);
-    const item: OutputItem = { ...(this.output[index] as OutputItem), status: 'completed', output: event.content };
+    const item: OutputItem = {
+      ...(this.output[index] as OutputItem),
+      status: 'completed',
+      output: event.content,
+    };
     this.output[index] = item;
     this.send('response.mcp_call.completed', { item_id: item.id, output_index: index });
     this.send('response.output_item.done', { output_index: index, item });
@@ -235,7 +239,11 @@ export class ResponseBuilder {
     return this.finish(status, error, 'response.failed');
   }
 
-  private finish(status: ResponseStatus, error: ResponseError | null, event: string): Record<string, unknown> {
+  private finish(
+    status: ResponseStatus,
+    error: ResponseError | null,
+    event: string,
+  ): Record<string, unknown> {
     this.status = status;
     this.error = error;
     this.completedAt = Math.floor(this.now() / 1000);

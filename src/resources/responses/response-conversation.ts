@@ -70,7 +70,10 @@ export class ResponseConversations {
     sessionEnd: number | null;
   }): Promise<ChatMessage[]> {
     if (previous.sessionKey !== null)
-      return this.store.sessionMessagesUpTo(previous.sessionKey, previous.sessionEnd ?? Number.MAX_SAFE_INTEGER);
+      return this.store.sessionMessagesUpTo(
+        previous.sessionKey,
+        previous.sessionEnd ?? Number.MAX_SAFE_INTEGER,
+      );
     // It ran stateless: its input items hold the conversation before it, its output items the rest.
     const items = [
       ...(await this.store.items(previous.id, 'input')),

@@ -140,10 +140,7 @@ export function splitInput(items: InputItem[]): SplitInput {
       history: converted.slice(0, -1).map((entry) => entry.message),
     };
   if (!last?.fromFunctionOutput)
-    throw new AppError(
-      'invalid',
-      'input: the last item must be a user message or a function_call_output',
-    );
+    throw new AppError('invalid', 'input: the last item must be a user message or a function_call_output');
   let start = converted.length - 1;
   while (start > 0 && converted[start - 1]?.fromFunctionOutput) start -= 1;
   return {
@@ -170,6 +167,7 @@ export function normalizeInputItem(item: InputItem): OutputItem {
         : message.content;
     return { ...message, id: id ?? newItemId('msg'), type: 'message', status: 'completed', content };
   }
-  if (type === 'function_call_output') return { ...item, id: id ?? newItemId('fco'), type, status: 'completed' };
+  if (type === 'function_call_output')
+    return { ...item, id: id ?? newItemId('fco'), type, status: 'completed' };
   return { ...item, id: id ?? newItemId(type === 'function_call' ? 'fc' : 'item'), type };
 }

@@ -49,7 +49,8 @@ export function responseParams(body: CreateResponse): ModelParams {
     };
   const choice = body.tool_choice;
   if (choice != null)
-    params.toolChoice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+    params.toolChoice =
+      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
   if (body.parallel_tool_calls != null) params.parallelToolCalls = body.parallel_tool_calls;
   return params;
 }

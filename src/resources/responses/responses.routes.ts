@@ -29,38 +29,34 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
   const tags = ['responses'];
   const config = { auth: 'chat' as const };
 
-  api.post(
-    '/responses',
-    { config, schema: { tags, body: createResponseSchema } },
-    async (request, reply) => {
-      const body = request.body;
-      const prepared = await responses.prepare(body, request.principal);
-      const compat = wantsReasoningView(request.headers['user-agent']);
-      if (body.background)
-        return responses.startBackground(prepared, (error) =>
-          request.log.error({ err: error }, 'background response failed'),
-        );
-      if (!body.stream) {
-        const client = watchClient(reply);
-        const result = await responses.run(prepared, client.signal).finally(client.dispose);
-        if (result.failure) throw result.failure;
-        return compat ? reasoningView(result.response) : result.response;
-      }
-      const sse = new SseWriter(reply);
-      try {
-        const send = (event: StreamEvent): void =>
-          sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        const result = await responses.run(prepared, sse.signal, compat ? reasoningEvents(send) : send);
-        if (result.failure && !isAppError(result.failure))
-          request.log.error({ err: result.failure }, 'response stream failed');
-      } catch (error) {
-        request.log.error({ err: error }, 'response stream failed');
-      } finally {
-        sse.end();
-      }
-      return reply;
-    },
-  );
+  api.post('/responses', { config, schema: { tags, body: createResponseSchema } }, async (request, reply) => {
+    const body = request.body;
+    const prepared = await responses.prepare(body, request.principal);
+    const compat = wantsReasoningView(request.headers['user-agent']);
+    if (body.background)
+      return responses.startBackground(prepared, (error) =>
+        request.log.error({ err: error }, 'background response failed'),
+      );
+    if (!body.stream) {
+      const client = watchClient(reply);
+      const result = await responses.run(prepared, client.signal).finally(client.dispose);
+      if (result.failure) throw result.failure;
+      return compat ? reasoningView(result.response) : result.response;
+    }
+    const sse = new SseWriter(reply);
+    try {
+      const send = (event: StreamEvent): void =>
+        sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      const result = await responses.run(prepared, sse.signal, compat ? reasoningEvents(send) : send);
+      if (result.failure && !isAppError(result.failure))
+        request.log.error({ err: result.failure }, 'response stream failed');
+    } catch (error) {
+      request.log.error({ err: error }, 'response stream failed');
+    } finally {
+      sse.end();
+    }
+    return reply;
+  });
 
   api.get(
     '/responses/:responseId',

@@ -163,7 +163,10 @@ const textFormatSchema = z.discriminatedUnion('type', [
 ]);
 
 const metadataSchema = z
-  .record(z.string().max(64, 'keys are at most 64 characters'), z.string().max(512, 'values are at most 512 characters'))
+  .record(
+    z.string().max(64, 'keys are at most 64 characters'),
+    z.string().max(512, 'values are at most 512 characters'),
+  )
   .refine((metadata) => Object.keys(metadata).length <= 16, 'at most 16 keys');
 
 /** A response id as this server makes them (`resp_` and 32 hex digits); anything else is unknown. */
@@ -208,7 +211,11 @@ export const createResponseSchema = z
         message: 'a background response is not streamed; poll GET /responses/{id}',
       });
     if (body.background && body.store === false)
-      context.addIssue({ code: 'custom', path: ['background'], message: 'a background response needs store: true' });
+      context.addIssue({
+        code: 'custom',
+        path: ['background'],
+        message: 'a background response needs store: true',
+      });
     const tools = (body.tools ?? []) as Array<{ name?: unknown }>;
     const names = tools.map((tool) => tool.name);
     if (new Set(names).size !== names.length)

@@ -7,7 +7,13 @@ import type { ChatMessage } from '../../model-providers/types.ts';
 import type { SessionStore } from '../../storage/session-store.ts';
 import type { TurnInput, TurnRunner } from '../../turns/agent-turn.ts';
 import { apiSession } from '../../chat/chat-request.ts';
-import { newItemId, ResponseBuilder, type OutputItem, type ResponseShell, type StreamEvent } from './response-builder.ts';
+import {
+  newItemId,
+  ResponseBuilder,
+  type OutputItem,
+  type ResponseShell,
+  type StreamEvent,
+} from './response-builder.ts';
 import { ResponseConversations, type TurnSession } from './response-conversation.ts';
 import { itemsToMessages, normalizeInputItem, splitInput, type SplitInput } from './response-input.ts';
 import { clientTools, conversationId, ownerOf, responseParams, responseShell } from './response-request.ts';
@@ -145,7 +151,8 @@ export class ResponsesService {
     return items.map((item, index) => {
       if (!wanted(item)) return item;
       const stored = found.get(String(item.id));
-      if (item.type === 'mcp_call') return stored?.type === 'mcp_call' ? { ...item, output: stored['output'] } : item;
+      if (item.type === 'mcp_call')
+        return stored?.type === 'mcp_call' ? { ...item, output: stored['output'] } : item;
       if (!stored) throw notFound(`input.${index}: item "${String(item.id)}" does not exist`);
       return stored as unknown as InputItem;
     }) as InputItem[];
@@ -155,7 +162,11 @@ export class ResponsesService {
    * Runs a prepared response to its end. `emit` receives the stream's events; `signal` stops the
    * turn (the client went away). A cancelled response ends with status `cancelled`.
    */
-  run(prepared: PreparedResponse, signal: AbortSignal, emit?: (event: StreamEvent) => void): Promise<RunResult> {
+  run(
+    prepared: PreparedResponse,
+    signal: AbortSignal,
+    emit?: (event: StreamEvent) => void,
+  ): Promise<RunResult> {
     const controller = new AbortController();
     const follow = (): void => controller.abort(signal.reason);
     if (signal.aborted) follow();
@@ -194,7 +205,9 @@ export class ResponsesService {
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       result = entry.cancelled
-        ? { response: builder.fail('cancelled', { code: 'cancelled', message: 'the response was cancelled' }) }
+        ? {
+            response: builder.fail('cancelled', { code: 'cancelled', message: 'the response was cancelled' }),
+          }
         : {
             response: builder.fail('failed', {
               code: (isAppError(failure) && ERROR_CODES[failure.kind]) || 'server_error',
@@ -232,7 +245,10 @@ export class ResponsesService {
   }
 
   /** Starts a background response: stored at once as in progress, then run without a client. */
-  async startBackground(prepared: PreparedResponse, onError: (error: unknown) => void): Promise<Record<string, unknown>> {
+  async startBackground(
+    prepared: PreparedResponse,
+    onError: (error: unknown) => void,
+  ): Promise<Record<string, unknown>> {
     const snapshot = new ResponseBuilder(prepared.shell).snapshot();
     await this.store.save(
       {
@@ -260,7 +276,10 @@ export class ResponsesService {
     return stored.body;
   }
 
-  async delete(id: string, principal: Principal | undefined): Promise<{ id: string; object: 'response'; deleted: true }> {
+  async delete(
+    id: string,
+    principal: Principal | undefined,
+  ): Promise<{ id: string; object: 'response'; deleted: true }> {
     const owner = ownerOf(principal);
     if (this.running.get(id)?.owner === owner)
       throw new AppError('conflict', `response "${id}" is running; cancel it first`);
@@ -282,11 +301,23 @@ export class ResponsesService {
     if (stored.status === 'cancelled') return stored.body;
     if (stored.status === 'in_progress' || stored.status === 'queued') {
       // Stored as running, but not running here: its process ended before it did.
-      const body = { ...stored.body, status: 'cancelled', error: { code: 'cancelled', message: 'the response was cancelled' } };
-      await this.store.save({ ...stored, status: 'cancelled', body, createdAt: Number(stored.body['created_at']) * 1000 });
+      const body = {
+        ...stored.body,
+        status: 'cancelled',
+        error: { code: 'cancelled', message: 'the response was cancelled' },
+      };
+      await this.store.save({
+        ...stored,
+        status: 'cancelled',
+        body,
+        createdAt: Number(stored.body['created_at']) * 1000,
+      });
       return body;
     }
-    throw new AppError('conflict', `response "${id}" is ${stored.status}; only a running response can be cancelled`);
+    throw new AppError(
+      'conflict',
+      `response "${id}" is ${stored.status}; only a running response can be cancelled`,
+    );
   }
 
   async inputItems(id: string, query: InputItemsQuery, principal: Principal | undefined) {

@@ -61,7 +61,10 @@ export class ResponseStore {
     private readonly database: Db,
     private readonly now: () => number = Date.now,
   ) {
-    this.db = database.withTables<{ responses: ResponsesTable; response_items: ResponseItemsTable }>() as unknown as ResponsesDb;
+    this.db = database.withTables<{
+      responses: ResponsesTable;
+      response_items: ResponseItemsTable;
+    }>() as unknown as ResponsesDb;
   }
 
   /** Writes a response (new or finished) and, when given, its items, in one transaction. */
@@ -77,7 +80,13 @@ export class ResponseStore {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('responses')
-        .values({ id: record.id, owner: record.owner, agent_id: record.agentId, created_at: record.createdAt, ...row })
+        .values({
+          id: record.id,
+          owner: record.owner,
+          agent_id: record.agentId,
+          created_at: record.createdAt,
+          ...row,
+        })
         .onConflict((conflict) => conflict.column('id').doUpdateSet(row))
         .execute();
       if (!items) return;

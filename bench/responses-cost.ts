@@ -3,7 +3,7 @@
 // as a response (POST /v1/responses: stored, as by default, and with store: false), answered whole
 // and streamed, to `agent-service serve` on the fake upstream. Interleaving puts every variant
 // under the same conditions; the figures are medians of each, side by side in one run.
-// Prints one JSON line: {"bench":"responses-overhead", ...}.
+// Prints one JSON line: {"bench":"responses-cost", ...}.
 import { Agent, request } from 'node:http';
 import {
   BENCH_AGENT,
@@ -57,7 +57,10 @@ const median = (values: number[]): number => {
 const upstream = await startHelper('_fake-upstream-process.ts');
 try {
   const service = await startService({
-    models: { default_provider: 'fake', providers: { fake: { base_url: upstream.url, model: 'fake-model' } } },
+    models: {
+      default_provider: 'fake',
+      providers: { fake: { base_url: upstream.url, model: 'fake-model' } },
+    },
   });
   try {
     await postJson(`${service.url}/api/v1/agents`, BENCH_AGENT);
@@ -80,7 +83,7 @@ try {
       variant('chatStream', '/api/v1/chat/completions', { ...chat, stream: true }),
       variant('responsesStream', '/v1/responses', { ...response, stream: true }),
     ];
-    progress(`responses-overhead: ${variants.length} variants round-robin, one client, ${DURATION_S} s`);
+    progress(`responses-cost: ${variants.length} variants round-robin, one client, ${DURATION_S} s`);
     const warmUntil = performance.now() + WARM_S * 1000;
     while (performance.now() < warmUntil) for (const each of variants) await postOnce(each).catch(() => 0);
     const other = watchOtherCpu();
@@ -101,7 +104,7 @@ try {
     if (errorLogLines.length > 0) progress(`service logged errors, first: ${errorLogLines[0]}`);
     console.log(
       JSON.stringify({
-        bench: 'responses-overhead',
+        bench: 'responses-cost',
         code: codeVersion(),
         durationS: DURATION_S,
         turnsEach: variants[0]?.latencies.length ?? 0,
