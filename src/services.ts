@@ -288,7 +288,9 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     }),
     models: new ModelsService(store),
     openaiModels: new OpenAIModelsService(chains.agents),
-    responses: new ResponsesService(domain.turns, domain.sessions, new ResponseStore(domain.db)),
+    responses: new ResponsesService(domain.turns, domain.sessions, new ResponseStore(domain.db), {
+      clustered: domain.cluster.mode === 'clustered',
+    }),
     rules: new RulesService(
       chains,
       domain.registry,

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { agentDefinition } from '../../src/testing/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { ResponseStore } from '../../src/resources/responses/responses.store.ts';
 
 const ADMIN = 'sk-admin-key-000';
 const APP1 = 'sk-app1-key-0000000';
@@ -332,6 +333,32 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     } finally {
       upstream.setMode('ok');
     }
+  });
+
+  it('a response stored as running by a process that ended is marked cancelled by cancel', async () => {
+    const id = 'resp_0123456789abcdef0123456789abcdef';
+    const body = {
+      id,
+      object: 'response',
+      created_at: 1_700_000_000,
+      status: 'in_progress',
+      model: 'plain',
+      output: [],
+    };
+    await new ResponseStore(t.services.db).save({
+      id,
+      owner: 'account:app1',
+      agentId: 'plain',
+      status: 'in_progress',
+      body,
+      sessionKey: null,
+      sessionEnd: null,
+      createdAt: 1_700_000_000_000,
+    });
+    const cancelled = await sdk().responses.cancel(id);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.error?.code, 'cancelled');
+    assert.equal((await sdk().responses.retrieve(id)).status, 'cancelled');
   });
 
   it('an upstream failure is a 502 when not streamed, and response.failed when streamed (stored as failed)', async () => {

@@ -70,13 +70,19 @@ function splitForSession(items: InputItem[]): SplitInput & { context: ChatMessag
 export class ResponsesService {
   private readonly running = new Map<string, Running>();
   private readonly conversations: ResponseConversations;
+  private readonly now: () => number;
 
   constructor(
     private readonly turns: TurnRunner,
     sessions: SessionStore,
     private readonly store: ResponseStore,
-    private readonly now: () => number = Date.now,
+    private readonly options: {
+      /** Clustered: a response stored as running may run on another instance. */
+      clustered?: boolean;
+      now?: () => number;
+    } = {},
   ) {
+    this.now = options.now ?? Date.now;
     this.conversations = new ResponseConversations(store, sessions);
   }
 
@@ -300,6 +306,11 @@ export class ResponsesService {
     if (!stored) throw notFound(`response "${id}" does not exist`);
     if (stored.status === 'cancelled') return stored.body;
     if (stored.status === 'in_progress' || stored.status === 'queued') {
+      if (this.options.clustered)
+        throw new AppError(
+          'conflict',
+          `response "${id}" runs on another instance; send the cancel to the instance that runs it`,
+        );
       // Stored as running, but not running here: its process ended before it did.
       const body = {
         ...stored.body,
