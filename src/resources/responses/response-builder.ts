@@ -81,7 +81,10 @@ export class ResponseBuilder {
       completed_at: this.completedAt,
       error: this.error,
       incomplete_details: null,
-      output: this.output.map((item) => ({ ...item })),
+      // An open message shows the text it has so far (GET of a running response).
+      output: this.output.map((item, index) =>
+        index === this.message?.index ? { ...item, content: [textPart(this.message.text)] } : { ...item },
+      ),
       usage: this.status === 'in_progress' || this.status === 'queued' ? null : usageObject(this.usage),
     };
   }
