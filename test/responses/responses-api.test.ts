@@ -335,6 +335,91 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     }
   });
 
+  it('the stream is text/event-stream of `event:` and `data:` lines, without [DONE]', async () => {
+    upstream.script({ text: 'Hi.' });
+    const response = await fetch(`${t.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${APP1}` },
+      body: JSON.stringify({ model: 'plain', input: 'hi', stream: true }),
+    });
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = (await response.text()).split('\n\n').filter(Boolean);
+    for (const frame of frames) {
+      const [eventLine, dataLine] = frame.split('\n');
+      const data = JSON.parse(dataLine?.replace(/^data: /, '') ?? '') as { type: string };
+      assert.equal(eventLine, `event: ${data.type}`);
+    }
+    assert.match(frames.at(-1) ?? '', /^event: response\.completed\n/);
+    assert.ok(!frames.some((frame) => frame.includes('[DONE]')));
+  });
+
+  it('a response carries every field of the Responses object, with OpenAI defaults', async () => {
+    const response = (await (
+      await fetch(`${t.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${APP1}` },
+        body: JSON.stringify({ model: 'plain', input: [{ type: 'message', role: 'user', content: 'hi' }] }),
+      })
+    ).json()) as Record<string, unknown>;
+    const expected: Record<string, unknown> = {
+      object: 'response',
+      status: 'completed',
+      model: 'plain',
+      error: null,
+      incomplete_details: null,
+      instructions: null,
+      previous_response_id: null,
+      max_output_tokens: null,
+      max_tool_calls: null,
+      tools: [],
+      tool_choice: 'auto',
+      truncation: 'disabled',
+      parallel_tool_calls: true,
+      text: { format: { type: 'text' } },
+      temperature: 1,
+      top_p: 1,
+      presence_penalty: 0,
+      frequency_penalty: 0,
+      top_logprobs: 0,
+      reasoning: null,
+      store: true,
+      background: false,
+      service_tier: 'default',
+      metadata: {},
+      safety_identifier: null,
+      prompt_cache_key: null,
+    };
+    for (const [key, value] of Object.entries(expected)) assert.deepEqual(response[key], value, key);
+    assert.ok(Number.isInteger(response['created_at']) && Number.isInteger(response['completed_at']));
+    assert.deepEqual(Object.keys(response['usage'] as object), [
+      'input_tokens',
+      'input_tokens_details',
+      'output_tokens',
+      'output_tokens_details',
+      'total_tokens',
+    ]);
+    const [message] = response['output'] as Array<Record<string, unknown>>;
+    assert.deepEqual(Object.keys(message ?? {}).sort(), ['content', 'id', 'role', 'status', 'type']);
+    assert.deepEqual((message?.['content'] as unknown[])[0], {
+      type: 'output_text',
+      text: 'Hello from the fake upstream.',
+      annotations: [],
+      logprobs: [],
+    });
+  });
+
+  it('users share their stored responses (a user key and a login token), apart from the accounts', async () => {
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: 'changeme' },
+    });
+    const token = (login.json() as { token: string }).token;
+    const made = await sdk(ADMIN).responses.create({ model: 'plain', input: 'hi' });
+    assert.equal((await sdk(token).responses.retrieve(made.id)).id, made.id);
+    await assert.rejects(sdk(APP1).responses.retrieve(made.id), OpenAI.NotFoundError);
+  });
+
   it('a response stored as running by a process that ended is marked cancelled by cancel', async () => {
     const id = 'resp_0123456789abcdef0123456789abcdef';
     const body = {
