@@ -29,19 +29,27 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
   const tags = ['responses'];
   const config = { auth: 'chat' as const };
 
-  api.post('/responses', { config, schema: { tags, body: createResponseSchema } }, async (request, reply) => {
+  const createSchema = {
+    tags,
+    summary: 'Run an agent turn (model = agent id); JSON, or text/event-stream with stream: true',
+    body: createResponseSchema,
+    response: { 200: responseObjectSchema },
+  };
+  api.post('/responses', { config, schema: createSchema }, async (request, reply) => {
     const body = request.body;
     const prepared = await responses.prepare(body, request.principal);
     const compat = wantsReasoningView(request.headers['user-agent']);
     if (body.background)
-      return responses.startBackground(prepared, (error) =>
-        request.log.error({ err: error }, 'background response failed'),
+      return asResponse(
+        responses.startBackground(prepared, (error) =>
+          request.log.error({ err: error }, 'background response failed'),
+        ),
       );
     if (!body.stream) {
       const client = watchClient(reply);
       const result = await responses.run(prepared, client.signal).finally(client.dispose);
       if (result.failure) throw result.failure;
-      return compat ? reasoningView(result.response) : result.response;
+      return asResponse(Promise.resolve(compat ? reasoningView(result.response) : result.response));
     }
     const sse = new SseWriter(reply);
     try {
@@ -60,19 +68,43 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
 
   api.get(
     '/responses/:responseId',
-    { config, schema: { tags, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'A stored (or running) response',
+        params: responseParamsSchema,
+        response: { 200: responseObjectSchema },
+      },
+    },
     async (request) => asResponse(responses.get(request.params.responseId, request.principal)),
   );
 
   api.delete(
     '/responses/:responseId',
-    { config, schema: { tags, params: responseParamsSchema, response: { 200: deletedResponseSchema } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Delete a stored response',
+        params: responseParamsSchema,
+        response: { 200: deletedResponseSchema },
+      },
+    },
     async (request) => responses.delete(request.params.responseId, request.principal),
   );
 
   api.post(
     '/responses/:responseId/cancel',
-    { config, schema: { tags, params: responseParamsSchema, response: { 200: responseObjectSchema } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Cancel a running response',
+        params: responseParamsSchema,
+        response: { 200: responseObjectSchema },
+      },
+    },
     async (request) => asResponse(responses.cancel(request.params.responseId, request.principal)),
   );
 
@@ -82,6 +114,7 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
       config,
       schema: {
         tags,
+        summary: 'The input items of a stored response, newest first by default',
         params: responseParamsSchema,
         querystring: inputItemsQuerySchema,
         response: { 200: inputItemListSchema },
