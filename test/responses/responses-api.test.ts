@@ -184,6 +184,18 @@ describe('Responses API: validation, ownership, cancel, background', () => {
     });
   }
 
+  it('GET with stream=true (a replay of the events) is a 400', async () => {
+    const response = await t.app.inject({
+      url: '/api/v1/responses/resp_x?stream=true',
+      headers: { authorization: `Bearer ${APP1}` },
+    });
+    assert.equal(response.statusCode, 400);
+    assert.equal(
+      (response.json() as { error: string }).error,
+      'query.stream: replaying a response as a stream is not supported; omit stream',
+    );
+  });
+
   it('the openai SDK raises its error classes for these answers', async () => {
     await assert.rejects(
       sdk().responses.create({ model: 'plain', input: 'hi', temperature: 3 }),

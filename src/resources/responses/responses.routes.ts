@@ -16,6 +16,7 @@ import {
   inputItemsQuerySchema,
   responseObjectSchema,
   responseParamsSchema,
+  retrieveQuerySchema,
 } from './responses.schema.ts';
 import type { ResponsesService } from './responses.service.ts';
 import type { StreamEvent } from './response-builder.ts';
@@ -74,6 +75,7 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
         tags,
         summary: 'A stored (or running) response',
         params: responseParamsSchema,
+        querystring: retrieveQuerySchema,
         response: { 200: responseObjectSchema },
       },
     },

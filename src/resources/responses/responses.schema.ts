@@ -231,6 +231,14 @@ export const createResponseSchema = z
 
 export type CreateResponse = z.infer<typeof createResponseSchema>;
 
+/** GET /responses/{id}: replaying a response's events (`stream=true`) is not offered. */
+export const retrieveQuerySchema = z.looseObject({
+  stream: z
+    .enum(['true', 'false'])
+    .optional()
+    .refine((stream) => stream !== 'true', 'replaying a response as a stream is not supported; omit stream'),
+});
+
 export const inputItemsQuerySchema = z.object({
   after: z.string().max(200).optional(),
   before: z.string().max(200).optional(),
