@@ -152,4 +152,16 @@ describe('OpenAI Agents SDK (Responses mode)', () => {
       'tool:sunny in Rome',
     ]);
   });
+  it('a run with conversationId keeps its turns in that session', async () => {
+    const agent = new Agent({ name: 'memo', instructions: 'Remember.', model: 'timed' });
+    upstream.script({ text: 'Noted: blue.' }, { text: 'Blue.' });
+    await run(agent, 'My colour is blue.', { conversationId: 'agents-conv-1' });
+    const second = await run(agent, 'What is my colour?', { conversationId: 'agents-conv-1' });
+    assert.equal(second.finalOutput, 'Blue.');
+    const sent = requests()
+      .at(-1)!
+      .messages.filter((m) => m.role !== 'system')
+      .map((m) => `${m.role}:${String(m.content)}`);
+    assert.deepEqual(sent, ['user:My colour is blue.', 'assistant:Noted: blue.', 'user:What is my colour?']);
+  });
 });
