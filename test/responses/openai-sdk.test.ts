@@ -178,6 +178,49 @@ describe('Responses API with the openai SDK', () => {
     ]);
   });
 
+  it('parallel client calls: two function_call items, answered together', async () => {
+    upstream.script({
+      toolCalls: [
+        { id: 'call_p1', name: 'get_weather', arguments: { city: 'Oslo' } },
+        { id: 'call_p2', name: 'get_weather', arguments: { city: 'Rome' } },
+      ],
+    });
+    const first = await client.responses.create({
+      model: 'plain',
+      input: 'Oslo and Rome?',
+      tools: [weatherTool],
+    });
+    const calls = first.output.filter((item) => item.type === 'function_call');
+    assert.deepEqual(
+      calls.map((call) => call.type === 'function_call' && call.call_id),
+      ['call_p1', 'call_p2'],
+    );
+    upstream.script({ text: 'Both sunny.' });
+    const second = await client.responses.create({
+      model: 'plain',
+      previous_response_id: first.id,
+      input: [
+        { type: 'function_call_output', call_id: 'call_p1', output: 'sunny' },
+        { type: 'function_call_output', call_id: 'call_p2', output: 'sunny too' },
+      ],
+    });
+    assert.equal(second.output_text, 'Both sunny.');
+    assert.deepEqual(summary(last()).slice(-3), [
+      'assistant:get_weather,get_weather',
+      'tool:sunny',
+      'tool:sunny too',
+    ]);
+    await assert.rejects(
+      client.responses.create({
+        model: 'plain',
+        previous_response_id: second.id,
+        input: [{ type: 'function_call_output', call_id: 'call_p1', output: 'again' }],
+      }),
+      OpenAI.BadRequestError,
+      'an output that answers no open call is a 400',
+    );
+  });
+
   it('client tools, stateless: the client replays the items itself, function_call and function_call_output', async () => {
     upstream.script({ toolCalls: [{ id: 'call_s1', name: 'get_weather', arguments: { city: 'Rome' } }] });
     const stream = client.responses.stream({
