@@ -26,6 +26,7 @@ import { registerLogRoutes } from './resources/logs/logs.routes.ts';
 import { registerMessageRoutes } from './resources/messages/messages.routes.ts';
 import { registerModelRoutes } from './resources/models/models.routes.ts';
 import { registerOpenAIModelRoutes } from './resources/openai-models/openai-models.routes.ts';
+import { registerResponseRoutes } from './resources/responses/responses.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
@@ -166,9 +167,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);
       registerMcpRoutes(api, deps.services.mcp);
+      registerResponseRoutes(api, resources.responses);
     },
     { prefix: API_PREFIX },
   );
+  // OpenAI clients configured with base URL http://host:port/v1 reach the Responses API unchanged.
+  await app.register(async (v1) => registerResponseRoutes(v1, resources.responses), {
+    prefix: '/v1',
+  });
 
   return app;
 }

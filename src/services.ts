@@ -45,6 +45,8 @@ import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
 import { OpenAIModelsService } from './resources/openai-models/openai-models.service.ts';
+import { ResponsesService } from './resources/responses/responses.service.ts';
+import { ResponseStore } from './resources/responses/responses.store.ts';
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
@@ -65,6 +67,8 @@ export interface ResourceServices {
   models: ModelsService;
   /** The loaded agents as OpenAI models (GET /models). */
   openaiModels: OpenAIModelsService;
+  /** The OpenAI Responses API over agent turns, with its stored responses. */
+  responses: ResponsesService;
   rules: RulesService;
   sessions: SessionsService;
   skills: SkillsService;
@@ -90,6 +94,8 @@ export interface Services {
   cluster: Cluster;
   /** Whether the database and (clustered) Redis answer, for GET /ready. */
   ready(): Promise<Readiness>;
+  /** The database (sessions, cron, stored responses). */
+  db: Db;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
   resources: ResourceServices;
@@ -259,6 +265,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     workspace,
     cluster,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
+    db,
     skillsDir,
     async start() {
       await scheduler.start();
@@ -305,6 +312,9 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     }),
     models: new ModelsService(store),
     openaiModels: new OpenAIModelsService(chains.agents),
+    responses: new ResponsesService(domain.turns, domain.sessions, new ResponseStore(domain.db), {
+      clustered: domain.cluster.mode === 'clustered',
+    }),
     rules: new RulesService(
       chains,
       domain.registry,
