@@ -34,6 +34,9 @@ import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
+import { installChatGuard } from './usage/chat-guard.ts';
+import { registerUsageRoutes } from './resources/usage/usage.routes.ts';
+import { registerBudgetRoutes } from './resources/budgets/budgets.routes.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -145,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const resources = deps.services.resources;
   await app.register(
     async (api) => {
+      installChatGuard(api, deps.services.usage.guard);
       registerAuthRoutes(api, resources.auth);
       registerConfigRoutes(api, resources.config);
       registerModelRoutes(api, resources.models);
@@ -162,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerChatRoutes(api, deps.services.turns);
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);
+      registerUsageRoutes(api, resources.usage);
+      registerBudgetRoutes(api, resources.budgets);
     },
     { prefix: API_PREFIX },
   );

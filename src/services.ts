@@ -48,6 +48,10 @@ import { OpenAIModelsService } from './resources/openai-models/openai-models.ser
 import { AgentWorkspaces } from './storage/agent-workspaces.ts';
 import { WebhooksService } from './resources/webhooks/webhooks.service.ts';
 import { redactUrlCredentials } from './core/url-credentials.ts';
+import { createUsage, type Usage } from './usage/usage.ts';
+import type { NotifyTarget } from './usage/budgets.ts';
+import { UsageService } from './resources/usage/usage.service.ts';
+import { BudgetsService } from './resources/budgets/budgets.service.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -68,6 +72,10 @@ export interface ResourceServices {
   tools: ToolsService;
   webhooks: WebhooksService;
   workspace: WorkspaceService;
+  /** GET /usage. */
+  usage: UsageService;
+  /** /budgets: the config's budgets with what they spent. */
+  budgets: BudgetsService;
 }
 
 export interface Services {
@@ -89,6 +97,8 @@ export interface Services {
   ready(): Promise<Readiness>;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
+  /** Usage records, budgets and rate limits (issue 24). */
+  usage: Usage;
   resources: ResourceServices;
   close(): Promise<void>;
 }
@@ -141,11 +151,20 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     instanceId: config.cluster.instance_id,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  // Budget notices go out through a channel once the resource services exist.
+  const notifyRef: { current?: (target: NotifyTarget, text: string) => Promise<void> } = {};
+  const usage = createUsage({
+    config: () => store.current,
+    cluster,
+    ...(options.logger ? { logger: options.logger } : {}),
+    notify: (target, text) => notifyRef.current?.(target, text) ?? Promise.resolve(),
+  });
   const modelThreads =
     config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
   const models = new ModelRegistry(config.models, {
     ...options.models,
     ...(modelThreads ? { threads: modelThreads } : {}),
+    meter: usage.meter,
   });
   store.onChange((next) => models.replace(next.models));
 
@@ -184,6 +203,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  usage.attach(db);
   const sessions = new SessionStore(db);
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
@@ -225,6 +245,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   ];
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
+    guard: usage.guard,
     ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -245,6 +266,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
+    usage,
     async close() {
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
@@ -252,10 +274,19 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await cluster.close();
       await engine.close();
       await modelThreads?.close();
+      await usage.close();
       await db.destroy();
     },
   };
-  return { ...domain, resources: createResourceServices(store, domain) };
+  const resources = createResourceServices(store, domain);
+  notifyRef.current = async (target, text) => {
+    await resources.messages.sendText(target.platform, {
+      chatId: target.chatId,
+      message: text,
+      ...(target.accountId ? { accountId: target.accountId } : {}),
+    });
+  };
+  return { ...domain, resources };
 }
 
 /** Everything but the resource services, which are built over these. */
@@ -291,5 +322,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),
+    usage: new UsageService(domain.usage.store),
+    budgets: new BudgetsService(store, domain.usage.budgets),
   };
 }

@@ -6,6 +6,7 @@ import { AppError, errorMessage } from '../../core/errors.ts';
 import { createBuiltinTool } from '../../tools/builtin.ts';
 import { McpConnection } from '../../tools/mcp.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
+import { withAttribution } from '../../usage/attribution.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
@@ -151,7 +152,10 @@ export class AgentToolSet {
         const message = newMessage(input, { dataType: 'TEXT' });
         return resultText(
           // A sub-agent works in its own workspace, with no shared history.
-          await node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
+          // Its model calls are metered as the sub-agent's (same channel, account and user).
+          await withAttribution({ agentId: targetId }, () =>
+            node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
+          ),
         );
       },
     };
