@@ -22,6 +22,11 @@ export interface CounterEntry {
   expiresAt: number;
 }
 
+export interface Refusal {
+  index: number;
+  reached: boolean;
+}
+
 export interface CounterState {
   spent: Amount;
   reserved: Amount;
@@ -29,10 +34,13 @@ export interface CounterState {
 
 export interface BudgetCounters {
   /**
-   * Reserves `amount` on every blocking entry, unless one of them has reached its limit: then
-   * nothing is reserved and the index of that entry is returned. -1 when reserved.
+   * Reserves `amount` on every blocking entry unless one of them cannot take it: undefined when
+   * reserved; else that entry's index, and whether its limit is reached (spent >= limit) or only
+   * held by calls in flight (spent + reserved >= limit), which may end below it.
    */
-  reserve(entries: CounterEntry[], callId: string, amount: Amount, now: number): Promise<number>;
+  reserve(entries: CounterEntry[], callId: string, amount: Amount, now: number): Promise<Refusal | undefined>;
+  /** Resolves when a call may have settled: at the next settlement here, or after `ms` at most. */
+  settled(ms: number): Promise<void>;
   /** Releases the call's reservation and adds what it used; the spent amounts before and after. */
   settle(
     entries: CounterEntry[],
@@ -65,6 +73,7 @@ export function reached(entry: CounterEntry, state: CounterState): boolean {
 export class LocalBudgetCounters implements BudgetCounters {
   private readonly counters = new Map<string, LocalCounter>();
   private readonly seen = new Map<string, number>();
+  private waiters: Array<() => void> = [];
 
   private counter(entry: CounterEntry): LocalCounter {
     let counter = this.counters.get(entry.key);
@@ -82,12 +91,16 @@ export class LocalBudgetCounters implements BudgetCounters {
     return counter;
   }
 
-  reserve(entries: CounterEntry[], callId: string, amount: Amount): Promise<number> {
+  reserve(entries: CounterEntry[], callId: string, amount: Amount): Promise<Refusal | undefined> {
     const counters = entries.map((entry) => this.counter(entry));
-    const blocked = entries.findIndex(
-      (entry, index) => entry.block && reached(entry, counters[index] as LocalCounter),
+    const index = entries.findIndex(
+      (entry, position) => entry.block && reached(entry, counters[position] as LocalCounter),
     );
-    if (blocked >= 0) return Promise.resolve(blocked);
+    if (index >= 0) {
+      const counter = counters[index] as LocalCounter;
+      const entry = entries[index] as CounterEntry;
+      return Promise.resolve({ index, reached: reached(entry, { spent: counter.spent, reserved: ZERO }) });
+    }
     entries.forEach((entry, index) => {
       if (!entry.block) return;
       const counter = counters[index] as LocalCounter;
@@ -95,7 +108,18 @@ export class LocalBudgetCounters implements BudgetCounters {
       counter.reserved.nanos += amount.nanos;
       counter.calls.set(callId, amount);
     });
-    return Promise.resolve(-1);
+    return Promise.resolve(undefined);
+  }
+
+  settled(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiters.push(wake);
+    });
   }
 
   settle(
@@ -103,6 +127,12 @@ export class LocalBudgetCounters implements BudgetCounters {
     callId: string,
     actual: Amount,
   ): Promise<Array<{ before: Amount; after: Amount }>> {
+    // Calls waiting for room look again once this one's reservation is released (below).
+    const waiters = this.waiters;
+    this.waiters = [];
+    queueMicrotask(() => {
+      for (const wake of waiters) wake();
+    });
     return Promise.resolve(
       entries.map((entry) => {
         const counter = this.counter(entry);

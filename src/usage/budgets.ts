@@ -63,6 +63,9 @@ export interface BudgetStatus {
   reached: boolean;
 }
 
+/** How long a call waits for the calls in flight to settle when they hold what is left of a budget. */
+const MAX_WAIT_MS = 60_000;
+
 export function scopeMatches(scope: BudgetScope, who: Attribution): boolean {
   if ('agent' in scope) return who.agentId === scope.agent;
   if ('account' in scope) return who.channel === 'api' && who.accountId === scope.account;
@@ -102,22 +105,28 @@ export class Budgets {
 
   /**
    * Reserves `amount` on the budgets that apply, or throws BudgetExceededError when a blocking one
-   * has reached its limit (nothing reserved then). Undefined when no budget applies.
+   * has reached its limit (nothing reserved then). When what is left is held by calls in flight,
+   * waits for them to settle and looks again. Undefined when no budget applies.
    */
-  async reserve(who: Attribution, amount: Amount): Promise<Reservation | undefined> {
+  async reserve(who: Attribution, amount: Amount, signal?: AbortSignal): Promise<Reservation | undefined> {
     const budgets = this.applicable(who);
     if (budgets.length === 0) return undefined;
-    const now = this.now();
-    const { entries, periods } = await this.entries(budgets, now);
     const callId = randomUUID();
-    const blocked = await this.options.counters.reserve(entries, callId, amount, now);
-    if (blocked >= 0) {
-      const budget = budgets[blocked] as BudgetConfig;
-      const period = periods[blocked] as Period;
+    const started = this.now();
+    for (let attempt = 0; ; attempt += 1) {
+      const now = this.now();
+      const { entries, periods } = await this.entries(budgets, now);
+      const refusal = await this.options.counters.reserve(entries, callId, amount, now);
+      if (!refusal) return { callId, budgets, entries, periods };
+      if (!refusal.reached && now - started < MAX_WAIT_MS && !signal?.aborted) {
+        await this.options.counters.settled(Math.min(10 * 2 ** attempt, 250));
+        continue;
+      }
+      const budget = budgets[refusal.index] as BudgetConfig;
+      const period = periods[refusal.index] as Period;
       this.emit({ type: 'blocked', budget, attribution: who, period });
       throw new BudgetExceededError(budget.id, period);
     }
-    return { callId, budgets, entries, periods };
   }
 
   /** Releases a reservation and counts what the call used; says when a budget crosses 80% or 100%. */

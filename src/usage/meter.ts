@@ -54,13 +54,17 @@ export class UsageMeter implements ModelMeter {
     const model = modelName(entry, request.model);
     const pricing = pricingOf(entry, model);
     const held = reservationTokens(request);
-    const reservation = await this.options.budgets.reserve(who, {
-      tokens: held.input + held.output,
-      nanos: costNanos(
-        { inputTokens: held.input, cachedInputTokens: 0, outputTokens: held.output, reasoningTokens: 0 },
-        pricing,
-      ),
-    });
+    const reservation = await this.options.budgets.reserve(
+      who,
+      {
+        tokens: held.input + held.output,
+        nanos: costNanos(
+          { inputTokens: held.input, cachedInputTokens: 0, outputTokens: held.output, reasoningTokens: 0 },
+          pricing,
+        ),
+      },
+      request.signal,
+    );
     const started = this.now();
     let usage: Usage | undefined;
     let outputCharacters = 0;

@@ -3,7 +3,8 @@
 // reserved rt/rc, each call's reservation r:<call>) and a sorted set of reservation expiries: a
 // reservation whose instance died mid-call is released after RESERVATION_TTL_MS.
 import type { Redis } from 'ioredis';
-import { type Amount, type BudgetCounters, type CounterEntry, type CounterState } from './budget-counters.ts';
+import { sleep } from '../core/async.ts';
+import type { Amount, BudgetCounters, CounterEntry, CounterState, Refusal } from './budget-counters.ts';
 
 /** Longer than any model call may take (provider time limits are at most an hour). */
 export const RESERVATION_TTL_MS = 65 * 60_000;
@@ -33,7 +34,8 @@ for i = 1, n do
     local st, sc = tonumber(v[1]) or 0, tonumber(v[2]) or 0
     local rt, rc = tonumber(v[3]) or 0, tonumber(v[4]) or 0
     local lt, lc = tonumber(ARGV[base]), tonumber(ARGV[base + 1])
-    if (lt >= 0 and st + rt >= lt) or (lc >= 0 and sc + rc >= lc) then return i end
+    if (lt >= 0 and st >= lt) or (lc >= 0 and sc >= lc) then return i end
+    if (lt >= 0 and st + rt >= lt) or (lc >= 0 and sc + rc >= lc) then return -i end
   end
 end
 for i = 1, n do
@@ -112,7 +114,12 @@ export class RedisBudgetCounters implements BudgetCounters {
     ]);
   }
 
-  async reserve(entries: CounterEntry[], callId: string, amount: Amount, now: number): Promise<number> {
+  async reserve(
+    entries: CounterEntry[],
+    callId: string,
+    amount: Amount,
+    now: number,
+  ): Promise<Refusal | undefined> {
     const args = entries.flatMap((entry) => [
       entry.limitTokens,
       entry.limitNanos,
@@ -130,7 +137,14 @@ export class RedisBudgetCounters implements BudgetCounters {
       amount.nanos,
       ...args,
     );
-    return Number(result) - 1;
+    const answer = Number(result);
+    if (answer === 0) return undefined;
+    return { index: Math.abs(answer) - 1, reached: answer > 0 };
+  }
+
+  /** Other instances settle too: this waits the time given (with jitter), then the caller looks again. */
+  settled(ms: number): Promise<void> {
+    return sleep(ms * (0.5 + Math.random()));
   }
 
   async settle(

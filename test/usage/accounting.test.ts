@@ -114,14 +114,21 @@ describe('usage accounting', () => {
     assert.equal(response.statusCode, 200, response.body);
     return response.json();
   };
-  const byKey = (groups: Array<{ key: string; channel?: string }>) =>
-    Object.fromEntries(groups.map((group) => [group.channel ? `${group.channel}/${group.key}` : group.key, group]));
+  type Group = { key: string; channel?: string } & Record<string, number>;
+  const byKey = (groups: Group[]): Record<string, Group | undefined> =>
+    Object.fromEntries(
+      groups.map((group) => [group.channel ? `${group.channel}/${group.key}` : group.key, group]),
+    );
 
   it('records every call of every caller; totals equal what the fake reported, to the token', async () => {
     // An api turn whose agent asks a sub-agent: boss, helper, boss.
-    upstream.script({ toolCalls: [{ name: 'ask', arguments: { input: 'help me' } }] }, { text: 'helped' }, {
-      text: 'done',
-    });
+    upstream.script(
+      { toolCalls: [{ name: 'ask', arguments: { input: 'help me' } }] },
+      { text: 'helped' },
+      {
+        text: 'done',
+      },
+    );
     assert.equal((await chat('boss', 'go')).statusCode, 200);
     // An api account's key.
     phase = 'partner';
@@ -171,7 +178,9 @@ describe('usage accounting', () => {
     assert.equal(all.totals.estimatedCalls, 0);
     assert.equal(Math.round(all.totals.cost * 1e9), sum(seen, costNanos));
     assert.ok(all.totals.cost > 0);
-    assert.ok(seen.some((entry) => cached(entry.usage) > 0) && seen.some((entry) => reasoning(entry.usage) > 0));
+    assert.ok(
+      seen.some((entry) => cached(entry.usage) > 0) && seen.some((entry) => reasoning(entry.usage) > 0),
+    );
 
     const agents = byKey((await usage('?groupBy=agent')).groups);
     for (const agent of ['boss', 'helper']) {
