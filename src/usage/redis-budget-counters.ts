@@ -23,9 +23,10 @@ for i = 1, n do
     for _, id in ipairs(redis.call('zrangebyscore', z, '-inf', now)) do
       local held = redis.call('hget', h, 'r:' .. id)
       if held then
+        -- 0 - x, not -x: Redis refuses "-0" as an integer.
         local t, c = string.match(held, '(-?%d+):(-?%d+)')
-        redis.call('hincrby', h, 'rt', -tonumber(t))
-        redis.call('hincrby', h, 'rc', -tonumber(c))
+        redis.call('hincrby', h, 'rt', 0 - tonumber(t))
+        redis.call('hincrby', h, 'rc', 0 - tonumber(c))
         redis.call('hdel', h, 'r:' .. id)
       end
       redis.call('zrem', z, id)
@@ -63,8 +64,8 @@ for i = 1, #KEYS / 2 do
   local held = redis.call('hget', h, 'r:' .. call)
   if held then
     local t, c = string.match(held, '(-?%d+):(-?%d+)')
-    redis.call('hincrby', h, 'rt', -tonumber(t))
-    redis.call('hincrby', h, 'rc', -tonumber(c))
+    redis.call('hincrby', h, 'rt', 0 - tonumber(t))
+    redis.call('hincrby', h, 'rc', 0 - tonumber(c))
     redis.call('hdel', h, 'r:' .. call)
     redis.call('zrem', z, call)
   end

@@ -244,3 +244,34 @@ describe('budgets', () => {
     assert.equal((await api('DELETE', '/budgets/eighty')).statusCode, 200);
   });
 });
+
+describe('pricing over REST', () => {
+  it('a provider takes its pricing, and per-model overrides, through /config/models/providers', async () => {
+    const t = await createTestApp();
+    try {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/config/models/providers',
+        payload: {
+          id: 'priced',
+          base_url: 'http://127.0.0.1:9/v1',
+          model: 'small',
+          pricing: { input: 0.15, cached_input: 0.075, output: 0.6 },
+          models: [{ name: 'large', pricing: { input: 2.5, output: 10 } }],
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      assert.deepEqual(created.json().pricing, { input: 0.15, cached_input: 0.075, output: 0.6 });
+      assert.deepEqual(created.json().models, [{ name: 'large', pricing: { input: 2.5, output: 10 } }]);
+      const bad = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/config/models/providers/priced',
+        payload: { pricing: { input: -1 } },
+      });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.json().error, /pricing/);
+    } finally {
+      await t.close();
+    }
+  });
+});
