@@ -129,7 +129,7 @@ export const bindingSchema = z.strictObject({
 export const budgetScopeSchema = z.union([
   z.strictObject({ agent: id }),
   z.strictObject({ account: id }),
-  z.strictObject({ channel: z.enum([...PLATFORMS, 'cron']), accountId: id.optional() }),
+  z.strictObject({ channel: z.enum([...PLATFORMS, 'cron', 'rules']), accountId: id.optional() }),
   z.strictObject({ user: z.string().min(1).max(256) }),
   z.strictObject({}),
 ]);

@@ -3,6 +3,7 @@
 // and recorded when it ends: the tokens the provider reported (cached and reasoning included) or a
 // marked estimate, its cost from the price table, and how it ended. Retried attempts and failed
 // calls are recorded too.
+import { AppError, isAppError } from '../core/errors.ts';
 import type { ModelMeter, ProviderConfig } from '../model-providers/registry.ts';
 import type { ModelEvent, ModelProvider, ModelRequest, Usage } from '../model-providers/types.ts';
 import { currentAttribution, type Attribution } from './attribution.ts';
@@ -54,22 +55,26 @@ export class UsageMeter implements ModelMeter {
     const model = modelName(entry, request.model);
     const pricing = pricingOf(entry, model);
     const held = reservationTokens(request);
-    const reservation = await this.options.budgets.reserve(
-      who,
-      {
-        tokens: held.input + held.output,
-        nanos: costNanos(
-          { inputTokens: held.input, cachedInputTokens: 0, outputTokens: held.output, reasoningTokens: 0 },
-          pricing,
-        ),
-      },
-      request.signal,
-    );
+    const amount = {
+      tokens: held.input + held.output,
+      nanos: costNanos(
+        { inputTokens: held.input, cachedInputTokens: 0, outputTokens: held.output, reasoningTokens: 0 },
+        pricing,
+      ),
+    };
+    const reservation = await this.options.budgets
+      .reserve(who, amount, request.signal)
+      .catch((error: unknown) => {
+        if (isAppError(error)) throw error;
+        // Redis or the database away: no call is made that no budget could be checked for.
+        throw new AppError('unavailable', 'the budgets could not be checked; try again', { cause: error });
+      });
     const started = this.now();
     let usage: Usage | undefined;
     let outputCharacters = 0;
     let status: 'ok' | 'failed' | 'aborted' = 'aborted';
     let attemptStarted = started;
+    let finished = false;
     try {
       for await (const event of provider.stream(request)) {
         switch (event.type) {
@@ -90,6 +95,7 @@ export class UsageMeter implements ModelMeter {
             outputCharacters += event.call.name.length + event.call.arguments.length;
             break;
           case 'finish':
+            finished = true;
             break;
         }
         yield event;
@@ -99,6 +105,8 @@ export class UsageMeter implements ModelMeter {
       status = request.signal.aborted || isAbortError(error) ? 'aborted' : 'failed';
       throw error;
     } finally {
+      // A consumer that stops reading after the answer finished (the rest is only the end) got it all.
+      if (status === 'aborted' && finished) status = 'ok';
       // A call that failed before any output, with nothing reported, was not billed.
       const unbilled = !usage && status === 'failed' && outputCharacters === 0;
       const tokens: TokenCounts = usage
