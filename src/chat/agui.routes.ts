@@ -82,7 +82,12 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
               })),
             }
           : {}),
-        metadata: { channel: 'api', agentId, sessionId: body.threadId, ...principalMetadata(request.principal) },
+        metadata: {
+          channel: 'api',
+          agentId,
+          sessionId: body.threadId,
+          ...principalMetadata(request.principal),
+        },
         session: apiSession(agentId, body.threadId, request.principal),
       };
       const encoder = new (await loadEncoder())();

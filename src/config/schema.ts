@@ -147,7 +147,11 @@ export const budgetSchema = z
     action: z.enum(['block', 'warn']).default('block'),
     /** A chat told when 80% and 100% are reached. */
     notify: z
-      .strictObject({ platform: z.enum(PLATFORMS), accountId: id.optional(), chatId: z.string().min(1).max(256) })
+      .strictObject({
+        platform: z.enum(PLATFORMS),
+        accountId: id.optional(),
+        chatId: z.string().min(1).max(256),
+      })
       .optional(),
   })
   .refine((budget) => budget.tokens !== undefined || budget.cost !== undefined, {
@@ -286,7 +290,11 @@ export const configSchema = z.strictObject({
       const seen = new Set<string>();
       budgets.forEach((budget, index) => {
         if (seen.has(budget.id))
-          context.addIssue({ code: 'custom', path: [index, 'id'], message: `budget "${budget.id}" is listed twice` });
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `budget "${budget.id}" is listed twice`,
+          });
         seen.add(budget.id);
       });
     }),

@@ -3,13 +3,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
 import { localDay } from '../../src/usage/periods.ts';
 import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: Usage', () => {
-  let server: TestApp;
   let ui: UiPage;
   let upstream: FakeUpstream | undefined;
 
@@ -46,7 +44,7 @@ describe('web UI: Usage', () => {
         }
       },
     },
-    (suite) => ({ server, ui } = suite),
+    (suite) => ({ ui } = suite),
   );
   after(() => upstream?.close());
 

@@ -3,14 +3,10 @@ import { z } from 'zod';
 import { GROUP_BY } from '../../usage/usage-store.ts';
 
 export const usageQuery = z.strictObject({
-  from: z
-    .string()
-    .max(40)
-    .optional()
-    .meta({
-      description:
-        'A local day (2026-11-01, from its start) or an ISO 8601 instant; default: the 1st of this month.',
-    }),
+  from: z.string().max(40).optional().meta({
+    description:
+      'A local day (2026-11-01, from its start) or an ISO 8601 instant; default: the 1st of this month.',
+  }),
   to: z
     .string()
     .max(40)
