@@ -275,3 +275,53 @@ describe('pricing over REST', () => {
     }
   });
 });
+
+describe('budgets and failover', () => {
+  it('a reached budget refuses the call without failing over to the next provider', async () => {
+    const first = await startFakeUpstream({
+      usage: () => ({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }),
+    });
+    const second = await startFakeUpstream();
+    const t = await createTestApp({
+      config: {
+        models: {
+          default_provider: 'one',
+          providers: {
+            one: { base_url: first.url, model: 'm', failover: ['two'] },
+            two: { base_url: second.url, model: 'm' },
+          },
+        },
+        budgets: [{ id: 'tiny', tokens: 1000 }],
+      },
+    });
+    try {
+      const chat = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/chat/completions',
+          payload: { model: 'main', messages: [{ role: 'user', content: 'hi' }] },
+        });
+      assert.equal((await chat()).statusCode, 200);
+      const refused = await chat();
+      assert.equal(refused.statusCode, 429);
+      assert.match(refused.json().error, /^budget tiny reached, resets at /);
+      // At the model call itself (no turn guard in front): refused once, not once per provider.
+      const call = async () => {
+        for await (const _event of t.services.models.get().stream({
+          model: '',
+          messages: [{ role: 'user', content: 'hi' }],
+          signal: new AbortController().signal,
+        }));
+      };
+      await assert.rejects(call(), (error: Error) =>
+        /^budget tiny reached, resets at [^;]+$/.test(error.message),
+      );
+      assert.equal(first.requestCount, 1);
+      assert.equal(second.requestCount, 0);
+    } finally {
+      await t.close();
+      await first.close();
+      await second.close();
+    }
+  });
+});
