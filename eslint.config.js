@@ -7,7 +7,7 @@ const LAYERS = [
   ['core'],
   ['config', 'model-providers', 'skills', 'cluster'],
   ['auth', 'storage'],
-  ['http', 'tools'],
+  ['http', 'tools', 'usage'],
   ['engine'],
   ['chains'],
   ['turns'],

@@ -37,6 +37,9 @@ import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
 import { registerMcpRoutes } from './mcp/mcp.routes.ts';
 import { registerA2ARoutes } from './a2a/a2a.routes.ts';
+import { installChatGuard } from './usage/chat-guard.ts';
+import { registerUsageRoutes } from './resources/usage/usage.routes.ts';
+import { registerBudgetRoutes } from './resources/budgets/budgets.routes.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -149,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const resources = deps.services.resources;
   await app.register(
     async (api) => {
+      installChatGuard(api, deps.services.usage.guard);
       registerAuthRoutes(api, resources.auth);
       registerConfigRoutes(api, resources.config);
       registerModelRoutes(api, resources.models);
@@ -168,6 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerAguiRoutes(api, deps.services.turns);
       registerMcpRoutes(api, deps.services.mcp);
       registerResponseRoutes(api, resources.responses);
+      registerUsageRoutes(api, resources.usage);
+      registerBudgetRoutes(api, resources.budgets);
     },
     { prefix: API_PREFIX },
   );

@@ -175,6 +175,7 @@ async function serve(
   services.channels.useLogger(app.log);
   services.scheduler.useLogger(app.log);
   services.cluster.useLogger(app.log);
+  services.usage.useLogger(app.log);
   if (services.cluster.mode === 'clustered') {
     say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);
   }

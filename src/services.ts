@@ -53,6 +53,10 @@ import { redactUrlCredentials } from './core/url-credentials.ts';
 import { McpHttpServer } from './mcp/mcp-server.ts';
 import { McpTools } from './mcp/mcp-tools.ts';
 import { A2AServer } from './a2a/a2a-server.ts';
+import { createUsage, type Usage } from './usage/usage.ts';
+import type { NotifyTarget } from './usage/budgets.ts';
+import { UsageService } from './resources/usage/usage.service.ts';
+import { BudgetsService } from './resources/budgets/budgets.service.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -75,6 +79,10 @@ export interface ResourceServices {
   tools: ToolsService;
   webhooks: WebhooksService;
   workspace: WorkspaceService;
+  /** GET /usage. */
+  usage: UsageService;
+  /** /budgets: the config's budgets with what they spent. */
+  budgets: BudgetsService;
 }
 
 export interface Services {
@@ -98,6 +106,8 @@ export interface Services {
   db: Db;
   /** Folder of the global skills: <data root>/skills. */
   skillsDir: string;
+  /** Usage records, budgets and rate limits (issue 24). */
+  usage: Usage;
   resources: ResourceServices;
   /**
    * Starts what reaches out on its own: cron tasks and the chat platform accounts. Called once the
@@ -162,11 +172,20 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     instanceId: config.cluster.instance_id,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  // Budget notices go out through a channel once the resource services exist.
+  const notifyRef: { current?: (target: NotifyTarget, text: string) => Promise<void> } = {};
+  const usage = createUsage({
+    config: () => store.current,
+    cluster,
+    ...(options.logger ? { logger: options.logger } : {}),
+    notify: (target, text) => notifyRef.current?.(target, text) ?? Promise.resolve(),
+  });
   const modelThreads =
     config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
   const models = new ModelRegistry(config.models, {
     ...options.models,
     ...(modelThreads ? { threads: modelThreads } : {}),
+    meter: usage.meter,
   });
   store.onChange((next) => models.replace(next.models));
 
@@ -205,6 +224,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  usage.attach(db);
   const sessions = new SessionStore(db);
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
@@ -245,6 +265,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   ];
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
+    guard: usage.guard,
     ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -273,6 +294,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     },
     mcp,
     a2a,
+    usage,
     async close() {
       await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
@@ -281,10 +303,19 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await cluster.close();
       await engine.close();
       await modelThreads?.close();
+      await usage.close();
       await db.destroy();
     },
   };
-  const services = { ...domain, resources: createResourceServices(store, domain) };
+  const resources = createResourceServices(store, domain);
+  notifyRef.current = async (target, text) => {
+    await resources.messages.sendText(target.platform, {
+      chatId: target.chatId,
+      message: text,
+      ...(target.accountId ? { accountId: target.accountId } : {}),
+    });
+  };
+  const services = { ...domain, resources };
   if (!options.deferStart) await services.start();
   return services;
 }
@@ -325,5 +356,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),
+    usage: new UsageService(domain.usage.store),
+    budgets: new BudgetsService(store, domain.usage.budgets),
   };
 }

@@ -4,6 +4,8 @@
 import type { Config } from '../config/schema.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
+import type { Attribution } from '../usage/attribution.ts';
+import { isRefusal, type UsageGuard } from '../usage/guard.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
 import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage, ReplyStream } from './types.ts';
@@ -27,6 +29,8 @@ export interface InboundDeps {
   signal: AbortSignal;
   /** Time limit of one agent turn (default 10 minutes). */
   turnTimeoutMs?: number;
+  /** Rate limits and budgets checked before the turn; a refused user is told once (usage/guard.ts). */
+  guard?: UsageGuard;
 }
 
 /** One session per account and peer; a thread (Slack, Feishu topics) has a session of its own. */
@@ -123,6 +127,20 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     return 'ignored';
   }
   const route = resolveAgent(config.bindings, message);
+  const who: Attribution = {
+    agentId: route.agentId,
+    channel: message.platform,
+    accountId: message.accountId,
+    userId: message.senderId,
+  };
+  if (deps.guard) {
+    try {
+      await deps.guard.admitChannelUser(who);
+    } catch (error) {
+      // Anything but a refusal (Redis away) leaves the decision to the model call's own check.
+      if (isRefusal(error)) return refuse(error, who, message, deps, where);
+    }
+  }
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(deps.turnTimeoutMs ?? 10 * 60_000)]);
   const { adapter } = deps;
   const stream = await startReply(message, deps, where);
@@ -163,17 +181,26 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
       stopTyping?.();
       return 'failed';
     }
-    deps.logger?.warn(
-      {
-        ...where,
-        agentId: route.agentId,
-        kind: isAppError(error) ? error.kind : 'internal',
-        err: errorMessage(error),
-      },
-      'channel agent turn failed',
-    );
-    reply = APOLOGY;
-    outcome = 'apologized';
+    if (deps.guard && isRefusal(error)) {
+      stopTyping?.();
+      // Refused at a model call (the budget ran out during the turn): the same single notice.
+      const notice = await deps.guard.noticeFor(error, who).catch(() => undefined);
+      if (!stream) return notice ? sendPlain(notice, message, deps, where, 'refused') : 'refused';
+      reply = notice ?? '';
+      outcome = 'refused';
+    } else {
+      deps.logger?.warn(
+        {
+          ...where,
+          agentId: route.agentId,
+          kind: isAppError(error) ? error.kind : 'internal',
+          err: errorMessage(error),
+        },
+        'channel agent turn failed',
+      );
+      reply = APOLOGY;
+      outcome = 'apologized';
+    }
   } finally {
     stopTyping?.();
   }
@@ -203,6 +230,44 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     if (!deps.signal.aborted) {
       deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send the channel reply');
     }
+    return 'failed';
+  }
+}
+
+/** Tells a user whose message a budget or rate limit refused, once per period (or minute). */
+async function refuse(
+  error: unknown,
+  who: Attribution,
+  message: InboundMessage,
+  deps: InboundDeps,
+  where: object,
+): Promise<InboundOutcome> {
+  deps.logger?.info(
+    { ...where, agentId: who.agentId, reason: error instanceof Error ? error.message : String(error) },
+    'channel message refused by a budget or rate limit',
+  );
+  const notice = await deps.guard?.noticeFor(error, who).catch(() => undefined);
+  return notice ? sendPlain(notice, message, deps, where, 'refused') : 'refused';
+}
+
+async function sendPlain(
+  text: string,
+  message: InboundMessage,
+  deps: InboundDeps,
+  where: object,
+  outcome: InboundOutcome,
+): Promise<InboundOutcome> {
+  try {
+    await deps.adapter.sendText(deps.account, message.chatId, text, {
+      replyTo: message.chatType === 'group' ? message.messageId : undefined,
+      threadId: message.threadId,
+      replyContext: message.replyContext,
+      signal: deps.signal,
+    });
+    return outcome;
+  } catch (error) {
+    if (!deps.signal.aborted)
+      deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send the channel reply');
     return 'failed';
   }
 }

@@ -10,6 +10,7 @@ import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import { own } from '../core/ids.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { RecentIds } from './dedupe.ts';
+import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import { keepConnected, type BackoffOptions } from './reconnect.ts';
 import type {
@@ -31,6 +32,8 @@ export interface ChannelManagerOptions {
   logger?: ChannelLogger;
   /** Asked before a long connection connects: clustered, one instance holds each account. */
   lease?: ConnectionLease;
+  /** Rate limits and budgets checked before a turn starts (usage/guard.ts). */
+  guard?: UsageGuard;
   /** Called after each inbound message is handled (tests wait on it). */
   onHandled?: (message: InboundMessage, outcome: InboundOutcome) => void;
 }
@@ -227,6 +230,7 @@ export class ChannelManager {
           logger: this.logger,
           signal: controller.signal,
           ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
+          ...(this.options.guard ? { guard: this.options.guard } : {}),
         })
           .then((outcome) => this.options.onHandled?.(message, outcome))
           .catch((error: unknown) =>

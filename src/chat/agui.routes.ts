@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import { SseWriter } from '../http/sse.ts';
 import type { ChatMessage } from '../model-providers/types.ts';
+import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { AguiEventMapper, type AguiEvent } from './agui-events.ts';
 import { aguiParams, runAgentInputSchema, type AguiMessage, type RunAgentInput } from './agui.schema.ts';
@@ -83,7 +84,12 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
               })),
             }
           : {}),
-        metadata: { channel: 'api', agentId, sessionId: body.threadId },
+        metadata: {
+          channel: 'api',
+          agentId,
+          sessionId: body.threadId,
+          ...principalMetadata(request.principal),
+        },
         session: apiSession(agentId, body.threadId, request.principal),
       };
       const encoder = new (await loadEncoder())();

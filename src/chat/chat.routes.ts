@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import { SseWriter } from '../http/sse.ts';
+import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { chatRequestSchema } from './chat.schema.ts';
 import { apiSession, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
@@ -40,7 +41,12 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
         params: chatParams(body),
         ...(clientTools.length > 0 ? { clientTools } : {}),
         ...(resume ? { resume } : {}),
-        metadata: { channel: 'api', agentId, ...(body.sessionId ? { sessionId: body.sessionId } : {}) },
+        metadata: {
+          channel: 'api',
+          agentId,
+          ...(body.sessionId ? { sessionId: body.sessionId } : {}),
+          ...principalMetadata(request.principal),
+        },
         ...(body.sessionId ? { session: apiSession(agentId, body.sessionId, request.principal) } : {}),
       };
 

@@ -19,6 +19,7 @@ import { registerService } from './commands/service.ts';
 import { registerSkills } from './commands/skills.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerWorkspace } from './commands/workspace.ts';
+import { registerUsage } from './commands/usage.ts';
 
 const ADDRESS_HELP = `
 Server address, the first that is set:
@@ -62,6 +63,7 @@ export function buildProgram(cx: Context): Command {
   registerSkills(program, cx);
   registerWorkspace(program, cx);
   registerCron(program, cx);
+  registerUsage(program, cx);
   registerMessaging(program, cx);
   registerSessions(program, cx);
   registerAuth(program, cx);

@@ -40,4 +40,10 @@ channels:
     accounts: {}
 
 bindings: []
+
+# Spending limits per day or month, enforced before every model call (README: Usage, cost and
+# budgets). Prices come from models.providers.<id>.pricing (USD per million tokens). Example:
+# budgets:
+#   - { id: daily, scope: {}, period: day, cost: 5 }
+#   - { id: main, scope: { agent: main }, period: month, tokens: 2000000, action: warn }
 `;

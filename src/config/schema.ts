@@ -10,9 +10,18 @@ export const DEFAULT_ADMIN_PASSWORD = 'changeme';
 
 const id = idSchema;
 
+/** Prices in USD per million tokens; cached_input defaults to input (issue 24). */
+export const pricingSchema = z.strictObject({
+  input: z.number().min(0).max(1_000_000).default(0),
+  cached_input: z.number().min(0).max(1_000_000).optional(),
+  output: z.number().min(0).max(1_000_000).default(0),
+});
+
 export const providerModelSchema = z.strictObject({
   name: z.string().min(1),
   alias: z.string().optional(),
+  /** Overrides the provider's pricing for this model. */
+  pricing: pricingSchema.optional(),
 });
 
 export const providerSchema = z.strictObject({
@@ -24,6 +33,8 @@ export const providerSchema = z.strictObject({
   /** Other provider ids tried in order when this one fails before answering. */
   failover: z.array(id).default([]),
   timeout_ms: z.int().positive().max(3_600_000).optional(),
+  /** What calls cost, per million tokens (usage and cost budgets). */
+  pricing: pricingSchema.optional(),
 });
 
 const policy = z.enum(['allow', 'allowlist', 'disabled']);
@@ -115,6 +126,39 @@ export const bindingSchema = z.strictObject({
     })
     .default({}),
 });
+
+/** Whose calls a budget counts: one agent, api account, channel (account), platform user, or all ({}). */
+export const budgetScopeSchema = z.union([
+  z.strictObject({ agent: id }),
+  z.strictObject({ account: id }),
+  z.strictObject({ channel: z.enum([...PLATFORMS, 'cron', 'rules']), accountId: id.optional() }),
+  z.strictObject({ user: z.string().min(1).max(256) }),
+  z.strictObject({}),
+]);
+
+export const budgetSchema = z
+  .strictObject({
+    id,
+    scope: budgetScopeSchema.default({}),
+    period: z.enum(['day', 'month']).default('day'),
+    /** Tokens (input + output) per period. */
+    tokens: z.int().positive().optional(),
+    /** USD per period, from models.providers.<id>.pricing. */
+    cost: z.number().positive().max(1e9).optional(),
+    /** block: no model call once reached; warn: log and notify only. */
+    action: z.enum(['block', 'warn']).default('block'),
+    /** A chat told when 80% and 100% are reached. */
+    notify: z
+      .strictObject({
+        platform: z.enum(PLATFORMS),
+        accountId: id.optional(),
+        chatId: z.string().min(1).max(256),
+      })
+      .optional(),
+  })
+  .refine((budget) => budget.tokens !== undefined || budget.cost !== undefined, {
+    message: 'a budget needs tokens, cost or both',
+  });
 
 export const configSchema = z.strictObject({
   server: z
@@ -239,9 +283,40 @@ export const configSchema = z.strictObject({
     .prefault({}),
   channels: z.partialRecord(z.enum(PLATFORMS), platformSchema).default({}),
   bindings: z.array(bindingSchema).default([]),
+  /** Spending limits per period (issue 24); ids are unique. */
+  budgets: z
+    .array(budgetSchema)
+    .max(1000)
+    .default([])
+    .superRefine((budgets, context) => {
+      const seen = new Set<string>();
+      budgets.forEach((budget, index) => {
+        if (seen.has(budget.id))
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `budget "${budget.id}" is listed twice`,
+          });
+        seen.add(budget.id);
+      });
+    }),
+  /** Requests per minute; 0 is no limit. */
+  rate_limits: z
+    .strictObject({
+      /** Chat requests per minute of each api account (key). */
+      account_per_minute: z.int().min(0).max(1_000_000).default(0),
+      /** Per api account overrides of account_per_minute. */
+      accounts: z.record(id, z.int().min(0).max(1_000_000)).default({}),
+      /** Messages per minute of each chat-platform user. */
+      user_per_minute: z.int().min(0).max(1_000_000).default(0),
+    })
+    .prefault({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type AccountConfig = z.infer<typeof accountSchema>;
 export type BindingConfig = z.infer<typeof bindingSchema>;
+export type BudgetConfig = z.infer<typeof budgetSchema>;
+export type BudgetScope = z.infer<typeof budgetScopeSchema>;
+export type PricingConfig = z.infer<typeof pricingSchema>;

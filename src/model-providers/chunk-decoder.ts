@@ -41,12 +41,16 @@ export class ChunkDecoder {
     if (chunk.usage) {
       const promptTokens = chunk.usage.prompt_tokens ?? 0;
       const completionTokens = chunk.usage.completion_tokens ?? 0;
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+      const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
       events.push({
         type: 'usage',
         usage: {
           promptTokens,
           completionTokens,
           totalTokens: chunk.usage.total_tokens ?? promptTokens + completionTokens,
+          ...(typeof cached === 'number' ? { cachedTokens: cached } : {}),
+          ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
         },
       });
     }

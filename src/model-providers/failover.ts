@@ -25,12 +25,15 @@ async function* streamWithFailover(
     let yielded = false;
     try {
       for await (const event of provider.stream(request)) {
-        yielded = true;
+        // A retry notice is not output: the call may still fail over.
+        if (event.type !== 'retry') yielded = true;
         yield event;
       }
       return;
     } catch (error) {
-      if (yielded || request.signal.aborted) throw error;
+      // A budget or rate limit of our own (rate-limited) holds for every provider: no failover.
+      if (yielded || request.signal.aborted || (error instanceof AppError && error.kind === 'rate-limited'))
+        throw error;
       failures.push(error);
     }
   }

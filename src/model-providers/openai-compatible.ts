@@ -144,6 +144,7 @@ async function* streamCompletion(
         }
         const backoff = settings.retryBaseMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
         const delay = Math.min(failure.retryAfterMs ?? backoff, MAX_RETRY_AFTER_MS);
+        yield { type: 'retry', reason: cleanReason(failure.reason, settings.apiKey) };
         await sleep(delay, signal).catch(() => {
           throw stopped();
         });

@@ -12,10 +12,24 @@ export interface ProviderConfig {
   base_url: string;
   api_key?: string | undefined;
   model: string;
-  models?: Array<{ name: string; alias?: string | undefined }> | undefined;
+  models?: Array<{ name: string; alias?: string | undefined; pricing?: Pricing | undefined }> | undefined;
   /** Other provider ids to try, in order, when this one fails before answering. */
   failover?: string[] | undefined;
   timeout_ms?: number | undefined;
+  pricing?: Pricing | undefined;
+}
+
+/** USD per million tokens. */
+export interface Pricing {
+  input: number;
+  cached_input?: number | undefined;
+  output: number;
+}
+
+/** Wraps every provider the registry builds, so each call is budgeted and recorded (usage/meter.ts). */
+export interface ModelMeter {
+  /** `entry`: the provider's configuration; undefined for the demo model. */
+  wrap(provider: ModelProvider, entry: ProviderConfig | undefined): ModelProvider;
 }
 
 /** The `models` section of config.yaml. */
@@ -31,6 +45,8 @@ export interface ModelRegistryOptions {
   fetch?: typeof fetch;
   maxRetries?: number;
   retryBaseMs?: number;
+  /** Meters every call (usage, budgets); without it calls are not recorded. */
+  meter?: ModelMeter;
 }
 
 // Agents that name their own url/key get a provider each; this bounds how many are kept.
@@ -46,12 +62,13 @@ export class ModelRegistry {
   private defaultProvider: string | undefined;
   private configProblems: string[] = [];
   private readonly custom = new Map<string, ModelProvider>();
-  private readonly demo = createDemoProvider();
+  private readonly demo: ModelProvider;
 
   constructor(
     config: ModelsConfig,
     private readonly options: ModelRegistryOptions = {},
   ) {
+    this.demo = options.meter ? options.meter.wrap(createDemoProvider(), undefined) : createDemoProvider();
     this.replace(config);
   }
 
@@ -153,6 +170,11 @@ export class ModelRegistry {
   }
 
   private build(id: string, entry: ProviderConfig): ModelProvider {
+    const provider = this.buildUnmetered(id, entry);
+    return this.options.meter ? this.options.meter.wrap(provider, entry) : provider;
+  }
+
+  private buildUnmetered(id: string, entry: ProviderConfig): ModelProvider {
     const aliases = Object.fromEntries(
       (entry.models ?? []).flatMap((model) => (model.alias ? [[model.alias, model.name] as const] : [])),
     );

@@ -54,13 +54,19 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of promptTokens, those read from the provider's prompt cache, where it reports them. */
+  cachedTokens?: number;
+  /** Of completionTokens, those spent reasoning, where the provider reports them. */
+  reasoningTokens?: number;
 }
 
 export type ModelEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'tool-call'; call: ToolCallRequest }
   | { type: 'usage'; usage: Usage }
-  | { type: 'finish'; reason: string };
+  | { type: 'finish'; reason: string }
+  /** An attempt failed before answering and the call is being retried (usage metering counts it). */
+  | { type: 'retry'; reason: string };
 
 export interface ModelProvider {
   readonly id: string;

@@ -20,11 +20,16 @@ function callsOf(reply: ScriptedReply): Call[] | undefined {
   }));
 }
 
-function usageOf(reply: ScriptedReply): {
+/** The usage block of a reply, as OpenAI reports it (details only when given). */
+export interface UsageReport {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-} {
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+export function usageOf(reply: ScriptedReply): UsageReport {
   const completion = Math.ceil(('text' in reply ? reply.text : JSON.stringify(reply.toolCalls)).length / 4);
   return { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion };
 }
@@ -42,7 +47,12 @@ function frame(model: string, choices: unknown[], extra: Record<string, unknown>
 }
 
 /** The SSE frames of a streamed reply: role, content or tool-call fragments, finish, usage, [DONE]. */
-export function sseChunks(model: string, reply: ScriptedReply, includeUsage: boolean): string[] {
+export function sseChunks(
+  model: string,
+  reply: ScriptedReply,
+  includeUsage: boolean,
+  usage: UsageReport = usageOf(reply),
+): string[] {
   const frames = [
     frame(model, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
   ];
@@ -83,13 +93,17 @@ export function sseChunks(model: string, reply: ScriptedReply, includeUsage: boo
     }
   }
   frames.push(frame(model, [{ index: 0, delta: {}, finish_reason: calls ? 'tool_calls' : 'stop' }]));
-  if (includeUsage) frames.push(frame(model, [], { usage: usageOf(reply) }));
+  if (includeUsage) frames.push(frame(model, [], { usage }));
   frames.push('data: [DONE]\n\n');
   return frames;
 }
 
 /** The body of a non-streamed reply. */
-export function completionJson(model: string, reply: ScriptedReply): Record<string, unknown> {
+export function completionJson(
+  model: string,
+  reply: ScriptedReply,
+  usage: UsageReport = usageOf(reply),
+): Record<string, unknown> {
   const calls = callsOf(reply);
   const message = calls
     ? {
@@ -108,7 +122,7 @@ export function completionJson(model: string, reply: ScriptedReply): Record<stri
     created: CREATED,
     model,
     choices: [{ index: 0, message, finish_reason: calls ? 'tool_calls' : 'stop' }],
-    usage: usageOf(reply),
+    usage,
   };
 }
 

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sseChunks, completionJson, errorJson } from './fake-upstream-replies.ts';
-import type { ScriptedReply } from './fake-upstream-replies.ts';
+import { sseChunks, completionJson, errorJson, usageOf } from './fake-upstream-replies.ts';
+import type { ScriptedReply, UsageReport } from './fake-upstream-replies.ts';
 
 export type { ScriptedReply } from './fake-upstream-replies.ts';
 
@@ -11,8 +11,19 @@ export type { ScriptedReply } from './fake-upstream-replies.ts';
  * error500 / error429: fails with that status (429 carries Retry-After: 0).
  * hang: accepts the request and never answers.  malformed: streams a broken SSE chunk.
  * disconnect: streams a role chunk and one text chunk, then destroys the socket.
+ * usage-disconnect: streams a text chunk and its usage, then destroys the socket (a failed call that was billed).
  */
-export type FakeUpstreamMode = 'ok' | 'error500' | 'error429' | 'hang' | 'malformed' | 'disconnect';
+export type FakeUpstreamMode =
+  'ok' | 'error500' | 'error429' | 'hang' | 'malformed' | 'disconnect' | 'usage-disconnect';
+
+/** The usage the fake reported, summed over every reply that carried one. */
+export interface ReportedUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+}
 
 export interface FakeUpstreamOptions {
   mode?: FakeUpstreamMode;
@@ -26,6 +37,8 @@ export interface FakeUpstreamOptions {
   latencyMs?: number;
   /** How many request bodies to keep (default 1000); all are counted. */
   captureLimit?: number;
+  /** The usage a reply reports (default: 10 prompt tokens, a token per 4 characters of output). */
+  usage?: (reply: ScriptedReply, body: Record<string, unknown>) => UsageReport;
 }
 
 export interface FakeUpstream {
@@ -38,6 +51,8 @@ export interface FakeUpstream {
   readonly requestCount: number;
   /** Responses whose client went away before they ended. */
   readonly clientAborts: number;
+  /** What the fake reported in usage blocks, summed. */
+  readonly reported: ReportedUsage;
   setMode(mode: FakeUpstreamMode): void;
   /** Uses `mode` for the next `times` requests, then goes back to the current mode. */
   failNext(mode: FakeUpstreamMode, times: number): void;
@@ -70,6 +85,23 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   let abortWaiters: Array<() => void> = [];
   // Responses the fake cut off itself (disconnect mode), which are not client aborts.
   const closedByUs = new WeakSet<ServerResponse>();
+  const reported: ReportedUsage = {
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+  };
+  const report = (usage: UsageReport): UsageReport => {
+    reported.calls += 1;
+    reported.promptTokens += usage.prompt_tokens;
+    reported.completionTokens += usage.completion_tokens;
+    reported.cachedTokens += usage.prompt_tokens_details?.cached_tokens ?? 0;
+    reported.reasoningTokens += usage.completion_tokens_details?.reasoning_tokens ?? 0;
+    return usage;
+  };
+  const usageFor = (reply: ScriptedReply, body: Record<string, unknown>): UsageReport =>
+    options.usage ? options.usage(reply, body) : usageOf(reply);
 
   const answer = (body: Record<string, unknown>, response: ServerResponse): void => {
     const current = oneOff.shift() ?? mode;
@@ -80,9 +112,26 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     switch (current) {
       case 'ok': {
         const next = scripted.shift() ?? { text: reply };
-        if (!stream) return void writeJson(response, 200, completionJson(model, next));
+        if (!stream)
+          return void writeJson(response, 200, completionJson(model, next, report(usageFor(next, body))));
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        return void response.end(sseChunks(model, next, includeUsage).join(''));
+        const usage = usageFor(next, body);
+        if (includeUsage) report(usage);
+        return void response.end(sseChunks(model, next, includeUsage, usage).join(''));
+      }
+      case 'usage-disconnect': {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const partial = { text: 'Partial answer' };
+        const [role, text] = sseChunks(model, partial, false);
+        const usage = report(usageFor(partial, body));
+        response.write(
+          `${role}${text}data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage })}\n\n`,
+        );
+        setTimeout(() => {
+          closedByUs.add(response);
+          response.socket?.destroy();
+        }, 20);
+        return;
       }
       case 'error500':
         return void writeJson(
@@ -168,6 +217,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     get clientAborts() {
       return clientAborts;
     },
+    reported,
     setMode(next) {
       mode = next;
     },

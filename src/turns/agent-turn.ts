@@ -9,6 +9,7 @@ import type { RunEvent } from '../engine/types.ts';
 import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec, Usage } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
+import { attributionOf, withAttribution } from '../usage/attribution.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
 
@@ -78,11 +79,14 @@ export class TurnRunner {
   complete(input: TurnInput): Promise<TurnOutput> {
     const ignore = (): void => undefined;
     const session = input.session;
-    return session
-      ? this.locked(session.key, input.signal, async () =>
-          this.runNow(input, await this.sessions.load(session.key), ignore),
-        )
-      : this.runNow(input, input.history ?? [], ignore);
+    // Every model call of the turn (and of what it starts) is metered as this agent's, channel's and user's.
+    return withAttribution(attributionOf(input.agentId, input.metadata), () =>
+      session
+        ? this.locked(session.key, input.signal, async () =>
+            this.runNow(input, await this.sessions.load(session.key), ignore),
+          )
+        : this.runNow(input, input.history ?? [], ignore),
+    );
   }
 
   /**
@@ -100,12 +104,12 @@ export class TurnRunner {
     const emit = (event: TurnEvent): void => queue.push(event);
     const session = input.session;
     let ended = false;
-    const running = (
+    const running = withAttribution(attributionOf(input.agentId, input.metadata), () =>
       session
         ? this.locked(session.key, signal, async () =>
             this.runNow({ ...input, signal }, await this.sessions.load(session.key), emit),
           )
-        : this.runNow({ ...input, signal }, input.history ?? [], emit)
+        : this.runNow({ ...input, signal }, input.history ?? [], emit),
     )
       .then(
         (output): TurnEvent => ({ type: 'done', ...output }),

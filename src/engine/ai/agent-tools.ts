@@ -7,6 +7,7 @@ import { createBuiltinTool } from '../../tools/builtin.ts';
 import { McpConnection, type McpConnectionOptions } from '../../tools/mcp.ts';
 import { a2aTool } from './a2a-tool.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
+import { withAttribution } from '../../usage/attribution.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
@@ -199,7 +200,10 @@ export class AgentToolSet {
         const message = newMessage(input, { dataType: 'TEXT' });
         return resultText(
           // A sub-agent works in its own workspace, with no shared history.
-          await node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
+          // Its model calls are metered as the sub-agent's (same channel, account and user).
+          await withAttribution({ agentId: targetId }, () =>
+            node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
+          ),
         );
       },
     };

@@ -1,7 +1,7 @@
 // Shapes of the model providers resource (/config/models). A provider's fields are the config
 // file's (providerSchema), bounded for the API; views never carry the key, only hasApiKey.
 import { z } from 'zod';
-import { providerModelSchema, providerSchema } from '../../config/schema.ts';
+import { pricingSchema, providerModelSchema, providerSchema } from '../../config/schema.ts';
 import { idParam } from '../../http/params.ts';
 
 const stored = providerSchema.shape;
@@ -16,6 +16,8 @@ export const providerFields = {
   models: z.array(z.object(providerModelSchema.shape)).max(500).optional(),
   failover: stored.failover.unwrap().max(20).optional(),
   timeout_ms: stored.timeout_ms,
+  /** USD per million tokens (usage and cost budgets). */
+  pricing: stored.pricing,
 };
 
 export const providerBody = z.strictObject({ id: idParam, ...providerFields });
@@ -37,6 +39,7 @@ export const providerView = z.object({
   model: z.string(),
   models: z.array(providerModelSchema),
   failover: z.array(z.string()),
+  pricing: pricingSchema.optional(),
   hasApiKey: z.boolean(),
   default: z.boolean(),
 });

@@ -30,6 +30,7 @@ export function providerView(config: Config, id: string): ProviderView {
     model: provider.model,
     models: provider.models,
     failover: provider.failover,
+    ...(provider.pricing ? { pricing: provider.pricing } : {}),
     hasApiKey: Boolean(provider.api_key),
     default: config.models.default_provider === id,
   };

@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import { componentList, type ComponentList } from '../../engine/components.ts';
 import type { NodeRegistry } from '../../engine/registry.ts';
 import type { RuleMessage } from '../../engine/types.ts';
+import { withAttribution } from '../../usage/attribution.ts';
 
 /** Without an agent: any chain; with one: that agent's rule chains (404 for an unknown agent). */
 function scopeOf(agentId: string | undefined): Scope {
@@ -53,7 +54,10 @@ export class RulesService {
     signal: AbortSignal,
     messageType = '',
   ): Promise<RuleMessage[]> {
-    const result = await this.chains.execute(id, data, metadata, { signal }, messageType);
+    // Model calls of a chain run by hand are metered as the chain's, on the `rules` channel.
+    const result = await withAttribution({ agentId: id, channel: 'rules' }, () =>
+      this.chains.execute(id, data, metadata, { signal }, messageType),
+    );
     if (result.outcome === 'failure') throw new AppError('invalid', result.error ?? 'the rule chain failed');
     return result.results;
   }
