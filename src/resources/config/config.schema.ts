@@ -3,15 +3,15 @@
 import { z } from 'zod';
 import { configSchema } from '../../config/schema.ts';
 
-// Every section of the config file may be sent (bindings is a list, the others objects); the sections
-// come from the config schema, so a new section is writable (and readable in the view) at once.
+// Every section of the config file may be sent (a list where the file has a list, such as bindings,
+// else an object); the sections come from the config schema, so a new one is writable (and readable in
+// the view) at once.
 const section = z.record(z.string(), z.unknown()).optional();
+const list = z.array(z.unknown()).optional();
+const defaults = configSchema.parse({}) as Record<string, unknown>;
 export const configPatch = z.strictObject(
   Object.fromEntries(
-    Object.keys(configSchema.shape).map((name) => [
-      name,
-      name === 'bindings' ? z.array(z.unknown()).optional() : section,
-    ]),
+    Object.keys(configSchema.shape).map((name) => [name, Array.isArray(defaults[name]) ? list : section]),
   ) as Record<keyof typeof configSchema.shape, typeof section>,
 );
 export const configUpdateAnswer = z.object({
