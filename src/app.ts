@@ -34,6 +34,11 @@ import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
+import { attachEventSockets } from './resources/events/events.socket.ts';
+import { registerEventRoutes } from './resources/events/events.routes.ts';
+import { registerMetricsRoute } from './resources/metrics/metrics.routes.ts';
+import { registerMonitorRoutes } from './resources/monitor/monitor.routes.ts';
+import { installRequestMetrics } from './http/request-metrics.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -127,6 +132,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowedOrigins: store.current.server.allowed_origins,
   }));
   installAuth(app, deps.services.auth, () => store.current.security.requireAuth);
+  const { telemetry } = deps.services;
+  installRequestMetrics(app, telemetry.metrics);
+  registerMetricsRoute(app, {
+    metrics: telemetry.metrics,
+    auth: deps.services.auth,
+    requireAuth: () => store.current.security.requireAuth,
+    isPublic: () => store.current.observability.metrics_public,
+  });
+  attachEventSockets(app, {
+    hub: telemetry.hub,
+    metrics: telemetry.metrics,
+    auth: deps.services.auth,
+    requireAuth: () => store.current.security.requireAuth,
+    originPolicy: () => ({
+      requireAuth: store.current.security.requireAuth,
+      host: store.current.server.host,
+      allowedHosts: store.current.server.allowed_hosts,
+      allowedOrigins: store.current.server.allowed_origins,
+    }),
+    requireAgent: (agentId) => void deps.services.chains.agents.get(agentId),
+    chainExists: (chainId) => deps.services.chains.has(chainId),
+  });
 
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send('OK'),
@@ -162,6 +189,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerChatRoutes(api, deps.services.turns);
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);
+      registerEventRoutes(api);
+      registerMonitorRoutes(api, resources.monitor);
     },
     { prefix: API_PREFIX },
   );

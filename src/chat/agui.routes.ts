@@ -2,6 +2,7 @@
 // front end. It takes a RunAgentInput and answers with the AG-UI event stream (@ag-ui/encoder). The
 // threadId is the session, scoped as the chat endpoint scopes a sessionId; only the new user message
 // (or the tool results of the client tool calls the last run ended on) is taken from `messages`.
+import { turnOrigin } from './turn-origin.ts';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -83,6 +84,7 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
           : {}),
         metadata: { channel: 'api', agentId, sessionId: body.threadId },
         session: apiSession(agentId, body.threadId, request.principal),
+        origin: turnOrigin(request),
       };
       const encoder = new (await loadEncoder())();
       const sse = new SseWriter(reply);

@@ -7,6 +7,7 @@ import { errorMessage, isAppError } from '../core/errors.ts';
 import { SseWriter } from '../http/sse.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { chatRequestSchema } from './chat.schema.ts';
+import { turnOrigin } from './turn-origin.ts';
 import { apiSession, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
 import {
   chunk,
@@ -40,6 +41,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
         ...(resume ? { resume } : {}),
         metadata: { channel: 'api', agentId, ...(body.sessionId ? { sessionId: body.sessionId } : {}) },
         ...(body.sessionId ? { session: apiSession(agentId, body.sessionId, request.principal) } : {}),
+        origin: turnOrigin(request),
       };
 
       if (!body.stream) {
