@@ -58,6 +58,11 @@ function overrides(options: ServeOptions): (config: Config) => Config {
       ...(portText !== undefined && portText !== '' ? { port: Number(portText) } : {}),
     },
     data: dataRoot ? { ...config.data, root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
+    // The standard OpenTelemetry variable turns traces on when the config names no collector.
+    observability:
+      config.observability.otlp_endpoint || !env['OTEL_EXPORTER_OTLP_ENDPOINT']
+        ? config.observability
+        : { ...config.observability, otlp_endpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] },
   });
 }
 
@@ -142,7 +147,8 @@ async function serve(
   lock: DataRootLock | undefined,
 ): Promise<RunningServer> {
   const config = store.current;
-  const services = await createServices(store, { jwtSecret: await jwtSecret(config) });
+  const version = (await packageVersion()) ?? '0.0.0';
+  const services = await createServices(store, { jwtSecret: await jwtSecret(config), serviceVersion: version });
   const app = await buildApp({
     store,
     services,
@@ -150,11 +156,12 @@ async function serve(
       loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
       services.cluster,
     ),
-    version: (await packageVersion()) ?? '0.0.0',
+    version,
   });
   services.channels.useLogger(app.log);
   services.scheduler.useLogger(app.log);
   services.cluster.useLogger(app.log);
+  services.telemetry.useLogger(app.log);
   if (services.cluster.mode === 'clustered') {
     say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);
   }
