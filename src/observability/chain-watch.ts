@@ -112,11 +112,19 @@ export class ChainWatch {
   /** Events of an isolated sub-agent run (its caller's turn does not see them). */
   event(event: { type: string }): void {
     const type = event.type;
-    if (type === 'text-delta' || type === 'usage' || type === 'tool-call-start' || type === 'tool-call-result')
+    if (
+      type === 'text-delta' ||
+      type === 'usage' ||
+      type === 'tool-call-start' ||
+      type === 'tool-call-result'
+    )
       this.subTurn?.event(event as WatchedEvent);
   }
 
-  end(result: { outcome: 'success' | 'failure'; error?: string; results: Array<{ data: string }> } | undefined, thrown?: unknown): void {
+  end(
+    result: { outcome: 'success' | 'failure'; error?: string; results: Array<{ data: string }> } | undefined,
+    thrown?: unknown,
+  ): void {
     const durationMs = performance.now() - this.started;
     const outcome = result?.outcome ?? 'failure';
     const error = result ? result.error : errorMessage(thrown);
@@ -139,11 +147,16 @@ export class ChainWatch {
       nodes: this.nodes,
     });
     const rounded = Math.round(durationMs * 10) / 10;
-    if (outcome === 'success') this.send('done', { chainId: this.chainId, outcome, durationMs: rounded, nodes: this.nodes });
-    else this.send('error', { chainId: this.chainId, message: error ?? 'the run failed', durationMs: rounded });
+    if (outcome === 'success')
+      this.send('done', { chainId: this.chainId, outcome, durationMs: rounded, nodes: this.nodes });
+    else
+      this.send('error', { chainId: this.chainId, message: error ?? 'the run failed', durationMs: rounded });
     if (this.subTurn) {
       const text = result?.results.map((message) => message.data).join('\n');
-      this.subTurn.finish(text, outcome === 'failure' ? new Error(error ?? 'the sub-agent failed') : undefined);
+      this.subTurn.finish(
+        text,
+        outcome === 'failure' ? new Error(error ?? 'the sub-agent failed') : undefined,
+      );
     }
   }
 
@@ -152,7 +165,14 @@ export class ChainWatch {
     if (!hub.hasChainSubscribers(this.chainId)) return;
     const owner = this.owningTurn?.start.owner;
     hub.publish({
-      event: { id: hub.nextId(), type, agentId: this.agentId, taskId: this.id, timestamp: Date.now(), payload },
+      event: {
+        id: hub.nextId(),
+        type,
+        agentId: this.agentId,
+        taskId: this.id,
+        timestamp: Date.now(),
+        payload,
+      },
       routing: { topic: 'chain', chainId: this.chainId, ...(owner ? { owner } : {}) },
     });
   }

@@ -6,7 +6,16 @@
 import { randomToken } from '../core/ids.ts';
 
 /** The event types of TpClaw's WebSocket API. */
-export const LIVE_EVENT_TYPES = ['text', 'think', 'tool', 'tool_result', 'done', 'error', 'status', 'progress'] as const;
+export const LIVE_EVENT_TYPES = [
+  'text',
+  'think',
+  'tool',
+  'tool_result',
+  'done',
+  'error',
+  'status',
+  'progress',
+] as const;
 export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
 
 /** An event as subscribers receive it. */
@@ -140,7 +149,10 @@ export class LiveHub {
 
   /** Closes every subscriber (server shutdown) and the transport. */
   async close(): Promise<void> {
-    const all = [...this.everyAgent, ...[...this.byAgent.values(), ...this.byChain.values()].flatMap((s) => [...s])];
+    const all = [
+      ...this.everyAgent,
+      ...[...this.byAgent.values(), ...this.byChain.values()].flatMap((s) => [...s]),
+    ];
     for (const subscriber of all) subscriber.socket.close(1001, 'server shutting down');
     this.everyAgent.clear();
     this.byAgent.clear();

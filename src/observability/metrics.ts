@@ -78,11 +78,17 @@ export class Metrics {
       buckets = SECONDS,
     ): Histogram<L> => new Histogram({ name: PREFIX + name, help, labelNames, buckets, registers });
 
-    this.httpRequests = counter('http_requests_total', 'HTTP requests answered', ['method', 'route', 'status']);
-    this.httpDuration = histogram('http_request_duration_seconds', 'Time to answer an HTTP request', [
+    this.httpRequests = counter('http_requests_total', 'HTTP requests answered', [
       'method',
       'route',
-    ], FAST_SECONDS);
+      'status',
+    ]);
+    this.httpDuration = histogram(
+      'http_request_duration_seconds',
+      'Time to answer an HTTP request',
+      ['method', 'route'],
+      FAST_SECONDS,
+    );
     this.turns = counter('turns_total', 'Agent turns finished', ['agent', 'channel', 'outcome']);
     this.turnDuration = histogram('turn_duration_seconds', 'Duration of agent turns', [
       'agent',
@@ -95,7 +101,11 @@ export class Metrics {
       labelNames: ['channel'],
       registers,
     });
-    this.turnTokens = counter('turn_tokens_total', 'Tokens used by agent turns', ['agent', 'channel', 'direction']);
+    this.turnTokens = counter('turn_tokens_total', 'Tokens used by agent turns', [
+      'agent',
+      'channel',
+      'direction',
+    ]);
     this.modelCalls = counter('model_calls_total', 'Model provider calls', ['provider', 'model', 'outcome']);
     this.modelDuration = histogram('model_call_duration_seconds', 'Duration of model provider calls', [
       'provider',
@@ -106,7 +116,11 @@ export class Metrics {
       'Time from a model call to its first streamed output',
       ['provider', 'model'],
     );
-    this.modelErrors = counter('model_errors_total', 'Failed model provider calls', ['provider', 'model', 'kind']);
+    this.modelErrors = counter('model_errors_total', 'Failed model provider calls', [
+      'provider',
+      'model',
+      'kind',
+    ]);
     this.modelTokens = counter('model_tokens_total', 'Tokens reported by model providers', [
       'provider',
       'model',
@@ -114,14 +128,27 @@ export class Metrics {
     ]);
     this.toolCalls = counter('tool_calls_total', 'Tool calls made by agents', ['tool_type', 'outcome']);
     this.toolDuration = histogram('tool_call_duration_seconds', 'Duration of tool calls', ['tool_type']);
-    this.chainRuns = counter('chain_runs_total', 'Rule-chain runs (agents and rule chains)', ['chain', 'outcome']);
+    this.chainRuns = counter('chain_runs_total', 'Rule-chain runs (agents and rule chains)', [
+      'chain',
+      'outcome',
+    ]);
     this.chainDuration = histogram('chain_run_duration_seconds', 'Duration of rule-chain runs', ['chain']);
     this.nodeRuns = counter('node_runs_total', 'Rule-chain node runs', ['node_type', 'outcome']);
-    this.nodeDuration = histogram('node_run_duration_seconds', 'Duration of node runs', ['node_type'], FAST_SECONDS);
-    this.channelIn = counter('channel_messages_received_total', 'Chat-platform messages that started a turn', [
+    this.nodeDuration = histogram(
+      'node_run_duration_seconds',
+      'Duration of node runs',
+      ['node_type'],
+      FAST_SECONDS,
+    );
+    this.channelIn = counter(
+      'channel_messages_received_total',
+      'Chat-platform messages that started a turn',
+      ['platform'],
+    );
+    this.channelOut = counter('channel_messages_sent_total', 'Replies sent to chat platforms', [
       'platform',
+      'outcome',
     ]);
-    this.channelOut = counter('channel_messages_sent_total', 'Replies sent to chat platforms', ['platform', 'outcome']);
     new Gauge({
       name: `${PREFIX}channel_connections`,
       help: 'Channel accounts by platform and connection state',
@@ -153,7 +180,9 @@ export class Metrics {
     });
     this.wsConnections = counter('websocket_connections_total', 'WebSocket subscriptions opened', ['route']);
     this.wsEvents = counter('websocket_events_total', 'Events published to WebSocket subscribers', ['type']);
-    this.wsDropped = counter('websocket_subscribers_dropped_total', 'Subscribers closed by the server', ['reason']);
+    this.wsDropped = counter('websocket_subscribers_dropped_total', 'Subscribers closed by the server', [
+      'reason',
+    ]);
     // Event-loop lag, memory, CPU, handles, GC: prom-client's process and Node.js families.
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
   }

@@ -33,11 +33,17 @@ async function* watchedStream(
     'gen_ai.system': provider.id,
     'gen_ai.provider.name': provider.id,
     'gen_ai.request.model': modelName,
-    ...(request.params?.temperature !== undefined ? { 'gen_ai.request.temperature': request.params.temperature } : {}),
-    ...(request.params?.maxTokens !== undefined ? { 'gen_ai.request.max_tokens': request.params.maxTokens } : {}),
+    ...(request.params?.temperature !== undefined
+      ? { 'gen_ai.request.temperature': request.params.temperature }
+      : {}),
+    ...(request.params?.maxTokens !== undefined
+      ? { 'gen_ai.request.max_tokens': request.params.maxTokens }
+      : {}),
     ...(context.captureContent ? { 'gen_ai.input.messages': JSON.stringify(request.messages) } : {}),
   });
-  const sent = span ? { ...request, headers: { ...request.headers, traceparent: span.traceparent() } } : request;
+  const sent = span
+    ? { ...request, headers: { ...request.headers, traceparent: span.traceparent() } }
+    : request;
   let firstMs: number | undefined;
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
@@ -65,7 +71,8 @@ async function* watchedStream(
     metrics.modelCalls.inc({ ...labels, outcome });
     metrics.modelDuration.observe(labels, durationMs / 1000);
     if (firstMs !== undefined) metrics.modelFirstToken.observe(labels, firstMs / 1000);
-    if (failure !== undefined) metrics.modelErrors.inc({ ...labels, kind: isAppError(failure) ? failure.kind : 'internal' });
+    if (failure !== undefined)
+      metrics.modelErrors.inc({ ...labels, kind: isAppError(failure) ? failure.kind : 'internal' });
     if (inputTokens) metrics.modelTokens.inc({ ...labels, direction: 'input' }, inputTokens);
     if (outputTokens) metrics.modelTokens.inc({ ...labels, direction: 'output' }, outputTokens);
     if (span) {
@@ -77,7 +84,8 @@ async function* watchedStream(
           ? { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: text }]) }
           : {}),
       });
-      if (failure !== undefined) span.fail(errorMessage(failure), isAppError(failure) ? failure.kind : 'error');
+      if (failure !== undefined)
+        span.fail(errorMessage(failure), isAppError(failure) ? failure.kind : 'error');
       span.end();
     }
     turn?.step({

@@ -16,8 +16,26 @@ export type TraceStep =
       finishReason?: string;
       error?: string;
     }
-  | { kind: 'tool'; at: number; durationMs?: number; toolCallId: string; tool: string; toolType: string; args: string; result?: string }
-  | { kind: 'node'; at: number; durationMs: number; chainId: string; nodeId: string; nodeType: string; relations: string[]; error?: string };
+  | {
+      kind: 'tool';
+      at: number;
+      durationMs?: number;
+      toolCallId: string;
+      tool: string;
+      toolType: string;
+      args: string;
+      result?: string;
+    }
+  | {
+      kind: 'node';
+      at: number;
+      durationMs: number;
+      chainId: string;
+      nodeId: string;
+      nodeType: string;
+      relations: string[];
+      error?: string;
+    };
 
 export interface TurnRecord {
   id: string;

@@ -30,7 +30,10 @@ export interface TelemetryOptions extends ObservabilitySettings {
 export interface RunWatch {
   node(nodeId: string, nodeType: string): NodeEnd;
   event(event: { type: string }): void;
-  end(result: { outcome: 'success' | 'failure'; error?: string; results: Array<{ data: string }> } | undefined, thrown?: unknown): void;
+  end(
+    result: { outcome: 'success' | 'failure'; error?: string; results: Array<{ data: string }> } | undefined,
+    thrown?: unknown,
+  ): void;
   /** Runs the run's work as the sub-agent turn it is (set only for sub-agent runs). */
   enter?<T>(work: () => T): T;
 }

@@ -18,7 +18,12 @@ export type SpanKind = 'server' | 'client' | 'internal';
 
 export interface Tracing {
   /** A span under `parent` (a span, an incoming traceparent, or none for a new trace). */
-  start(name: string, kind: SpanKind, parent: SpanHandle | string | undefined, attributes: Attributes): SpanHandle;
+  start(
+    name: string,
+    kind: SpanKind,
+    parent: SpanHandle | string | undefined,
+    attributes: Attributes,
+  ): SpanHandle;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -66,7 +71,8 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
     if (parent === undefined) return api.ROOT_CONTEXT;
     if (typeof parent === 'string') {
       const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/u.exec(parent.trim());
-      if (!match || /^0+$/u.test(match[1] as string) || /^0+$/u.test(match[2] as string)) return api.ROOT_CONTEXT;
+      if (!match || /^0+$/u.test(match[1] as string) || /^0+$/u.test(match[2] as string))
+        return api.ROOT_CONTEXT;
       return api.trace.setSpanContext(api.ROOT_CONTEXT, {
         traceId: match[1] as string,
         spanId: match[2] as string,

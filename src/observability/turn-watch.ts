@@ -96,14 +96,20 @@ export class TurnWatch {
           'gen_ai.agent.name': start.agentId,
           'gen_ai.conversation.id': this.id,
           'agent_service.channel': start.channel,
-          ...(context.captureContent ? { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: start.input }]) } : {}),
+          ...(context.captureContent
+            ? { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: start.input }]) }
+            : {}),
         },
       );
       this.record.traceId = this.span.traceId;
     }
     metrics.turnsInFlight.inc({ channel: start.channel });
     context.monitor.started(this.record);
-    this.send('status', { status: 'running', channel: start.channel, ...(parent ? { parentTaskId: parent.id } : {}) });
+    this.send('status', {
+      status: 'running',
+      channel: start.channel,
+      ...(parent ? { parentTaskId: parent.id } : {}),
+    });
   }
 
   /** Adds a trace step (model calls report theirs through this). */
@@ -133,14 +139,19 @@ export class TurnWatch {
         break;
       case 'tool-call-start': {
         this.record.currentTool = event.toolCallName;
-        const span = this.context.tracing?.start(`execute_tool ${event.toolCallName}`, 'internal', this.span, {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': event.toolCallName,
-          'gen_ai.tool.call.id': event.toolCallId,
-          'gen_ai.tool.type': event.toolType === 'builtin' ? 'function' : 'extension',
-          'agent_service.tool_type': event.toolType,
-          ...(this.context.captureContent ? { 'gen_ai.tool.call.arguments': event.arguments } : {}),
-        });
+        const span = this.context.tracing?.start(
+          `execute_tool ${event.toolCallName}`,
+          'internal',
+          this.span,
+          {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': event.toolCallName,
+            'gen_ai.tool.call.id': event.toolCallId,
+            'gen_ai.tool.type': event.toolType === 'builtin' ? 'function' : 'extension',
+            'agent_service.tool_type': event.toolType,
+            ...(this.context.captureContent ? { 'gen_ai.tool.call.arguments': event.arguments } : {}),
+          },
+        );
         this.tools.set(event.toolCallId, { startedAt: performance.now(), span });
         this.step({
           kind: 'tool',
@@ -165,8 +176,12 @@ export class TurnWatch {
         const { metrics } = this.context;
         metrics.toolCalls.inc({ tool_type: event.toolType, outcome: failed ? 'error' : 'success' });
         if (open) {
-          metrics.toolDuration.observe({ tool_type: event.toolType }, (performance.now() - open.startedAt) / 1000);
-          if (this.context.captureContent) open.span?.setAttributes({ 'gen_ai.tool.call.result': event.content });
+          metrics.toolDuration.observe(
+            { tool_type: event.toolType },
+            (performance.now() - open.startedAt) / 1000,
+          );
+          if (this.context.captureContent)
+            open.span?.setAttributes({ 'gen_ai.tool.call.result': event.content });
           if (failed) open.span?.fail(event.content.slice(0, 200), 'tool_error');
           open.span?.end();
         }
@@ -193,8 +208,10 @@ export class TurnWatch {
     metrics.turnsInFlight.dec({ channel });
     metrics.turns.inc({ agent, channel, outcome });
     metrics.turnDuration.observe({ agent, channel, outcome }, seconds);
-    if (this.record.inputTokens > 0) metrics.turnTokens.inc({ agent, channel, direction: 'input' }, this.record.inputTokens);
-    if (this.record.outputTokens > 0) metrics.turnTokens.inc({ agent, channel, direction: 'output' }, this.record.outputTokens);
+    if (this.record.inputTokens > 0)
+      metrics.turnTokens.inc({ agent, channel, direction: 'input' }, this.record.inputTokens);
+    if (this.record.outputTokens > 0)
+      metrics.turnTokens.inc({ agent, channel, direction: 'output' }, this.record.outputTokens);
     for (const open of this.tools.values()) open.span?.end();
     this.record.status = outcome;
     this.record.endedAt = Date.now();
@@ -240,7 +257,14 @@ export class TurnWatch {
     const { hub } = this.context;
     if (!hub.hasAgentSubscribers(this.start.agentId)) return;
     hub.publish({
-      event: { id: hub.nextId(), type, agentId: this.start.agentId, taskId: this.id, timestamp: Date.now(), payload },
+      event: {
+        id: hub.nextId(),
+        type,
+        agentId: this.start.agentId,
+        taskId: this.id,
+        timestamp: Date.now(),
+        payload,
+      },
       routing: { topic: 'agent', ...(this.start.owner ? { owner: this.start.owner } : {}) },
     });
   }

@@ -14,7 +14,9 @@ export interface TurnOrigin {
 }
 
 export interface ObservedTurn {
-  event(event: Extract<TurnEvent, { type: 'text-delta' | 'tool-call-start' | 'tool-call-result' | 'usage' }>): void;
+  event(
+    event: Extract<TurnEvent, { type: 'text-delta' | 'tool-call-start' | 'tool-call-result' | 'usage' }>,
+  ): void;
 }
 
 export interface TurnObserver {

@@ -83,7 +83,10 @@ describe('WebSocket event API', () => {
     assert.equal(typeof tool.timestamp, 'number');
     assert.match(tool.id ?? '', /^evt_/);
     assert.equal(done.payload?.['content'], 'Found the files.');
-    const text = events.filter((e) => e.type === 'text').map((e) => e.payload?.['content']).join('');
+    const text = events
+      .filter((e) => e.type === 'text')
+      .map((e) => e.payload?.['content'])
+      .join('');
     assert.equal(text, 'Found the files.');
     client.close();
   });
@@ -122,7 +125,11 @@ describe('WebSocket event API', () => {
     const chain = chainDefinition(
       'pipeline',
       [
-        { id: 'shape', type: 'jsTransform', configuration: { jsScript: 'return {msg: {n: 1}, metadata, msgType};' } },
+        {
+          id: 'shape',
+          type: 'jsTransform',
+          configuration: { jsScript: 'return {msg: {n: 1}, metadata, msgType};' },
+        },
         { id: 'check', type: 'jsFilter', configuration: { jsScript: 'return msg.n === 1;' } },
         { id: 'boom', type: 'jsTransform', configuration: { jsScript: 'throw new Error("node broke");' } },
       ],
@@ -134,11 +141,27 @@ describe('WebSocket event API', () => {
     const saved = await t.app.inject({ method: 'POST', url: '/api/v1/rules', payload: chain });
     assert.equal(saved.statusCode, 201, saved.body);
     const client = await connect(`${ws}/api/v1/event/ws/client-1?chainId=pipeline`);
-    const run = await t.app.inject({ method: 'POST', url: '/api/v1/rules/pipeline/execute', payload: { a: 1 } });
+    const run = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/rules/pipeline/execute',
+      payload: { a: 1 },
+    });
     assert.ok(run.statusCode < 500, run.body);
-    const events = await client.until((list) => list.some((e) => e.type === 'error' || e.type === 'done'), 'the run end');
-    const nodes = events.filter((e) => e.type === 'progress').map((e) => `${e.payload?.['phase']}:${e.payload?.['nodeId']}`);
-    assert.deepEqual(nodes, ['start:shape', 'end:shape', 'start:check', 'end:check', 'start:boom', 'end:boom']);
+    const events = await client.until(
+      (list) => list.some((e) => e.type === 'error' || e.type === 'done'),
+      'the run end',
+    );
+    const nodes = events
+      .filter((e) => e.type === 'progress')
+      .map((e) => `${e.payload?.['phase']}:${e.payload?.['nodeId']}`);
+    assert.deepEqual(nodes, [
+      'start:shape',
+      'end:shape',
+      'start:check',
+      'end:check',
+      'start:boom',
+      'end:boom',
+    ]);
     const ends = events.filter((e) => e.payload?.['phase'] === 'end');
     assert.equal(ends[0]?.payload?.['relation'], 'Success');
     assert.equal(ends[1]?.payload?.['relation'], 'True');
@@ -146,12 +169,17 @@ describe('WebSocket event API', () => {
     assert.match(String(ends[2]?.payload?.['error']), /node broke/);
     for (const end of ends) assert.equal(typeof end.payload?.['durationMs'], 'number');
     assert.equal(events.at(-1)?.type, 'error');
-    assert.ok(events.every((e) => e.type === 'subscribed' || e.taskId === events[1]?.taskId), 'one run id');
+    assert.ok(
+      events.every((e) => e.type === 'subscribed' || e.taskId === events[1]?.taskId),
+      'one run id',
+    );
     client.close();
   });
 
   it("a second api account sees none of the first account's turns; each sees its own", async () => {
-    const one = await connect(`${ws}/api/v1/ws?agentId=main`, { headers: { authorization: `Bearer ${KEY1}` } });
+    const one = await connect(`${ws}/api/v1/ws?agentId=main`, {
+      headers: { authorization: `Bearer ${KEY1}` },
+    });
     const two = await connect(`${ws}/api/v1/ws?token=${KEY2}`);
     const user = await connect(`${ws}/api/v1/ws`);
     const ask = (key: string, content: string) =>
@@ -168,7 +196,8 @@ describe('WebSocket event API', () => {
     await ask(KEY2, 'hello from two');
     await two.until((list) => list.some((e) => e.type === 'done'), 'account two sees its turn');
     await user.until((list) => list.filter((e) => e.type === 'done').length === 2, 'the user sees both');
-    const contents = (list: Received[]) => list.filter((e) => e.type === 'done').map((e) => e.payload?.['content']);
+    const contents = (list: Received[]) =>
+      list.filter((e) => e.type === 'done').map((e) => e.payload?.['content']);
     assert.deepEqual(contents(one.events), ['for account one']);
     assert.deepEqual(contents(two.events), ['for account two']);
     assert.deepEqual(contents(user.events), ['for account one', 'for account two']);
@@ -178,18 +207,30 @@ describe('WebSocket event API', () => {
   });
 
   it('ping is answered pong, subscribe switches agents on /ws, and bad messages are answered with an error', async () => {
-    const helper = { ruleChain: { id: 'helper', name: 'helper', additionalInfo: { category: 'agents' } }, metadata: { nodes: [{ id: 'agent', type: 'ai/agent', configuration: {} }], connections: [] } };
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: helper })).statusCode, 201);
+    const helper = {
+      ruleChain: { id: 'helper', name: 'helper', additionalInfo: { category: 'agents' } },
+      metadata: { nodes: [{ id: 'agent', type: 'ai/agent', configuration: {} }], connections: [] },
+    };
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: helper })).statusCode,
+      201,
+    );
     const client = await connect(`${ws}/api/v1/ws`);
     client.socket.send(JSON.stringify({ type: 'ping' }));
     await client.until((list) => list.some((e) => e.type === 'pong'), 'pong');
     client.socket.send('not json');
     await client.until((list) => list.some((e) => e.type === 'error'), 'an error answer');
     client.socket.send(JSON.stringify({ type: 'subscribe', agentId: 'ghost' }));
-    await client.until((list) => list.filter((e) => e.type === 'error').length === 2, 'unknown agent refused');
+    await client.until(
+      (list) => list.filter((e) => e.type === 'error').length === 2,
+      'unknown agent refused',
+    );
     assert.match(String(client.events.at(-1)?.payload?.['message']), /ghost/);
     client.socket.send(JSON.stringify({ type: 'subscribe', agentId: 'helper' }));
-    await client.until((list) => list.some((e) => e.type === 'subscribed' && e.agentId === 'helper'), 'switched');
+    await client.until(
+      (list) => list.some((e) => e.type === 'subscribed' && e.agentId === 'helper'),
+      'switched',
+    );
     upstream.script({ text: 'main answer' });
     await fetch(`${t.url}/api/v1/chat/completions`, {
       method: 'POST',
@@ -207,6 +248,65 @@ describe('WebSocket event API', () => {
     client.close();
   });
 
+  it("a sub-agent's turn streams to the sub-agent's subscribers, named as called by its caller", async () => {
+    const boss = {
+      ruleChain: { id: 'boss', name: 'boss', additionalInfo: { category: 'agents' } },
+      metadata: {
+        nodes: [
+          {
+            id: 'agent',
+            type: 'ai/agent',
+            configuration: { tools: [{ type: 'agent', name: 'ask_helper', targetId: 'scribe' }] },
+          },
+        ],
+        connections: [],
+      },
+    };
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: boss })).statusCode,
+      201,
+    );
+    const scribe = {
+      ...boss,
+      ruleChain: { ...boss.ruleChain, id: 'scribe', name: 'scribe' },
+      metadata: { nodes: [{ id: 'agent', type: 'ai/agent', configuration: {} }], connections: [] },
+    };
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: scribe })).statusCode,
+      201,
+    );
+    const watcher = await connect(`${ws}/api/v1/agents/scribe/ws`);
+    upstream.script(
+      { toolCalls: [{ name: 'ask_helper', arguments: { input: 'sum it up' } }] },
+      { text: 'helper summary' },
+      { text: 'boss answer' },
+    );
+    const response = await fetch(`${t.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'boss', messages: [{ role: 'user', content: 'go' }] }),
+    });
+    assert.equal(
+      ((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message
+        .content,
+      'boss answer',
+    );
+    const events = await watcher.until((list) => list.some((e) => e.type === 'done'), 'the sub-agent turn');
+    const status = events.find((e) => e.type === 'status') as Received;
+    assert.equal(status.payload?.['channel'], 'subagent');
+    assert.match(String(status.payload?.['parentTaskId']), /^turn_/);
+    assert.equal(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => e.payload?.['content'])
+        .join(''),
+      'helper summary',
+    );
+    assert.equal(events.find((e) => e.type === 'done')?.payload?.['content'], 'helper summary');
+    assert.ok(events.every((e) => e.type === 'subscribed' || e.agentId === 'scribe'));
+    watcher.close();
+  });
+
   it('refuses unknown agents and chains, a missing chainId and plain GETs, as {error}', async () => {
     const ghost = await refusal(`${ws}/api/v1/agents/ghost/ws`);
     assert.equal(ghost.status, 404);
@@ -220,7 +320,9 @@ describe('WebSocket event API', () => {
     assert.equal(crossSite.status, 403);
     const plain = await fetch(`${t.url}/api/v1/ws`);
     assert.equal(plain.status, 426);
-    assert.deepEqual(await plain.json(), { error: 'this route is a WebSocket: connect with Upgrade: websocket' });
+    assert.deepEqual(await plain.json(), {
+      error: 'this route is a WebSocket: connect with Upgrade: websocket',
+    });
   });
 });
 
@@ -230,7 +332,9 @@ describe('WebSocket event API with requireAuth on', () => {
   before(async () => {
     t = await createTestApp({
       listen: true,
-      config: { security: { requireAuth: true, users: { admin: 'admin-password-1:sk-admin-key-0123456789' } } },
+      config: {
+        security: { requireAuth: true, users: { admin: 'admin-password-1:sk-admin-key-0123456789' } },
+      },
     });
     ws = t.url.replace('http://', 'ws://');
   });

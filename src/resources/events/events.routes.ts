@@ -3,7 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { agentSocketQuerySchema, chainSocketQuerySchema, liveEventSchema, upgradeRequiredSchema } from './events.schema.ts';
+import {
+  agentSocketQuerySchema,
+  chainSocketQuerySchema,
+  liveEventSchema,
+  upgradeRequiredSchema,
+} from './events.schema.ts';
 
 const DESCRIPTION =
   'WebSocket (Upgrade: websocket). Sends events {id, type, agentId, taskId, timestamp, payload}; ' +
@@ -21,7 +26,12 @@ export function registerEventRoutes(app: FastifyInstance): void {
     '/ws',
     {
       config: { auth: 'chat' },
-      schema: { tags: ['events'], description: DESCRIPTION, querystring: agentSocketQuerySchema, response: answer },
+      schema: {
+        tags: ['events'],
+        description: DESCRIPTION,
+        querystring: agentSocketQuerySchema,
+        response: answer,
+      },
     },
     async (_request, reply) => reply.code(426).send({ error: UPGRADE_REQUIRED }),
   );

@@ -28,8 +28,14 @@ export const liveEventSchema = z
 export const upgradeRequiredSchema = z.object({ error: z.string() });
 
 export const agentSocketQuerySchema = z.object({
-  agentId: z.string().optional().meta({ description: 'The agent to watch (default main; `*`: every agent, users only).' }),
-  token: z.string().optional().meta({ description: 'A login token or API key (browsers; or Sec-WebSocket-Protocol: bearer.<token>).' }),
+  agentId: z
+    .string()
+    .optional()
+    .meta({ description: 'The agent to watch (default main; `*`: every agent, users only).' }),
+  token: z
+    .string()
+    .optional()
+    .meta({ description: 'A login token or API key (browsers; or Sec-WebSocket-Protocol: bearer.<token>).' }),
 });
 
 export const chainSocketQuerySchema = z.object({

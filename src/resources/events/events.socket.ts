@@ -26,7 +26,10 @@ export interface EventSocketDeps {
 }
 
 /** What an upgrade asks for, from its path. */
-type Target = { route: 'ws'; agentId: string } | { route: 'agent'; agentId: string } | { route: 'chain'; chainId: string };
+type Target =
+  | { route: 'ws'; agentId: string }
+  | { route: 'agent'; agentId: string }
+  | { route: 'chain'; chainId: string };
 
 const HEARTBEAT_MS = 30_000;
 
@@ -39,7 +42,12 @@ class UpgradeRefused extends Error {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+};
 
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
@@ -80,7 +88,8 @@ function credentialOf(request: IncomingMessage, url: URL): string | undefined {
   const header = request.headers.authorization;
   const bearer = header ? /^Bearer\s+(\S+)\s*$/iu.exec(header)?.[1] : undefined;
   if (bearer) return bearer;
-  const query = url.searchParams.get('token') ?? url.searchParams.get('key') ?? url.searchParams.get('access_token');
+  const query =
+    url.searchParams.get('token') ?? url.searchParams.get('key') ?? url.searchParams.get('access_token');
   if (query) return query;
   const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((entry) => entry.trim());
   return protocols.find((entry) => entry.startsWith('bearer.'))?.slice('bearer.'.length) || undefined;
@@ -110,7 +119,9 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
     if (!deps.requireAuth()) return undefined;
     throw new UpgradeRefused(
       401,
-      credential ? 'invalid or expired credentials' : 'missing credentials: send a token or API key (Authorization, ?token= or Sec-WebSocket-Protocol bearer.<token>)',
+      credential
+        ? 'invalid or expired credentials'
+        : 'missing credentials: send a token or API key (Authorization, ?token= or Sec-WebSocket-Protocol bearer.<token>)',
     );
   };
 
@@ -141,7 +152,10 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
         parsed = undefined;
       }
       if (!parsed?.success) {
-        reply({ type: 'error', payload: { message: 'messages are {"type":"ping"} or {"type":"subscribe","agentId":"..."}' } });
+        reply({
+          type: 'error',
+          payload: { message: 'messages are {"type":"ping"} or {"type":"subscribe","agentId":"..."}' },
+        });
         return;
       }
       const message = parsed.data;
@@ -185,7 +199,11 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       url = new URL(request.url ?? '/', 'http://localhost');
       target = targetOf(url);
     } catch (error) {
-      refuse(socket, error instanceof UpgradeRefused ? error.status : 400, error instanceof UpgradeRefused ? error.message : 'bad request');
+      refuse(
+        socket,
+        error instanceof UpgradeRefused ? error.status : 400,
+        error instanceof UpgradeRefused ? error.message : 'bad request',
+      );
       return;
     }
     if (!target) {
@@ -196,7 +214,8 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
     authenticate(request, url)
       .then((principal) => {
         if (found.route === 'chain') {
-          if (!deps.chainExists(found.chainId)) throw new UpgradeRefused(404, `rule chain "${found.chainId}" not found`);
+          if (!deps.chainExists(found.chainId))
+            throw new UpgradeRefused(404, `rule chain "${found.chainId}" not found`);
         } else if (found.agentId !== '*') deps.requireAgent(found.agentId);
         server.handleUpgrade(request, socket, head, (ws) => accept(ws, found, principal));
       })

@@ -8,7 +8,9 @@ import type { MonitorService } from './monitor.service.ts';
 export function registerMonitorRoutes(app: FastifyInstance, monitor: MonitorService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['monitor'];
-  api.get('/monitor', { schema: { tags, response: { 200: monitorSnapshot } } }, async () => monitor.snapshot());
+  api.get('/monitor', { schema: { tags, response: { 200: monitorSnapshot } } }, async () =>
+    monitor.snapshot(),
+  );
   api.get(
     '/monitor/turns/:turnId',
     { schema: { tags, params: turnParams, response: { 200: turnTrace } } },

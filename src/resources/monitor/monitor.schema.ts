@@ -21,7 +21,8 @@ const turnSummary = z.object({
 });
 
 const traceStep = z.record(z.string(), z.unknown()).meta({
-  description: 'kind model (provider, model, durationMs, firstTokenMs, tokens), tool (tool, args, result) or node (chainId, nodeId, relations).',
+  description:
+    'kind model (provider, model, durationMs, firstTokenMs, tokens), tool (tool, args, result) or node (chainId, nodeId, relations).',
 });
 
 export const turnTrace = turnSummary.extend({ steps: z.array(traceStep) }).meta({ id: 'TurnTrace' });
@@ -56,7 +57,12 @@ export const monitorSnapshot = z
       }),
     ),
     channels: z.array(
-      z.object({ platform: z.string(), accountId: z.string(), state: z.string(), error: z.string().optional() }),
+      z.object({
+        platform: z.string(),
+        accountId: z.string(),
+        state: z.string(),
+        error: z.string().optional(),
+      }),
     ),
     subscribers: z.record(z.string(), z.int()),
   })
