@@ -10,7 +10,8 @@ import { discoverConfigPath, loadConfigFile, writeDefaultConfig, type Env } from
 import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
-import { loggerOptions } from './http/logger.ts';
+import { LISTEN_MARK, loggerOptions } from './http/logger.ts';
+import { prettyLogStream } from './http/pretty-log.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -27,6 +28,8 @@ export interface ServeOptions {
   say?: (line: string) => void;
   logLevel?: string;
   logStream?: NodeJS.WritableStream;
+  /** Human-readable log lines instead of JSON (main.ts sets it when stdout is a terminal). */
+  prettyLogs?: boolean;
 }
 
 export interface RunningServer {
@@ -126,7 +129,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw new Error(`invalid port: ${config.server.port}`);
   }
   await mkdir(config.data.root_dir, { recursive: true, mode: 0o700 });
-  await mkdir(config.data.logs_dir, { recursive: true });
   // Embedded mode: one server per data root (clustered mode coordinates through Redis instead).
   const lock = config.cluster.redis_url
     ? undefined
@@ -153,7 +155,10 @@ async function serve(
     store,
     services,
     logger: withInstance(
-      loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+      loggerOptions(
+        options.logLevel ?? config.server.log_level,
+        options.prettyLogs ? prettyLogStream(options.logStream ?? process.stdout) : options.logStream,
+      ),
       services.cluster,
     ),
     version,
@@ -175,21 +180,28 @@ async function serve(
   const admin = config.security.users['admin'];
   if (admin !== undefined && parseUserEntry('admin', admin).password === DEFAULT_ADMIN_PASSWORD) {
     say(
-      'WARNING: user "admin" still has the built-in default password. Change it: PUT /api/v1/auth/password.',
+      'WARNING: user "admin" still has the built-in default password. Change it in the web UI (Settings > ' +
+        'Password), with `agent-service login` then `agent-service password`, or with PUT /api/v1/auth/password.',
     );
   }
 
   if (Object.keys(config.models.providers).length === 0) {
     say(
-      'No model provider is configured: agents answer with the built-in demo model. Add a provider under ' +
-        'models.providers in the config file, or with POST /api/v1/config/models/providers.',
+      'No model provider is configured: agents answer with the built-in demo model. Add one in the web UI ' +
+        '(Settings > Model providers), with `agent-service providers add`, under models.providers in the ' +
+        'config file, or with POST /api/v1/config/models/providers.',
     );
   }
   for (const problem of services.models.problems()) say(`WARNING: ${problem}`);
 
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  const address = await app.listen({
+    host: config.server.host,
+    port: config.server.port,
+    listenTextResolver: () => LISTEN_MARK,
+  });
   await lock?.update(new URL(address).host);
   say(`Agent Service listening on ${address} (config: ${configPath}, data: ${config.data.root_dir})`);
+  say(`Web UI: ${address}/ui/`);
   return {
     app,
     store,

@@ -36,6 +36,12 @@ export class OneLineLogController extends LogController {
   }
 }
 
+/**
+ * The text fastify's listen() logs is replaced by this marker and dropped: the server prints its own
+ * single "listening" line (with the config and data paths) instead.
+ */
+export const LISTEN_MARK = '\u0000listening';
+
 export function loggerOptions(
   level: string,
   destination?: NodeJS.WritableStream,
@@ -44,6 +50,12 @@ export function loggerOptions(
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    hooks: {
+      logMethod(args, method) {
+        if (args[0] === LISTEN_MARK) return;
+        method.apply(this, args);
+      },
+    },
     ...(destination ? { stream: destination } : {}),
   };
 }

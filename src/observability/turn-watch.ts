@@ -1,5 +1,6 @@
 // One turn as the observability sees it: its events become WebSocket events, metrics, spans
 // (invoke_agent, execute_tool), a trace for the monitoring page and, at the end, one log line.
+import { randomBytes } from 'node:crypto';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { LiveEventType, LiveHub } from './live-events.ts';
@@ -101,8 +102,12 @@ export class TurnWatch {
             : {}),
         },
       );
-      this.record.traceId = this.span.traceId;
     }
+    // Without tracing the log line and the monitor still carry a trace id (the caller's, or a new one).
+    this.record.traceId =
+      this.span?.traceId ??
+      /^00-([0-9a-f]{32})-/u.exec(start.traceparent ?? '')?.[1] ??
+      (parent?.record.traceId ?? randomBytes(16).toString('hex'));
     metrics.turnsInFlight.inc({ channel: start.channel });
     context.monitor.started(this.record);
     this.send('status', {
@@ -241,7 +246,7 @@ export class TurnWatch {
     this.context.logger()?.info(
       {
         turn: this.id,
-        ...(this.record.traceId ? { traceId: this.record.traceId } : {}),
+        traceId: this.record.traceId,
         agent: this.start.agentId,
         channel,
         durationMs: this.record.durationMs,
