@@ -48,7 +48,8 @@ export interface PublishedEvent {
 export interface LiveSocket {
   readonly bufferedAmount: number;
   readonly readyState: number;
-  send(data: string): void;
+  /** Sends one text frame (the hub hands over the UTF-8 bytes, made once per event). */
+  send(data: Buffer): void;
   close(code?: number, reason?: string): void;
   terminate(): void;
 }
@@ -165,25 +166,25 @@ export class LiveHub {
       routing.topic === 'agent'
         ? [this.byAgent.get(event.agentId), this.everyAgent]
         : [routing.chainId === undefined ? undefined : this.byChain.get(routing.chainId)];
-    let text: string | undefined;
+    let bytes: Buffer | undefined;
     for (const set of targets) {
       if (!set || set.size === 0) continue;
       for (const subscriber of set) {
         if (subscriber.account !== undefined && subscriber.account !== routing.owner) continue;
-        text ??= JSON.stringify(event);
-        this.send(subscriber, text, event.type);
+        bytes ??= Buffer.from(JSON.stringify(event));
+        this.send(subscriber, bytes, event.type);
       }
     }
   }
 
-  private send(subscriber: Subscriber, text: string, type: LiveEventType): void {
+  private send(subscriber: Subscriber, bytes: Buffer, type: LiveEventType): void {
     const { socket } = subscriber;
     if (socket.readyState !== OPEN) return;
-    if (socket.bufferedAmount + text.length > this.maxBuffered) {
+    if (socket.bufferedAmount + bytes.length > this.maxBuffered) {
       this.drop(subscriber);
       return;
     }
-    socket.send(text);
+    socket.send(bytes);
     this.options.onSent?.(type);
   }
 

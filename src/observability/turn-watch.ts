@@ -65,6 +65,7 @@ export class TurnWatch {
   private readonly started = performance.now();
   private readonly tools = new Map<string, OpenTool>();
   private modelCalls = 0;
+  private pendingText = '';
 
   constructor(
     private readonly context: WatchContext,
@@ -107,7 +108,8 @@ export class TurnWatch {
     this.record.traceId =
       this.span?.traceId ??
       /^00-([0-9a-f]{32})-/u.exec(start.traceparent ?? '')?.[1] ??
-      (parent?.record.traceId ?? randomBytes(16).toString('hex'));
+      parent?.record.traceId ??
+      randomBytes(16).toString('hex');
     metrics.turnsInFlight.inc({ channel: start.channel });
     context.monitor.started(this.record);
     this.send('status', {
@@ -130,7 +132,7 @@ export class TurnWatch {
   event(event: WatchedEvent): void {
     switch (event.type) {
       case 'text-delta':
-        this.send('text', { content: event.text });
+        this.sendText(event.text);
         break;
       case 'usage':
         this.modelCalls += 1;
@@ -258,9 +260,32 @@ export class TurnWatch {
     );
   }
 
+  /**
+   * Text deltas that arrive in one turn of the event loop (one network read of the model's stream)
+   * go out as one text event: far fewer frames per subscriber, in the same order.
+   */
+  private sendText(content: string): void {
+    if (!this.context.hub.hasAgentSubscribers(this.start.agentId)) return;
+    if (this.pendingText === '') setImmediate(this.flushText);
+    this.pendingText += content;
+  }
+
+  private readonly flushText = (): void => {
+    if (this.pendingText === '') return;
+    const content = this.pendingText;
+    this.pendingText = '';
+    this.publish('text', { content });
+  };
+
   private send(type: LiveEventType, payload: Record<string, unknown>): void {
     const { hub } = this.context;
     if (!hub.hasAgentSubscribers(this.start.agentId)) return;
+    this.flushText();
+    this.publish(type, payload);
+  }
+
+  private publish(type: LiveEventType, payload: Record<string, unknown>): void {
+    const { hub } = this.context;
     hub.publish({
       event: {
         id: hub.nextId(),

@@ -15,8 +15,8 @@ class FakeSocket implements LiveSocket {
   sent: string[] = [];
   closedWith: number | undefined;
   constructor(private readonly draining: boolean) {}
-  send(data: string): void {
-    this.sent.push(data);
+  send(data: Buffer): void {
+    this.sent.push(String(data));
     if (!this.draining) this.bufferedAmount += data.length;
   }
   close(code?: number): void {

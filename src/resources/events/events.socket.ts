@@ -10,7 +10,7 @@ import { isValidId } from '../../core/ids.ts';
 import type { AuthService, Principal } from '../../auth/auth-service.ts';
 import { crossSiteReason, isTrustedHost, type OriginPolicy } from '../../http/origin-guard.ts';
 import { API_PREFIX } from '../../http/prefix.ts';
-import type { LiveHub, Subscriber } from '../../observability/live-events.ts';
+import type { LiveHub, LiveSocket, Subscriber } from '../../observability/live-events.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { clientMessageSchema, EVENT_SOCKET_PROTOCOL } from './events.schema.ts';
 
@@ -95,6 +95,50 @@ function credentialOf(request: IncomingMessage, url: URL): string | undefined {
   return protocols.find((entry) => entry.startsWith('bearer.'))?.slice('bearer.'.length) || undefined;
 }
 
+/**
+ * The hub's view of a socket. Frames sent during one turn of the event loop are written together:
+ * the TCP socket is corked at the first and uncorked on the next tick, so a burst of events costs
+ * one write per subscriber, not one per event.
+ */
+function liveSocket(socket: WebSocket, corks: CorkBatch): LiveSocket {
+  const raw = (socket as unknown as { _socket?: TcpSocket })._socket;
+  return {
+    get bufferedAmount() {
+      return socket.bufferedAmount;
+    },
+    get readyState() {
+      return socket.readyState;
+    },
+    send(data) {
+      if (raw) corks.cork(raw);
+      socket.send(data, { binary: false });
+    },
+    close: (code, reason) => socket.close(code, reason),
+    terminate: () => socket.terminate(),
+  };
+}
+
+interface TcpSocket {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The sockets corked during this turn of the event loop, all uncorked together on the next. */
+class CorkBatch {
+  private readonly corked = new Set<TcpSocket>();
+  private readonly flush = (): void => {
+    for (const socket of this.corked) socket.uncork();
+    this.corked.clear();
+  };
+
+  cork(socket: TcpSocket): void {
+    if (this.corked.has(socket)) return;
+    if (this.corked.size === 0) setImmediate(this.flush);
+    this.corked.add(socket);
+    socket.cork();
+  }
+}
+
 export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps): void {
   const server = new WebSocketServer({
     noServer: true,
@@ -104,6 +148,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       protocols.has(EVENT_SOCKET_PROTOCOL) ? EVENT_SOCKET_PROTOCOL : ([...protocols][0] ?? false),
   });
   const open = new Set<WebSocket>();
+  const corks = new CorkBatch();
   const alive = new WeakSet<WebSocket>();
 
   const authenticate = async (request: IncomingMessage, url: URL): Promise<Principal | undefined> => {
@@ -132,10 +177,11 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       socket.close(1008, 'an api account cannot watch every agent');
       return;
     }
+    const live = liveSocket(socket, corks);
     let subscriber: Subscriber =
       target.route === 'chain'
-        ? { socket, topic: 'chain', target: target.chainId, account }
-        : { socket, topic: 'agent', target: target.agentId, account };
+        ? { socket: live, topic: 'chain', target: target.chainId, account }
+        : { socket: live, topic: 'agent', target: target.agentId, account };
     open.add(socket);
     alive.add(socket);
     socket.on('pong', () => alive.add(socket));
