@@ -15,6 +15,13 @@ export const REDACT_PATHS = [
   'secret',
 ];
 
+const QUERY_CREDENTIAL = /([?&](?:token|key|access_token|api_key)=)[^&#]*/giu;
+
+/** A URL as logged: credentials in its query (the WebSocket API accepts ?token=) replaced. */
+export function redactQueryCredentials(url: string): string {
+  return url.includes('?') ? url.replace(QUERY_CREDENTIAL, '$1[redacted]') : url;
+}
+
 /** One line per request (method, url, status, time) instead of fastify's two. */
 export class OneLineLogController extends LogController {
   override incomingRequest(): void {}
@@ -27,7 +34,7 @@ export class OneLineLogController extends LogController {
     if (this.isLogDisabled(request)) return;
     const line = {
       method: request.method,
-      url: request.url,
+      url: redactQueryCredentials(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
