@@ -150,7 +150,10 @@ async function serve(
 ): Promise<RunningServer> {
   const config = store.current;
   const version = (await packageVersion()) ?? '0.0.0';
-  const services = await createServices(store, { jwtSecret: await jwtSecret(config), serviceVersion: version });
+  const services = await createServices(store, {
+    jwtSecret: await jwtSecret(config),
+    serviceVersion: version,
+  });
   const app = await buildApp({
     store,
     services,

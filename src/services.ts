@@ -201,7 +201,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const aiDeps = {
     models: {
       get: (id?: string) => telemetry.provider(models.get(id)),
-      resolve: (target: Parameters<ModelRegistry['resolve']>[0]) => telemetry.provider(models.resolve(target)),
+      resolve: (target: Parameters<ModelRegistry['resolve']>[0]) =>
+        telemetry.provider(models.resolve(target)),
     },
     globals: () => globals(store.current),
     workspace,
@@ -333,7 +334,12 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
         Object.entries(store.current.channels).flatMap(([platform, section]) =>
           Object.keys(section?.accounts ?? {}).map((accountId) => {
             const status = domain.channels.status(platform as Platform, accountId);
-            return { platform, accountId, state: status.state, ...(status.error ? { error: status.error } : {}) };
+            return {
+              platform,
+              accountId,
+              state: status.state,
+              ...(status.error ? { error: status.error } : {}),
+            };
           }),
         ),
       domain.cluster.instanceId,

@@ -3,7 +3,14 @@
 // (a service manager, a container log collector) gets the JSON lines unchanged.
 import { Writable } from 'node:stream';
 
-const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVELS: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
 
 function clock(time: unknown): string {
@@ -12,7 +19,11 @@ function clock(time: unknown): string {
 }
 
 function value(entry: unknown): string {
-  return typeof entry === 'string' ? (/\s/.test(entry) ? JSON.stringify(entry) : entry) : JSON.stringify(entry);
+  return typeof entry === 'string'
+    ? /\s/.test(entry)
+      ? JSON.stringify(entry)
+      : entry
+    : JSON.stringify(entry);
 }
 
 /** One JSON log line as one human-readable line (a line that is not JSON is kept as it is). */

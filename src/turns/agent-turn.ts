@@ -168,16 +168,18 @@ export class TurnRunner {
       if (event.type !== 'done' && event.type !== 'error') turn.event(event);
       emit(event);
     };
-    return observer.runInTurn(turn, () => this.runTurn(input, history, report)).then(
-      (output) => {
-        observer.turnEnded(turn, output.text);
-        return output;
-      },
-      (error: unknown) => {
-        observer.turnEnded(turn, undefined, error);
-        throw error;
-      },
-    );
+    return observer
+      .runInTurn(turn, () => this.runTurn(input, history, report))
+      .then(
+        (output) => {
+          observer.turnEnded(turn, output.text);
+          return output;
+        },
+        (error: unknown) => {
+          observer.turnEnded(turn, undefined, error);
+          throw error;
+        },
+      );
   }
 
   private async runTurn(

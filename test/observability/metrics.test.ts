@@ -82,8 +82,14 @@ describe('Prometheus metrics', () => {
       2,
     );
     // The parser keeps no labels of histogram samples: their counts are read from the text itself.
-    assert.match(text, /^agent_service_turn_duration_seconds_count\{agent="main",channel="api",outcome="success"\} 2$/mu);
-    assert.match(text, /^agent_service_model_call_duration_seconds_count\{provider="fake",model="default"\} 3$/mu);
+    assert.match(
+      text,
+      /^agent_service_turn_duration_seconds_count\{agent="main",channel="api",outcome="success"\} 2$/mu,
+    );
+    assert.match(
+      text,
+      /^agent_service_model_call_duration_seconds_count\{provider="fake",model="default"\} 3$/mu,
+    );
     assert.match(text, /^agent_service_tool_call_duration_seconds_count\{tool_type="builtin"\} 1$/mu);
     const input = first.usage.prompt_tokens + second.usage.prompt_tokens;
     const output = first.usage.completion_tokens + second.usage.completion_tokens;

@@ -43,7 +43,11 @@ describe('serve: start-up output', () => {
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const all = () => `${output.stderr}\n---stdout---\n${output.stdout}`;
     try {
-      await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(output.stderr), 'the listening line', all);
+      await until(
+        () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(output.stderr),
+        'the listening line',
+        all,
+      );
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stderr)?.[1] as string;
       const chat = await fetch(`${url}/api/v1/chat/completions`, {
         method: 'POST',
@@ -95,10 +99,18 @@ describe('serve: start-up output', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
     const exited = new Promise((resolve) => child.on('exit', resolve));
     try {
-      await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(output), 'the listening line', () => output);
+      await until(
+        () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(output),
+        'the listening line',
+        () => output,
+      );
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] as string;
       assert.equal((await fetch(`${url}/api/v1/agents`)).status, 200);
-      await until(() => /INFO\s+request GET \/api\/v1\/agents 200/.test(output), 'a pretty request line', () => output);
+      await until(
+        () => /INFO\s+request GET \/api\/v1\/agents 200/.test(output),
+        'a pretty request line',
+        () => output,
+      );
       assert.doesNotMatch(output, /\{"level"/);
     } finally {
       child.kill('SIGTERM');

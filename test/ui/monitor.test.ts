@@ -16,7 +16,10 @@ describe('web UI: Monitor', () => {
     upstream = await startFakeUpstream({ reply: 'Monitored answer.', latencyMs: 2500 });
   });
   after(() => upstream.close());
-  uiSuite({ server: () => ({ config: { models: upstream.modelsConfig() } }) }, (suite) => ({ server, ui } = suite));
+  uiSuite(
+    { server: () => ({ config: { models: upstream.modelsConfig() } }) },
+    (suite) => ({ server, ui } = suite),
+  );
 
   it('shows a running turn live, then finished with its outcome, and its trace on a click', async () => {
     await ui.page.goto('/ui/monitor');
