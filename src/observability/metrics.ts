@@ -183,12 +183,20 @@ export class Metrics {
     this.wsDropped = counter('websocket_subscribers_dropped_total', 'Subscribers closed by the server', [
       'reason',
     ]);
-    // Event-loop lag, memory, CPU, handles, GC: prom-client's process and Node.js families.
-    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
   }
 
-  /** The text exposition of every family. */
+  private defaultsStarted = false;
+
+  /**
+   * The text exposition of every family. prom-client's process and Node.js families (event-loop lag,
+   * memory, CPU, handles, GC) start with the first scrape: their samplers run for the rest of the
+   * process, which a server that nobody scrapes (or a test app) need not pay for.
+   */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    if (!this.defaultsStarted) {
+      this.defaultsStarted = true;
+      collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    }
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
