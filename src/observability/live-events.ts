@@ -63,13 +63,23 @@ export interface Subscriber {
   account: string | undefined;
 }
 
-/** Delivers events between instances (clustered mode). */
+/**
+ * What instances tell each other (clustered mode): events, and which topics have subscribers, so an
+ * instance publishes only what somebody somewhere watches. `hello` asks the others to say theirs.
+ */
+export type LiveMessage = { published: PublishedEvent } | { interest: string[] } | { hello: true };
+
+/** Delivers messages between instances (clustered mode). */
 export interface LiveTransport {
-  publish(event: PublishedEvent): void;
-  /** Called with the events of the other instances. */
-  onEvent(listener: (event: PublishedEvent) => void): void;
+  /** Resolves once Redis took the message (never rejects). */
+  send(message: LiveMessage): Promise<void>;
+  /** Called with the messages of the other instances. */
+  onMessage(listener: (message: LiveMessage) => void): void;
   close(): Promise<void>;
 }
+
+/** How long an announced interest holds without being repeated; announcements repeat at a third. */
+const INTEREST_TTL_MS = 60_000;
 
 /** Close code sent to a subscriber that could not keep up (1013: try again later). */
 export const SLOW_SUBSCRIBER_CODE = 1013;
@@ -90,10 +100,19 @@ export class LiveHub {
   private readonly maxBuffered: number;
   private sequence = 0;
   private readonly prefix = randomToken(6);
+  /** Topics other instances have subscribers for (`agent:<id>`, `agent:*`, `chain:<id>`), until when. */
+  private readonly remote = new Map<string, number>();
+  private readonly announcer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LiveHubOptions = {}) {
     this.maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
-    options.transport?.onEvent((published) => this.deliver(published));
+    const transport = options.transport;
+    if (transport) {
+      transport.onMessage((message) => this.receive(message));
+      this.announcer = setInterval(() => void this.announce(this.localKeys()), INTEREST_TTL_MS / 3);
+      this.announcer.unref();
+      void transport.send({ hello: true });
+    }
   }
 
   /** A new event id: unique per process, cheap (no random bytes per event). */
@@ -102,25 +121,31 @@ export class LiveHub {
     return `evt_${this.prefix}${this.sequence.toString(36)}`;
   }
 
-  /** True when some subscriber on this instance could want events of the topic (cheap pre-check). */
-  get clustered(): boolean {
-    return this.options.transport !== undefined;
-  }
-
+  /** Whether a subscriber here, or (clustered) on another instance, watches the chain. */
   hasChainSubscribers(chainId: string): boolean {
-    return this.clustered || this.byChain.has(chainId);
+    return this.byChain.has(chainId) || this.watchedElsewhere(`chain:${chainId}`);
   }
 
+  /** Whether a subscriber here, or (clustered) on another instance, watches the agent. */
   hasAgentSubscribers(agentId: string): boolean {
-    return this.clustered || this.everyAgent.size > 0 || this.byAgent.has(agentId);
+    return (
+      this.everyAgent.size > 0 ||
+      this.byAgent.has(agentId) ||
+      this.watchedElsewhere(`agent:${agentId}`) ||
+      this.watchedElsewhere('agent:*')
+    );
   }
 
   publish(published: PublishedEvent): void {
-    this.options.transport?.publish(published);
+    const { event, routing } = published;
+    const key = routing.topic === 'agent' ? `agent:${event.agentId}` : `chain:${routing.chainId ?? ''}`;
+    if (this.watchedElsewhere(key) || (routing.topic === 'agent' && this.watchedElsewhere('agent:*')))
+      void this.options.transport?.send({ published });
     this.deliver(published);
   }
 
-  add(subscriber: Subscriber): void {
+  /** Adds a subscriber; resolves once the other instances were told (clustered) that it watches. */
+  async add(subscriber: Subscriber): Promise<void> {
     if (subscriber.topic === 'agent' && subscriber.target === '*') this.everyAgent.add(subscriber);
     else {
       const index = subscriber.topic === 'agent' ? this.byAgent : this.byChain;
@@ -128,6 +153,33 @@ export class LiveHub {
       if (!set) index.set(subscriber.target, (set = new Set()));
       set.add(subscriber);
     }
+    await this.announce([`${subscriber.topic}:${subscriber.target}`]);
+  }
+
+  private watchedElsewhere(key: string): boolean {
+    if (this.remote.size === 0) return false;
+    const until = this.remote.get(key);
+    return until !== undefined && until > Date.now();
+  }
+
+  private localKeys(): string[] {
+    return [
+      ...(this.everyAgent.size > 0 ? ['agent:*'] : []),
+      ...[...this.byAgent.keys()].map((id) => `agent:${id}`),
+      ...[...this.byChain.keys()].map((id) => `chain:${id}`),
+    ];
+  }
+
+  private async announce(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.options.transport?.send({ interest: keys });
+  }
+
+  private receive(message: LiveMessage): void {
+    if ('published' in message) this.deliver(message.published);
+    else if ('interest' in message) {
+      const until = Date.now() + INTEREST_TTL_MS;
+      for (const key of message.interest) this.remote.set(key, until);
+    } else void this.announce(this.localKeys());
   }
 
   remove(subscriber: Subscriber): void {
@@ -158,6 +210,7 @@ export class LiveHub {
     this.everyAgent.clear();
     this.byAgent.clear();
     this.byChain.clear();
+    clearInterval(this.announcer);
     await this.options.transport?.close();
   }
 

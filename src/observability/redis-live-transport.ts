@@ -4,26 +4,34 @@
 // a subscriber connected during a Redis outage misses those events, as a live view may.
 import type { Redis } from 'ioredis';
 import { randomToken } from '../core/ids.ts';
-import type { LiveTransport, PublishedEvent } from './live-events.ts';
+import type { LiveMessage, LiveTransport } from './live-events.ts';
 
 interface Envelope {
   from: string;
-  published: PublishedEvent;
+  message: LiveMessage;
 }
 
-function isPublished(value: unknown): value is PublishedEvent {
-  const candidate = value as { event?: { type?: unknown; agentId?: unknown }; routing?: { topic?: unknown } };
+function isMessage(value: unknown): value is LiveMessage {
+  const candidate = value as {
+    published?: { event?: { type?: unknown; agentId?: unknown }; routing?: { topic?: unknown } };
+    interest?: unknown;
+    hello?: unknown;
+  } | null;
+  if (!candidate || typeof candidate !== 'object') return false;
+  if (candidate.hello === true) return true;
+  if (Array.isArray(candidate.interest)) return candidate.interest.every((key) => typeof key === 'string');
+  const published = candidate.published;
   return (
-    typeof candidate?.event?.type === 'string' &&
-    typeof candidate.event.agentId === 'string' &&
-    (candidate.routing?.topic === 'agent' || candidate.routing?.topic === 'chain')
+    typeof published?.event?.type === 'string' &&
+    typeof published.event.agentId === 'string' &&
+    (published.routing?.topic === 'agent' || published.routing?.topic === 'chain')
   );
 }
 
 export class RedisLiveTransport implements LiveTransport {
   private readonly channel: string;
   private readonly origin = randomToken(12);
-  private listener: ((event: PublishedEvent) => void) | undefined;
+  private listener: ((message: LiveMessage) => void) | undefined;
 
   constructor(
     private readonly publisher: Redis,
@@ -43,14 +51,14 @@ export class RedisLiveTransport implements LiveTransport {
       .catch((error: unknown) => this.warn(`cannot subscribe to live events yet: ${String(error)}`));
   }
 
-  publish(published: PublishedEvent): void {
-    const envelope: Envelope = { from: this.origin, published };
-    this.publisher.publish(this.channel, JSON.stringify(envelope)).catch(() => {
+  async send(message: LiveMessage): Promise<void> {
+    const envelope: Envelope = { from: this.origin, message };
+    await this.publisher.publish(this.channel, JSON.stringify(envelope)).catch(() => {
       // A live view may miss an event while Redis is away; the turn itself must not notice.
     });
   }
 
-  onEvent(listener: (event: PublishedEvent) => void): void {
+  onMessage(listener: (message: LiveMessage) => void): void {
     this.listener = listener;
   }
 
@@ -65,7 +73,7 @@ export class RedisLiveTransport implements LiveTransport {
     } catch {
       return;
     }
-    if (envelope.from === this.origin || !isPublished(envelope.published)) return;
-    this.listener?.(envelope.published);
+    if (envelope.from === this.origin || !isMessage(envelope.message)) return;
+    this.listener?.(envelope.message);
   }
 }

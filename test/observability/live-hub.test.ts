@@ -5,7 +5,9 @@ import { describe, it } from 'node:test';
 import {
   LiveHub,
   SLOW_SUBSCRIBER_CODE,
+  type LiveMessage,
   type LiveSocket,
+  type LiveTransport,
   type PublishedEvent,
 } from '../../src/observability/live-events.ts';
 
@@ -43,13 +45,13 @@ function event(hub: LiveHub, agentId: string, text: string, owner?: string): Pub
 }
 
 describe('live hub', () => {
-  it('drops a subscriber that stops reading with close code 1013; the others get every event', () => {
+  it('drops a subscriber that stops reading with close code 1013; the others get every event', async () => {
     const dropped: string[] = [];
     const hub = new LiveHub({ maxBufferedBytes: 10_000, onDropped: (reason) => dropped.push(reason) });
     const slow = new FakeSocket(false);
     const fast = new FakeSocket(true);
-    hub.add({ socket: slow, topic: 'agent', target: 'main', account: undefined });
-    hub.add({ socket: fast, topic: 'agent', target: 'main', account: undefined });
+    await hub.add({ socket: slow, topic: 'agent', target: 'main', account: undefined });
+    await hub.add({ socket: fast, topic: 'agent', target: 'main', account: undefined });
     const chunk = 'x'.repeat(500);
     for (let index = 0; index < 1000; index++) hub.publish(event(hub, 'main', chunk));
     assert.equal(slow.closedWith, SLOW_SUBSCRIBER_CODE);
@@ -60,16 +62,16 @@ describe('live hub', () => {
     assert.deepEqual(hub.counts(), { agent: 1, chain: 0 });
   });
 
-  it('routes by agent, lets "*" watch every agent and shows an account only its own turns', () => {
+  it('routes by agent, lets "*" watch every agent and shows an account only its own turns', async () => {
     const hub = new LiveHub();
     const main = new FakeSocket(true);
     const other = new FakeSocket(true);
     const every = new FakeSocket(true);
     const account = new FakeSocket(true);
-    hub.add({ socket: main, topic: 'agent', target: 'main', account: undefined });
-    hub.add({ socket: other, topic: 'agent', target: 'other', account: undefined });
-    hub.add({ socket: every, topic: 'agent', target: '*', account: undefined });
-    hub.add({ socket: account, topic: 'agent', target: 'main', account: 'app1' });
+    await hub.add({ socket: main, topic: 'agent', target: 'main', account: undefined });
+    await hub.add({ socket: other, topic: 'agent', target: 'other', account: undefined });
+    await hub.add({ socket: every, topic: 'agent', target: '*', account: undefined });
+    await hub.add({ socket: account, topic: 'agent', target: 'main', account: 'app1' });
     hub.publish(event(hub, 'main', 'by a user'));
     hub.publish(event(hub, 'main', 'by app1', 'app1'));
     hub.publish(event(hub, 'main', 'by app2', 'app2'));
@@ -83,15 +85,46 @@ describe('live hub', () => {
     assert.equal(hub.hasAgentSubscribers('nobody'), true, '"*" watches every agent');
   });
 
-  it('knows when nobody listens, so turns skip building events', () => {
+  it('knows when nobody listens, so turns skip building events', async () => {
     const hub = new LiveHub();
     assert.equal(hub.hasAgentSubscribers('main'), false);
     assert.equal(hub.hasChainSubscribers('c'), false);
     const socket = new FakeSocket(true);
     const subscriber = { socket, topic: 'chain' as const, target: 'c', account: undefined };
-    hub.add(subscriber);
+    await hub.add(subscriber);
     assert.equal(hub.hasChainSubscribers('c'), true);
     hub.remove(subscriber);
     assert.equal(hub.hasChainSubscribers('c'), false);
+  });
+
+  it('clustered: an instance sends events only for topics another instance announced, and they arrive', async () => {
+    const sent: Array<{ from: string; message: LiveMessage }> = [];
+    const listeners = new Map<string, (message: LiveMessage) => void>();
+    const transport = (name: string): LiveTransport => ({
+      async send(message) {
+        sent.push({ from: name, message });
+        for (const [other, listener] of listeners) if (other !== name) listener(message);
+      },
+      onMessage: (listener) => void listeners.set(name, listener),
+      close: async () => undefined,
+    });
+    const a = new LiveHub({ transport: transport('a') });
+    const b = new LiveHub({ transport: transport('b') });
+    const published = () => sent.filter((entry) => 'published' in entry.message).length;
+    a.publish(event(a, 'main', 'nobody watches'));
+    assert.equal(published(), 0, 'no subscriber anywhere: nothing is sent');
+    assert.equal(a.hasAgentSubscribers('main'), false);
+    const socket = new FakeSocket(true);
+    await b.add({ socket, topic: 'agent', target: 'main', account: undefined });
+    assert.equal(a.hasAgentSubscribers('main'), true, 'b announced its subscriber');
+    a.publish(event(a, 'main', 'watched on b'));
+    a.publish(event(a, 'other', 'not watched'));
+    assert.equal(published(), 1);
+    assert.deepEqual(
+      socket.sent.map((text) => (JSON.parse(text) as { payload: { content: string } }).payload.content),
+      ['watched on b'],
+    );
+    await a.close();
+    await b.close();
   });
 });

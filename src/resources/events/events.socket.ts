@@ -185,7 +185,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
     open.add(socket);
     alive.add(socket);
     socket.on('pong', () => alive.add(socket));
-    deps.hub.add(subscriber);
+    const added = deps.hub.add(subscriber);
     deps.metrics.wsConnections.inc({ route: target.route });
     const reply = (message: object): void => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -223,18 +223,20 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       }
       deps.hub.remove(subscriber);
       subscriber = { ...subscriber, target: message.agentId };
-      deps.hub.add(subscriber);
-      reply({ type: 'subscribed', agentId: message.agentId });
+      void deps.hub.add(subscriber).then(() => reply({ type: 'subscribed', agentId: message.agentId }));
     });
     socket.on('close', () => {
       open.delete(socket);
       deps.hub.remove(subscriber);
     });
     socket.on('error', () => socket.terminate());
-    reply({
-      type: 'subscribed',
-      ...(target.route === 'chain' ? { chainId: target.chainId } : { agentId: target.agentId }),
-    });
+    // Confirmed once the other instances know (clustered): events after this reach the client.
+    void added.then(() =>
+      reply({
+        type: 'subscribed',
+        ...(target.route === 'chain' ? { chainId: target.chainId } : { agentId: target.agentId }),
+      }),
+    );
   };
 
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
