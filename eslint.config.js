@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 // never from a higher one: data flows one way (see README, Layout).
 const LAYERS = [
   ['core'],
-  ['config', 'model-providers', 'skills', 'cluster'],
+  ['config', 'model-providers', 'skills', 'cluster', 'observability'],
   ['auth', 'storage'],
   ['http', 'tools', 'usage'],
   ['engine'],

@@ -40,6 +40,11 @@ import { registerA2ARoutes } from './a2a/a2a.routes.ts';
 import { installChatGuard } from './usage/chat-guard.ts';
 import { registerUsageRoutes } from './resources/usage/usage.routes.ts';
 import { registerBudgetRoutes } from './resources/budgets/budgets.routes.ts';
+import { attachEventSockets } from './resources/events/events.socket.ts';
+import { registerEventRoutes } from './resources/events/events.routes.ts';
+import { registerMetricsRoute } from './resources/metrics/metrics.routes.ts';
+import { registerMonitorRoutes } from './resources/monitor/monitor.routes.ts';
+import { installRequestMetrics } from './http/request-metrics.ts';
 
 /** Nesting allowed in a JSON body: far more than any real document, far less than the stack holds. */
 export const MAX_JSON_DEPTH = 64;
@@ -133,6 +138,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowedOrigins: store.current.server.allowed_origins,
   }));
   installAuth(app, deps.services.auth, () => store.current.security.requireAuth);
+  const { telemetry } = deps.services;
+  installRequestMetrics(app, telemetry.metrics);
+  registerMetricsRoute(app, {
+    metrics: telemetry.metrics,
+    auth: deps.services.auth,
+    requireAuth: () => store.current.security.requireAuth,
+    isPublic: () => store.current.observability.metrics_public,
+  });
+  attachEventSockets(app, {
+    hub: telemetry.hub,
+    metrics: telemetry.metrics,
+    auth: deps.services.auth,
+    requireAuth: () => store.current.security.requireAuth,
+    originPolicy: () => ({
+      requireAuth: store.current.security.requireAuth,
+      host: store.current.server.host,
+      allowedHosts: store.current.server.allowed_hosts,
+      allowedOrigins: store.current.server.allowed_origins,
+    }),
+    requireAgent: (agentId) => void deps.services.chains.agents.get(agentId),
+    chainExists: (chainId) => deps.services.chains.has(chainId),
+  });
 
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').send('OK'),
@@ -174,6 +201,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerResponseRoutes(api, resources.responses);
       registerUsageRoutes(api, resources.usage);
       registerBudgetRoutes(api, resources.budgets);
+      registerEventRoutes(api);
+      registerMonitorRoutes(api, resources.monitor);
     },
     { prefix: API_PREFIX },
   );

@@ -55,7 +55,12 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  state.server = await startServer({ ...flags, cwd: process.cwd(), env: process.env });
+  state.server = await startServer({
+    ...flags,
+    cwd: process.cwd(),
+    env: process.env,
+    prettyLogs: process.stdout.isTTY === true,
+  });
   if (state.stopping) shutdown(state.server);
 }
 

@@ -10,7 +10,8 @@ import { discoverConfigPath, loadConfigFile, writeDefaultConfig, type Env } from
 import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
-import { loggerOptions } from './http/logger.ts';
+import { LISTEN_MARK, loggerOptions } from './http/logger.ts';
+import { prettyLogStream } from './http/pretty-log.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -27,6 +28,8 @@ export interface ServeOptions {
   say?: (line: string) => void;
   logLevel?: string;
   logStream?: NodeJS.WritableStream;
+  /** Human-readable log lines instead of JSON (main.ts sets it when stdout is a terminal). */
+  prettyLogs?: boolean;
 }
 
 export interface RunningServer {
@@ -58,6 +61,11 @@ function overrides(options: ServeOptions): (config: Config) => Config {
       ...(portText !== undefined && portText !== '' ? { port: Number(portText) } : {}),
     },
     data: dataRoot ? { ...config.data, root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
+    // The standard OpenTelemetry variable turns traces on when the config names no collector.
+    observability:
+      config.observability.otlp_endpoint || !env['OTEL_EXPORTER_OTLP_ENDPOINT']
+        ? config.observability
+        : { ...config.observability, otlp_endpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] },
   });
 }
 
@@ -141,7 +149,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw new Error(`invalid port: ${config.server.port}`);
   }
   await mkdir(config.data.root_dir, { recursive: true, mode: 0o700 });
-  await mkdir(config.data.logs_dir, { recursive: true });
   // Embedded mode: one server per data root (clustered mode coordinates through Redis instead).
   const lock = config.cluster.redis_url
     ? undefined
@@ -162,20 +169,29 @@ async function serve(
   lock: DataRootLock | undefined,
 ): Promise<RunningServer> {
   const config = store.current;
-  const services = await createServices(store, { jwtSecret: await jwtSecret(config), deferStart: true });
+  const version = (await packageVersion()) ?? '0.0.0';
+  const services = await createServices(store, {
+    jwtSecret: await jwtSecret(config),
+    serviceVersion: version,
+    deferStart: true,
+  });
   const app = await buildApp({
     store,
     services,
     logger: withInstance(
-      loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+      loggerOptions(
+        options.logLevel ?? config.server.log_level,
+        options.prettyLogs ? prettyLogStream(options.logStream ?? process.stdout) : options.logStream,
+      ),
       services.cluster,
     ),
-    version: (await packageVersion()) ?? '0.0.0',
+    version,
   });
   services.channels.useLogger(app.log);
   services.scheduler.useLogger(app.log);
   services.cluster.useLogger(app.log);
   services.usage.useLogger(app.log);
+  services.telemetry.useLogger(app.log);
   if (services.cluster.mode === 'clustered') {
     say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);
   }
@@ -189,21 +205,27 @@ async function serve(
   const admin = config.security.users['admin'];
   if (admin !== undefined && parseUserEntry('admin', admin).password === DEFAULT_ADMIN_PASSWORD) {
     say(
-      'WARNING: user "admin" still has the built-in default password. Change it: PUT /api/v1/auth/password.',
+      'WARNING: user "admin" still has the built-in default password. Change it in the web UI (Settings > ' +
+        'Password), with `agent-service login` then `agent-service password`, or with PUT /api/v1/auth/password.',
     );
   }
 
   if (Object.keys(config.models.providers).length === 0) {
     say(
-      'No model provider is configured: agents answer with the built-in demo model. Add a provider under ' +
-        'models.providers in the config file, or with POST /api/v1/config/models/providers.',
+      'No model provider is configured: agents answer with the built-in demo model. Add one in the web UI ' +
+        '(Settings > Model providers), with `agent-service providers add`, under models.providers in the ' +
+        'config file, or with POST /api/v1/config/models/providers.',
     );
   }
   for (const problem of services.models.problems()) say(`WARNING: ${problem}`);
 
   let address: string;
   try {
-    address = await app.listen({ host: config.server.host, port: config.server.port });
+    address = await app.listen({
+      host: config.server.host,
+      port: config.server.port,
+      listenTextResolver: () => LISTEN_MARK,
+    });
   } catch (error) {
     await app.close().catch(() => undefined);
     await services.close().catch(() => undefined);
@@ -213,6 +235,7 @@ async function serve(
   // Only now that the server listens: cron tasks fire and chat platform accounts connect.
   await services.start();
   say(`Agent Service listening on ${address} (config: ${configPath}, data: ${config.data.root_dir})`);
+  say(`Web UI: ${address}/ui/`);
   return {
     app,
     store,

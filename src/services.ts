@@ -57,6 +57,10 @@ import { createUsage, type Usage } from './usage/usage.ts';
 import type { NotifyTarget } from './usage/budgets.ts';
 import { UsageService } from './resources/usage/usage.service.ts';
 import { BudgetsService } from './resources/budgets/budgets.service.ts';
+import { Telemetry } from './observability/telemetry.ts';
+import { MonitorService } from './resources/monitor/monitor.service.ts';
+import { RedisLiveTransport } from './observability/redis-live-transport.ts';
+import type { Platform } from './config/schema.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -69,6 +73,8 @@ export interface ResourceServices {
   logs: LogsService;
   messages: MessagesService;
   models: ModelsService;
+  /** The live monitoring page's snapshot and turn traces. */
+  monitor: MonitorService;
   /** The loaded agents as OpenAI models (GET /models). */
   openaiModels: OpenAIModelsService;
   /** The OpenAI Responses API over agent turns, with its stored responses. */
@@ -100,6 +106,8 @@ export interface Services {
   workspace(agentId: string): Promise<string>;
   /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
   cluster: Cluster;
+  /** Metrics, traces, live events and the monitoring page's state. */
+  telemetry: Telemetry;
   /** Whether the database and (clustered) Redis answer, for GET /ready. */
   ready(): Promise<Readiness>;
   /** The database (sessions, cron, stored responses). */
@@ -125,6 +133,8 @@ export interface Services {
 export interface ServiceOptions {
   /** JWT signing secret (the server reads or makes it); by default a random one, so tokens end with the process. */
   jwtSecret?: string;
+  /** The package version (reported as service.version in traces). */
+  serviceVersion?: string;
   /** Options of the model registry (tests shorten retry back-off). */
   models?: ModelRegistryOptions;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
@@ -180,6 +190,21 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
     notify: (target, text) => notifyRef.current?.(target, text) ?? Promise.resolve(),
   });
+  const channelRef: { current?: ChannelManager } = {};
+  const liveTransport =
+    cluster.mode === 'clustered' && cluster.redis && cluster.connect
+      ? new RedisLiveTransport(cluster.redis, cluster.connect('live-events'), cluster.prefix, (message) =>
+          options.logger?.warn({}, message),
+        )
+      : undefined;
+  await liveTransport?.start();
+  const telemetry = await Telemetry.create({
+    otlpEndpoint: config.observability.otlp_endpoint,
+    captureContent: config.observability.capture_content,
+    ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
+    ...(liveTransport ? { transport: liveTransport } : {}),
+    channelStates: () => channelStates(store.current, channelRef.current),
+  });
   const modelThreads =
     config.engine.model_workers > 0 ? new ModelThreads({ workers: config.engine.model_workers }) : undefined;
   const models = new ModelRegistry(config.models, {
@@ -197,6 +222,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const registry = createDefaultRegistry();
   const engine = new RuleEngine({
     registry,
+    observer: telemetry.runObserver,
     maxNodeExecutions: config.engine.max_node_executions,
     maxFanOut: config.engine.max_fan_out,
     services: {
@@ -213,7 +239,11 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   });
   // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
   const aiDeps = {
-    models,
+    models: {
+      get: (id?: string) => telemetry.provider(models.get(id)),
+      resolve: (target: Parameters<ModelRegistry['resolve']>[0]) =>
+        telemetry.provider(models.resolve(target)),
+    },
     globals: () => globals(store.current),
     workspace,
     globalSkillsDir: skillsDir,
@@ -226,6 +256,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   });
   usage.attach(db);
   const sessions = new SessionStore(db);
+  sessions.onCompacted = () => telemetry.compacted();
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
     workspaces.forget(agentId);
@@ -241,7 +272,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     run: (key, work, lockOptions) =>
       cluster.locks.run(key, work, { waitMs: store.current.server.request_timeout_ms, ...lockOptions }),
   };
-  const turns = new TurnRunner(chains.agents, sessions, sessionLocks);
+  const turns = new TurnRunner(chains.agents, sessions, sessionLocks, telemetry);
   // Clustered, cron tasks are BullMQ job schedulers fired by a worker on every instance.
   const trigger =
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
@@ -270,6 +301,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   managerRef.current = channels;
+  channelRef.current = channels;
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });
   const a2a = new A2AServer(turns, chains.agents, { requireAuth: () => store.current.security.requireAuth });
@@ -285,6 +317,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     channels,
     workspace,
     cluster,
+    telemetry,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     db,
     skillsDir,
@@ -300,6 +333,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();
+      await telemetry.close();
       await cluster.close();
       await engine.close();
       await modelThreads?.close();
@@ -318,6 +352,20 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const services = { ...domain, resources };
   if (!options.deferStart) await services.start();
   return services;
+}
+
+/** Every configured channel account's connection state (for the channel_connections gauge). */
+function channelStates(
+  config: Config,
+  channels: ChannelManager | undefined,
+): Array<{ platform: string; state: string }> {
+  if (!channels) return [];
+  return Object.entries(config.channels).flatMap(([platform, section]) =>
+    Object.keys(section?.accounts ?? {}).map((accountId) => ({
+      platform,
+      state: channels.status(platform as Platform, accountId).state,
+    })),
+  );
 }
 
 /** Everything but the resource services, which are built over these. */
@@ -342,6 +390,22 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       workspace,
     }),
     models: new ModelsService(store),
+    monitor: new MonitorService(
+      domain.telemetry,
+      () =>
+        Object.entries(store.current.channels).flatMap(([platform, section]) =>
+          Object.keys(section?.accounts ?? {}).map((accountId) => {
+            const status = domain.channels.status(platform as Platform, accountId);
+            return {
+              platform,
+              accountId,
+              state: status.state,
+              ...(status.error ? { error: status.error } : {}),
+            };
+          }),
+        ),
+      domain.cluster.instanceId,
+    ),
     openaiModels: new OpenAIModelsService(chains.agents),
     responses: new ResponsesService(domain.turns, domain.sessions, new ResponseStore(domain.db), {
       clustered: domain.cluster.mode === 'clustered',

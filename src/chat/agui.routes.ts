@@ -3,6 +3,7 @@
 // threadId is the session, scoped as the chat endpoint scopes a sessionId; only the new user message
 // (or the tool results of the client tool calls the last run ended on) is taken from `messages`.
 import { requireAgentAccess } from '../auth/agent-access.ts';
+import { turnOrigin } from './turn-origin.ts';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -91,6 +92,7 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
           ...principalMetadata(request.principal),
         },
         session: apiSession(agentId, body.threadId, request.principal),
+        origin: turnOrigin(request),
       };
       const encoder = new (await loadEncoder())();
       const sse = new SseWriter(reply);

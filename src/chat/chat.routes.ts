@@ -9,6 +9,7 @@ import { SseWriter } from '../http/sse.ts';
 import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { chatRequestSchema } from './chat.schema.ts';
+import { turnOrigin } from './turn-origin.ts';
 import { apiSession, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
 import {
   chunk,
@@ -48,6 +49,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
           ...principalMetadata(request.principal),
         },
         ...(body.sessionId ? { session: apiSession(agentId, body.sessionId, request.principal) } : {}),
+        origin: turnOrigin(request),
       };
 
       if (!body.stream) {

@@ -281,6 +281,19 @@ export const configSchema = z.strictObject({
       defaults: z.record(z.string(), z.unknown()).default({}),
     })
     .prefault({}),
+  observability: z
+    .strictObject({
+      /** GET /metrics without credentials (for a scraper on a private network). */
+      metrics_public: z.boolean().default(false),
+      /** OTLP/HTTP collector (http://host:4318); empty: no traces (OTEL_EXPORTER_OTLP_ENDPOINT also sets it). */
+      otlp_endpoint: z
+        .string()
+        .refine((url) => url === '' || /^https?:\/\//.test(url), 'must be empty or an http(s) URL')
+        .default(''),
+      /** Prompts, completions and tool arguments in spans (off: only sizes, models and timings). */
+      capture_content: z.boolean().default(false),
+    })
+    .prefault({}),
   channels: z.partialRecord(z.enum(PLATFORMS), platformSchema).default({}),
   bindings: z.array(bindingSchema).default([]),
   /** Spending limits per period (issue 24); ids are unique. */

@@ -14,6 +14,7 @@ import type { RunLimits } from './run-budget.ts';
 import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
 import { RunLogStore } from './run-log.ts';
+import type { RunObserver } from './run-observer.ts';
 import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
 
 export interface RuleEngineOptions {
@@ -32,6 +33,8 @@ export interface RuleEngineOptions {
   maxFanOut?: number;
   /** Node executions between two turns of the event loop, so timers and aborts fire; default 100. */
   yieldEvery?: number;
+  /** Told of every run and node run (metrics, traces, live chain subscriptions). */
+  observer?: RunObserver;
 }
 
 interface LoadedChain {
@@ -45,6 +48,7 @@ export class RuleEngine {
   private readonly services: NodeServices;
   private readonly maxDepth: number;
   private readonly limits: RunLimits;
+  private readonly observer: RunObserver | undefined;
   private readonly chains = new Map<string, LoadedChain>();
   /** Ids whose latest definition is disabled: validated and kept out of service. */
   private readonly disabled = new Set<string>();
@@ -60,6 +64,7 @@ export class RuleEngine {
 
   constructor(options: RuleEngineOptions) {
     this.registry = options.registry;
+    this.observer = options.observer;
     const { scriptPool, scriptWorkers, scriptMemoryBytes } = options.services;
     const pool =
       scriptPool ??
@@ -210,10 +215,23 @@ export class RuleEngine {
   private runLoaded(loaded: LoadedChain, message: RuleMessage, scope: RunScope): Promise<RunResult> {
     const { compiled } = loaded;
     loaded.inFlight += 1;
-    return this.startRun(compiled, compiled.first, message, scope, () => {
-      loaded.inFlight -= 1;
-      if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
-    });
+    const watch = this.observer?.chainStart(compiled.id, scope, scope.watch);
+    const start = (): Promise<RunResult> =>
+      this.startRun(compiled, compiled.first, message, watch ? { ...scope, watch } : scope, () => {
+        loaded.inFlight -= 1;
+        if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
+      });
+    if (!watch) return start();
+    return (watch.enter ? watch.enter(start) : start()).then(
+      (result) => {
+        watch.end(result);
+        return result;
+      },
+      (error: unknown) => {
+        watch.end(undefined, error);
+        throw error;
+      },
+    );
   }
 
   private startRun(

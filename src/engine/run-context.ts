@@ -2,6 +2,7 @@
 import type { CompiledChain } from './chain.ts';
 import type { RunBudget } from './run-budget.ts';
 import type { RunLogBuilder } from './run-log.ts';
+import type { RunWatch } from './run-observer.ts';
 import type { NodeContext, NodeOutput, RuleMessage, RunEvent, RunResult, TurnContext } from './types.ts';
 
 /** What a run shares with the runs it starts. Depth 0 is a caller's run; only it reports run-end. */
@@ -15,6 +16,10 @@ export interface RunScope {
   runLog?: RunLogBuilder | undefined;
   /** The node outputs a body run shares with the run of its chain (RuleGo's node output cache). */
   nodeOutputs?: Map<string, RuleMessage> | undefined;
+  /** The observer's watch of the run (a body run shares its chain run's). */
+  watch?: RunWatch | undefined;
+  /** A nested run whose events reach no caller (a sub-agent's turn). */
+  isolated?: boolean | undefined;
 }
 
 /** The parts of a run that a node context reaches. */

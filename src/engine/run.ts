@@ -84,8 +84,10 @@ export class ChainRun implements Cancellable {
   }
 
   emit(event: RunEvent): void {
+    if (this.settled) return;
+    this.scope.watch?.event(event);
     const listener = this.scope.onEvent;
-    if (!listener || this.settled) return;
+    if (!listener) return;
     try {
       listener(event);
     } catch {
@@ -100,7 +102,11 @@ export class ChainRun implements Cancellable {
     isolated = false,
   ): Promise<RunResult> {
     const scope = this.nestedScope(turn);
-    return this.host.runChain(chainId, message, isolated ? { ...scope, onEvent: undefined } : scope);
+    return this.host.runChain(
+      chainId,
+      message,
+      isolated ? { ...scope, onEvent: undefined, isolated: true } : scope,
+    );
   }
 
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult> {
@@ -122,6 +128,7 @@ export class ChainRun implements Cancellable {
       ...this.scope,
       turn: turn ?? this.scope.turn,
       depth: this.scope.depth + 1,
+      isolated: undefined,
       runLog: undefined,
       nodeOutputs: undefined,
     };
@@ -168,6 +175,7 @@ export class ChainRun implements Cancellable {
   /** Calls the node; a throw becomes the Failure relation with `metadata.errorMsg`. */
   private async process(node: ChainNode, message: RuleMessage): Promise<NodeOutput[]> {
     const { chain } = this;
+    const watched = this.scope.watch?.node(node.id, node.type);
     if (this.scope.onEvent)
       this.emit({ type: 'node-start', chainId: chain.id, nodeId: node.id, nodeType: node.type });
     // Logged before the call: a node may change the message it is given.
@@ -184,12 +192,14 @@ export class ChainRun implements Cancellable {
       // RuleGo keeps the output of a referenced node in the run for later `${nodeId.msg.x}` templates.
       if (first && this.chain.referenced.has(node.id)) this.nodeOutputs.set(node.id, first.message);
       failure = outputs.find((output) => output.error !== undefined)?.error;
-      if (this.scope.onEvent) {
+      if (this.scope.onEvent || watched) {
         const relations = outputs.map((output) => output.relation);
+        watched?.(relations, failure);
         this.emit({ type: 'node-end', chainId: chain.id, nodeId: node.id, relations });
       }
     } catch (error) {
       failure = errorMessage(error);
+      watched?.(['Failure'], failure);
       this.emit({
         type: 'node-end',
         chainId: chain.id,
@@ -317,6 +327,7 @@ export class ChainRun implements Cancellable {
     for (let outer = frame.parent; outer; outer = outer.parent) outer.live -= frame.arrivals.length - 1;
     const chainId = this.chain.id;
     this.emit({ type: 'node-start', chainId, nodeId: join.id, nodeType: join.type });
+    const watched = this.scope.watch?.node(join.id, join.type);
     let output: NodeOutput;
     try {
       const merged = behaviour.merge(frame.arrivals);
@@ -334,6 +345,7 @@ export class ChainRun implements Cancellable {
       };
     }
     const error = output.relation === 'Failure' ? output.message.metadata['errorMsg'] : undefined;
+    watched?.([output.relation], error);
     this.emit({
       type: 'node-end',
       chainId,

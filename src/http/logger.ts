@@ -15,6 +15,13 @@ export const REDACT_PATHS = [
   'secret',
 ];
 
+const QUERY_CREDENTIAL = /([?&](?:token|key|access_token|api_key)=)[^&#]*/giu;
+
+/** A URL as logged: credentials in its query (the WebSocket API accepts ?token=) replaced. */
+export function redactQueryCredentials(url: string): string {
+  return url.includes('?') ? url.replace(QUERY_CREDENTIAL, '$1[redacted]') : url;
+}
+
 /** One line per request (method, url, status, time) instead of fastify's two. */
 export class OneLineLogController extends LogController {
   override incomingRequest(): void {}
@@ -27,7 +34,7 @@ export class OneLineLogController extends LogController {
     if (this.isLogDisabled(request)) return;
     const line = {
       method: request.method,
-      url: request.url,
+      url: redactQueryCredentials(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
@@ -35,6 +42,12 @@ export class OneLineLogController extends LogController {
     else reply.log.info(line, 'request');
   }
 }
+
+/**
+ * The text fastify's listen() logs is replaced by this marker and dropped: the server prints its own
+ * single "listening" line (with the config and data paths) instead.
+ */
+export const LISTEN_MARK = '\u0000listening';
 
 export function loggerOptions(
   level: string,
@@ -44,6 +57,12 @@ export function loggerOptions(
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    hooks: {
+      logMethod(args, method) {
+        if (args[0] === LISTEN_MARK) return;
+        method.apply(this, args);
+      },
+    },
     ...(destination ? { stream: destination } : {}),
   };
 }

@@ -123,7 +123,9 @@ async function* streamCompletion(
         const client = await settings.client();
         // The SDK sends the request and turns a non-2xx answer into an APIError; the event stream
         // is read by sseJsonChunks (see there why).
-        const response = await client.chat.completions.create(body, { signal }).asResponse();
+        const response = await client.chat.completions
+          .create(body, { signal, ...(request.headers ? { headers: request.headers } : {}) })
+          .asResponse();
         if (!response.body) throw fail('the response has no body');
         for await (const chunk of sseJsonChunks(response.body)) {
           for (const event of decoder.push(chunk as ChatCompletionChunk)) {

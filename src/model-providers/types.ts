@@ -48,6 +48,8 @@ export interface ModelRequest {
   tools?: ToolSpec[];
   params?: ModelParams;
   signal: AbortSignal;
+  /** Extra HTTP headers for the provider (a W3C `traceparent` when tracing is on). */
+  headers?: Record<string, string>;
 }
 
 export interface Usage {

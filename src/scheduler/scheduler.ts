@@ -247,7 +247,11 @@ export class CronScheduler {
         input: task.message,
         session: { key: sessionKey({ ...info, scopeId: task.id }), info },
         signal: controller.signal,
-        metadata: { channel: 'cron', cronTaskId: task.id },
+        metadata: {
+          channel: 'cron',
+          cronTaskId: task.id,
+          ...(scheduledAt !== undefined ? { scheduledAt: String(scheduledAt) } : {}),
+        },
       });
       outcome = { status: 'success', reply: output.text };
     } catch (error) {

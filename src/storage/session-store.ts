@@ -130,8 +130,12 @@ export class SessionStore {
         .where('session_key', '=', key)
         .where('id', '<', firstKept)
         .execute();
+      this.onCompacted?.();
     }
   }
+
+  /** Called after a history was compacted (metrics). */
+  onCompacted: (() => void) | undefined;
 
   /** An agent's sessions, most recently updated first, and how many there are in all. */
   async list(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }> {

@@ -12,6 +12,7 @@ import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
 import { attributionOf, withAttribution } from '../usage/attribution.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
+import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
 
 export interface TurnInput {
   agentId: string;
@@ -32,6 +33,8 @@ export interface TurnInput {
   /** System messages from the client (AG-UI context), given to the model before the history; not kept. */
   context?: ChatMessage[];
   metadata?: Record<string, string>;
+  /** Who started the turn (account, requester, traceparent), for the observer. */
+  origin?: TurnOrigin;
   /** Stops the turn (a client that went away, a time limit). Ending the iteration stops it too. */
   signal: AbortSignal;
 }
@@ -51,6 +54,8 @@ export class TurnRunner {
     private readonly sessions: SessionStore,
     /** One turn at a time per session: in this process, or (clustered) across instances. */
     private readonly locks: Locks = new LocalLocks(),
+    /** Told of every turn (live events, metrics, traces); optional. */
+    private readonly observer?: TurnObserver,
   ) {}
 
   /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
@@ -143,7 +148,45 @@ export class TurnRunner {
     };
   }
 
+  /** Runs the turn, reported to the observer when there is one. */
   private async runNow(
+    input: TurnInput,
+    history: ChatMessage[],
+    emit: (event: TurnEvent) => void,
+  ): Promise<TurnOutput> {
+    const observer = this.observer;
+    if (!observer) return this.runTurn(input, history, emit);
+    this.agents.require(input.agentId);
+    const metadata = input.metadata ?? {};
+    const turn = observer.turnStarted({
+      agentId: input.agentId,
+      channel: metadata['channel'] ?? 'api',
+      metadata,
+      owner: input.origin?.owner,
+      requester: input.origin?.requester ?? metadata['senderId'],
+      traceparent: input.origin?.traceparent,
+      input: input.input,
+      stored: input.session !== undefined,
+    });
+    const report = (event: TurnEvent): void => {
+      if (event.type !== 'done' && event.type !== 'error') turn.event(event);
+      emit(event);
+    };
+    return observer
+      .runInTurn(turn, () => this.runTurn(input, history, report))
+      .then(
+        (output) => {
+          observer.turnEnded(turn, output.text);
+          return output;
+        },
+        (error: unknown) => {
+          observer.turnEnded(turn, undefined, error);
+          throw error;
+        },
+      );
+  }
+
+  private async runTurn(
     input: TurnInput,
     history: ChatMessage[],
     emit: (event: TurnEvent) => void,

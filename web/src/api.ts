@@ -30,6 +30,11 @@ export class ApiError extends Error {
 /** Whether this tab holds a login token (kept per tab, in sessionStorage). */
 export const signedIn = createStore<boolean>(sessionStorage.getItem(TOKEN_KEY) !== null);
 
+/** The login token of this tab, for connections that cannot use `request` (WebSockets). */
+export function currentToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
 export function setToken(token: string | null): void {
   if (token === null) sessionStorage.removeItem(TOKEN_KEY);
   else sessionStorage.setItem(TOKEN_KEY, token);

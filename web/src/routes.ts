@@ -7,6 +7,7 @@ import { AgentsPage } from './pages/agents/agents-page.tsx';
 import { ChatPage } from './pages/chat/chat-page.tsx';
 import { ChannelsPage } from './pages/channels/channels-page.tsx';
 import { CronPage } from './pages/cron/cron-page.tsx';
+import { MonitorPage } from './pages/monitor/monitor-page.tsx';
 import { RulesPage } from './pages/rules/rules-page.tsx';
 import { SettingsPage } from './pages/settings/settings-page.tsx';
 import { SkillsPage } from './pages/skills/skills-page.tsx';
@@ -32,6 +33,7 @@ export const ROUTES: RouteEntry[] = [
   { path: 'cron', label: 'Cron', icon: 'cron', page: CronPage },
   { path: 'channels', label: 'Channels', icon: 'channels', page: ChannelsPage },
   { path: 'usage', label: 'Usage', icon: 'usage', page: UsagePage },
+  { path: 'monitor', label: 'Monitor', icon: 'monitor', page: MonitorPage },
   { path: 'settings', label: 'Settings', icon: 'settings', page: SettingsPage },
 ];
 

@@ -12,7 +12,7 @@ export interface ModelTarget {
 
 export function resolveModel(
   target: ModelTarget,
-  models: ModelRegistry,
+  models: Pick<ModelRegistry, 'get' | 'resolve'>,
   globals: () => Record<string, unknown>,
   vars: Record<string, string>,
 ): { provider: ModelProvider; model: string } {

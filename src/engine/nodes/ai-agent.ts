@@ -79,7 +79,8 @@ const configSchema = z.object({
 export type AiAgentConfig = z.infer<typeof configSchema>;
 
 export interface AiNodeDeps {
-  models: ModelRegistry;
+  /** The registry, or (observed) a view of it whose providers are measured and traced. */
+  models: Pick<ModelRegistry, 'get' | 'resolve'>;
   /** The configuration tree behind ${global.*}. */
   globals: () => Record<string, unknown>;
   /** The agent's workspace folder (created when missing), as a real path. */

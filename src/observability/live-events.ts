@@ -1,0 +1,253 @@
+// The live event stream behind the WebSocket API: every turn and chain-run event is published here
+// once; the hub sends it to the subscribers of its agent (or chain) on this instance and, clustered,
+// hands it to a transport that delivers it to the hubs of the other instances. Each event is
+// serialized once, whatever the number of subscribers. A subscriber whose socket falls behind is
+// closed, so a slow reader never slows a turn nor makes the process hold its backlog.
+import { randomToken } from '../core/ids.ts';
+
+/** The event types of TpClaw's WebSocket API. */
+export const LIVE_EVENT_TYPES = [
+  'text',
+  'think',
+  'tool',
+  'tool_result',
+  'done',
+  'error',
+  'status',
+  'progress',
+] as const;
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+
+/** An event as subscribers receive it. */
+export interface LiveEvent {
+  id: string;
+  type: LiveEventType;
+  agentId: string;
+  /** The turn (or, for chain subscriptions, the chain run) the event belongs to. */
+  taskId: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  payload: Record<string, unknown>;
+}
+
+/** What the hub routes on, besides the event: never sent to subscribers. */
+export interface LiveRouting {
+  /** `agent`: a turn's event, for subscribers of agentId; `chain`: a chain run's, for those of chainId. */
+  topic: 'agent' | 'chain';
+  chainId?: string;
+  /** The api-channel account whose request started the turn; such events reach only that account. */
+  owner?: string;
+}
+
+export interface PublishedEvent {
+  event: LiveEvent;
+  routing: LiveRouting;
+}
+
+/** The part of a WebSocket the hub uses (ws's WebSocket fits it). */
+export interface LiveSocket {
+  readonly bufferedAmount: number;
+  readonly readyState: number;
+  /** Sends one text frame (the hub hands over the UTF-8 bytes, made once per event). */
+  send(data: Buffer): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+}
+
+export interface Subscriber {
+  socket: LiveSocket;
+  topic: 'agent' | 'chain';
+  /** The agent id (`*`: every agent) or chain id it watches. */
+  target: string;
+  /** An api account sees only its own turns; undefined sees everything. */
+  account: string | undefined;
+}
+
+/**
+ * What instances tell each other (clustered mode): events, and which topics have subscribers, so an
+ * instance publishes only what somebody somewhere watches. `hello` asks the others to say theirs.
+ */
+export type LiveMessage = { published: PublishedEvent } | { interest: string[] } | { hello: true };
+
+/** Delivers messages between instances (clustered mode). */
+export interface LiveTransport {
+  /** Resolves once Redis took the message (never rejects). */
+  send(message: LiveMessage): Promise<void>;
+  /** Called with the messages of the other instances. */
+  onMessage(listener: (message: LiveMessage) => void): void;
+  close(): Promise<void>;
+}
+
+/** How long an announced interest holds without being repeated; announcements repeat at a third. */
+const INTEREST_TTL_MS = 60_000;
+
+/** Close code sent to a subscriber that could not keep up (1013: try again later). */
+export const SLOW_SUBSCRIBER_CODE = 1013;
+const OPEN = 1;
+
+export interface LiveHubOptions {
+  /** Bytes a subscriber's socket may hold unsent before it is dropped (default 1 MiB). */
+  maxBufferedBytes?: number;
+  transport?: LiveTransport;
+  onSent?: (type: LiveEventType) => void;
+  onDropped?: (reason: string) => void;
+}
+
+export class LiveHub {
+  private readonly byAgent = new Map<string, Set<Subscriber>>();
+  private readonly byChain = new Map<string, Set<Subscriber>>();
+  private readonly everyAgent = new Set<Subscriber>();
+  private readonly maxBuffered: number;
+  private sequence = 0;
+  private readonly prefix = randomToken(6);
+  /** Topics other instances have subscribers for (`agent:<id>`, `agent:*`, `chain:<id>`), until when. */
+  private readonly remote = new Map<string, number>();
+  private readonly announcer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: LiveHubOptions = {}) {
+    this.maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
+    const transport = options.transport;
+    if (transport) {
+      transport.onMessage((message) => this.receive(message));
+      this.announcer = setInterval(() => void this.announce(this.localKeys()), INTEREST_TTL_MS / 3);
+      this.announcer.unref();
+      void transport.send({ hello: true });
+    }
+  }
+
+  /** A new event id: unique per process, cheap (no random bytes per event). */
+  nextId(): string {
+    this.sequence += 1;
+    return `evt_${this.prefix}${this.sequence.toString(36)}`;
+  }
+
+  /** Whether a subscriber here, or (clustered) on another instance, watches the chain. */
+  hasChainSubscribers(chainId: string): boolean {
+    return this.byChain.has(chainId) || this.watchedElsewhere(`chain:${chainId}`);
+  }
+
+  /** Whether a subscriber here, or (clustered) on another instance, watches the agent. */
+  hasAgentSubscribers(agentId: string): boolean {
+    return (
+      this.everyAgent.size > 0 ||
+      this.byAgent.has(agentId) ||
+      this.watchedElsewhere(`agent:${agentId}`) ||
+      this.watchedElsewhere('agent:*')
+    );
+  }
+
+  publish(published: PublishedEvent): void {
+    const { event, routing } = published;
+    const key = routing.topic === 'agent' ? `agent:${event.agentId}` : `chain:${routing.chainId ?? ''}`;
+    if (this.watchedElsewhere(key) || (routing.topic === 'agent' && this.watchedElsewhere('agent:*')))
+      void this.options.transport?.send({ published });
+    this.deliver(published);
+  }
+
+  /** Adds a subscriber; resolves once the other instances were told (clustered) that it watches. */
+  async add(subscriber: Subscriber): Promise<void> {
+    if (subscriber.topic === 'agent' && subscriber.target === '*') this.everyAgent.add(subscriber);
+    else {
+      const index = subscriber.topic === 'agent' ? this.byAgent : this.byChain;
+      let set = index.get(subscriber.target);
+      if (!set) index.set(subscriber.target, (set = new Set()));
+      set.add(subscriber);
+    }
+    await this.announce([`${subscriber.topic}:${subscriber.target}`]);
+  }
+
+  private watchedElsewhere(key: string): boolean {
+    if (this.remote.size === 0) return false;
+    const until = this.remote.get(key);
+    return until !== undefined && until > Date.now();
+  }
+
+  private localKeys(): string[] {
+    return [
+      ...(this.everyAgent.size > 0 ? ['agent:*'] : []),
+      ...[...this.byAgent.keys()].map((id) => `agent:${id}`),
+      ...[...this.byChain.keys()].map((id) => `chain:${id}`),
+    ];
+  }
+
+  private async announce(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.options.transport?.send({ interest: keys });
+  }
+
+  private receive(message: LiveMessage): void {
+    if ('published' in message) this.deliver(message.published);
+    else if ('interest' in message) {
+      const until = Date.now() + INTEREST_TTL_MS;
+      for (const key of message.interest) this.remote.set(key, until);
+    } else void this.announce(this.localKeys());
+  }
+
+  remove(subscriber: Subscriber): void {
+    if (this.everyAgent.delete(subscriber)) return;
+    const index = subscriber.topic === 'agent' ? this.byAgent : this.byChain;
+    const set = index.get(subscriber.target);
+    if (!set) return;
+    set.delete(subscriber);
+    if (set.size === 0) index.delete(subscriber.target);
+  }
+
+  /** Subscribers on this instance, by topic. */
+  counts(): Record<string, number> {
+    let agent = this.everyAgent.size;
+    let chain = 0;
+    for (const set of this.byAgent.values()) agent += set.size;
+    for (const set of this.byChain.values()) chain += set.size;
+    return { agent, chain };
+  }
+
+  /** Closes every subscriber (server shutdown) and the transport. */
+  async close(): Promise<void> {
+    const all = [
+      ...this.everyAgent,
+      ...[...this.byAgent.values(), ...this.byChain.values()].flatMap((s) => [...s]),
+    ];
+    for (const subscriber of all) subscriber.socket.close(1001, 'server shutting down');
+    this.everyAgent.clear();
+    this.byAgent.clear();
+    this.byChain.clear();
+    clearInterval(this.announcer);
+    await this.options.transport?.close();
+  }
+
+  private deliver({ event, routing }: PublishedEvent): void {
+    const targets =
+      routing.topic === 'agent'
+        ? [this.byAgent.get(event.agentId), this.everyAgent]
+        : [routing.chainId === undefined ? undefined : this.byChain.get(routing.chainId)];
+    let bytes: Buffer | undefined;
+    for (const set of targets) {
+      if (!set || set.size === 0) continue;
+      for (const subscriber of set) {
+        if (subscriber.account !== undefined && subscriber.account !== routing.owner) continue;
+        bytes ??= Buffer.from(JSON.stringify(event));
+        this.send(subscriber, bytes, event.type);
+      }
+    }
+  }
+
+  private send(subscriber: Subscriber, bytes: Buffer, type: LiveEventType): void {
+    const { socket } = subscriber;
+    if (socket.readyState !== OPEN) return;
+    if (socket.bufferedAmount + bytes.length > this.maxBuffered) {
+      this.drop(subscriber);
+      return;
+    }
+    socket.send(bytes);
+    this.options.onSent?.(type);
+  }
+
+  /** Closes a subscriber that fell behind; a socket that cannot even take the close frame is cut. */
+  private drop(subscriber: Subscriber): void {
+    this.remove(subscriber);
+    this.options.onDropped?.('slow');
+    subscriber.socket.close(SLOW_SUBSCRIBER_CODE, 'subscriber too slow: events were not read in time');
+    setTimeout(() => {
+      if (subscriber.socket.readyState !== 3) subscriber.socket.terminate();
+    }, 2000).unref();
+  }
+}

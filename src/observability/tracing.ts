@@ -1,0 +1,107 @@
+// OpenTelemetry traces, exported over OTLP/HTTP. Loaded only when an endpoint is configured: without
+// one, no OpenTelemetry module is imported and every span call is a no-op of the caller's.
+// Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
+// context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+
+export interface SpanHandle {
+  readonly traceId: string;
+  setAttributes(attributes: Attributes): void;
+  /** Marks the span failed, with the error's type and message. */
+  fail(error: string, type?: string): void;
+  end(): void;
+  /** The W3C traceparent of this span, to send downstream. */
+  traceparent(): string;
+}
+
+export type SpanKind = 'server' | 'client' | 'internal';
+
+export interface Tracing {
+  /** A span under `parent` (a span, an incoming traceparent, or none for a new trace). */
+  start(
+    name: string,
+    kind: SpanKind,
+    parent: SpanHandle | string | undefined,
+    attributes: Attributes,
+  ): SpanHandle;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TracingOptions {
+  /** Base URL of the collector (http://host:4318) or its full traces URL (.../v1/traces). */
+  endpoint: string;
+  serviceName: string;
+  serviceVersion: string;
+  /** How often batches are sent, in ms (default 1000). */
+  exportIntervalMs?: number;
+}
+
+export function tracesUrl(endpoint: string): string {
+  const base = endpoint.replace(/\/+$/u, '');
+  return base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
+}
+
+export async function createTracing(options: TracingOptions): Promise<Tracing> {
+  const [api, sdk, exporterModule, resources] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  const exporter = new exporterModule.OTLPTraceExporter({ url: tracesUrl(options.endpoint) });
+  const provider = new sdk.TracerProvider({
+    resource: resources.resourceFromAttributes({
+      'service.name': options.serviceName,
+      'service.version': options.serviceVersion,
+    }),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter,
+        scheduledDelayMillis: options.exportIntervalMs ?? 1000,
+        maxQueueSize: 4096,
+      }),
+    ],
+  });
+  const tracer: Tracer = provider.getTracer('agent-service', options.serviceVersion);
+  const kinds = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL };
+  const spans = new WeakMap<SpanHandle, Span>();
+
+  const parentContext = (parent: SpanHandle | string | undefined) => {
+    if (parent === undefined) return api.ROOT_CONTEXT;
+    if (typeof parent === 'string') {
+      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/u.exec(parent.trim());
+      if (!match || /^0+$/u.test(match[1] as string) || /^0+$/u.test(match[2] as string))
+        return api.ROOT_CONTEXT;
+      return api.trace.setSpanContext(api.ROOT_CONTEXT, {
+        traceId: match[1] as string,
+        spanId: match[2] as string,
+        traceFlags: Number.parseInt(match[3] as string, 16) & 1,
+        isRemote: true,
+      });
+    }
+    const span = spans.get(parent);
+    return span ? api.trace.setSpan(api.ROOT_CONTEXT, span) : api.ROOT_CONTEXT;
+  };
+
+  return {
+    start(name, kind, parent, attributes) {
+      const span = tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(parent));
+      const context = span.spanContext();
+      const handle: SpanHandle = {
+        traceId: context.traceId,
+        setAttributes: (more) => void span.setAttributes(more),
+        fail(error, type = 'error') {
+          span.setStatus({ code: api.SpanStatusCode.ERROR, message: error });
+          span.setAttribute('error.type', type);
+        },
+        end: () => span.end(),
+        traceparent: () => `00-${context.traceId}-${context.spanId}-0${context.traceFlags & 1}`,
+      };
+      spans.set(handle, span);
+      return handle;
+    },
+    flush: () => provider.forceFlush(),
+    close: () => provider.shutdown(),
+  };
+}

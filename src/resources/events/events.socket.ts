@@ -1,0 +1,306 @@
+// The WebSocket event API (TpClaw's): the upgrade of the three event routes, authenticated as the
+// REST API is (a token or key in the Authorization header, the query or Sec-WebSocket-Protocol),
+// then a subscriber of the live hub. Client messages: ping (answered pong) and, on /ws, subscribe.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { errorMessage, isAppError } from '../../core/errors.ts';
+import { isValidId } from '../../core/ids.ts';
+import type { AuthService, Principal } from '../../auth/auth-service.ts';
+import { crossSiteReason, isTrustedHost, type OriginPolicy } from '../../http/origin-guard.ts';
+import { API_PREFIX } from '../../http/prefix.ts';
+import type { LiveHub, LiveSocket, Subscriber } from '../../observability/live-events.ts';
+import type { Metrics } from '../../observability/metrics.ts';
+import { clientMessageSchema, EVENT_SOCKET_PROTOCOL } from './events.schema.ts';
+
+export interface EventSocketDeps {
+  hub: LiveHub;
+  metrics: Metrics;
+  auth: AuthService;
+  requireAuth: () => boolean;
+  originPolicy: () => OriginPolicy;
+  /** Throws a not-found AppError for an unknown agent. */
+  requireAgent: (agentId: string) => void;
+  chainExists: (chainId: string) => boolean;
+}
+
+/** What an upgrade asks for, from its path. */
+type Target =
+  | { route: 'ws'; agentId: string }
+  | { route: 'agent'; agentId: string }
+  | { route: 'chain'; chainId: string };
+
+const HEARTBEAT_MS = 30_000;
+
+class UpgradeRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+};
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The route an upgrade path names, or undefined when it is none of ours. */
+function targetOf(url: URL): Target | undefined {
+  const path = url.pathname;
+  if (path === `${API_PREFIX}/ws`) {
+    const agentId = url.searchParams.get('agentId') || 'main';
+    if (agentId !== '*' && !isValidId(agentId)) throw new UpgradeRefused(400, 'agentId is not a valid id');
+    return { route: 'ws', agentId };
+  }
+  const agent = /^\/api\/v1\/agents\/([^/]+)\/ws$/u.exec(path);
+  if (agent) {
+    const agentId = decodeURIComponent(agent[1] as string);
+    if (!isValidId(agentId)) throw new UpgradeRefused(400, 'agentId is not a valid id');
+    return { route: 'agent', agentId };
+  }
+  const chain = /^\/api\/v1\/event\/ws\/([^/]+)$/u.exec(path);
+  if (chain) {
+    const clientId = decodeURIComponent(chain[1] as string);
+    if (!isValidId(clientId)) throw new UpgradeRefused(400, 'clientId is not a valid id');
+    const chainId = url.searchParams.get('chainId');
+    if (!chainId) throw new UpgradeRefused(400, 'chainId is required (?chainId=<rule chain id>)');
+    if (!isValidId(chainId)) throw new UpgradeRefused(400, 'chainId is not a valid id');
+    return { route: 'chain', chainId };
+  }
+  return undefined;
+}
+
+/** The credential of an upgrade: Authorization header, ?token= / ?key=, or a `bearer.<token>` protocol. */
+function credentialOf(request: IncomingMessage, url: URL): string | undefined {
+  const header = request.headers.authorization;
+  const bearer = header ? /^Bearer\s+(\S+)\s*$/iu.exec(header)?.[1] : undefined;
+  if (bearer) return bearer;
+  const query =
+    url.searchParams.get('token') ?? url.searchParams.get('key') ?? url.searchParams.get('access_token');
+  if (query) return query;
+  const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((entry) => entry.trim());
+  return protocols.find((entry) => entry.startsWith('bearer.'))?.slice('bearer.'.length) || undefined;
+}
+
+/**
+ * The hub's view of a socket. Frames sent during one turn of the event loop are written together:
+ * the TCP socket is corked at the first and uncorked on the next tick, so a burst of events costs
+ * one write per subscriber, not one per event.
+ */
+function liveSocket(socket: WebSocket, corks: CorkBatch): LiveSocket {
+  const raw = (socket as unknown as { _socket?: TcpSocket })._socket;
+  return {
+    get bufferedAmount() {
+      return socket.bufferedAmount;
+    },
+    get readyState() {
+      return socket.readyState;
+    },
+    send(data) {
+      if (raw) corks.cork(raw);
+      socket.send(data, { binary: false });
+    },
+    close: (code, reason) => socket.close(code, reason),
+    terminate: () => socket.terminate(),
+  };
+}
+
+interface TcpSocket {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The sockets corked during this turn of the event loop, all uncorked together on the next. */
+class CorkBatch {
+  private readonly corked = new Set<TcpSocket>();
+  private readonly flush = (): void => {
+    for (const socket of this.corked) socket.uncork();
+    this.corked.clear();
+  };
+
+  cork(socket: TcpSocket): void {
+    if (this.corked.has(socket)) return;
+    if (this.corked.size === 0) setImmediate(this.flush);
+    this.corked.add(socket);
+    socket.cork();
+  }
+}
+
+export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps): void {
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: 4096,
+    // A browser offering protocols must get one back: ours if offered, else the first one.
+    handleProtocols: (protocols) =>
+      protocols.has(EVENT_SOCKET_PROTOCOL) ? EVENT_SOCKET_PROTOCOL : ([...protocols][0] ?? false),
+  });
+  const open = new Set<WebSocket>();
+  const corks = new CorkBatch();
+  const alive = new WeakSet<WebSocket>();
+
+  const authenticate = async (request: IncomingMessage, url: URL): Promise<Principal | undefined> => {
+    const policy = deps.originPolicy();
+    if (!deps.requireAuth() && !isTrustedHost(request.headers.host, policy))
+      throw new UpgradeRefused(403, 'host not allowed while security.requireAuth is off');
+    // A cross-site page must not read the events with the user's cookies or a loopback address.
+    const crossSite = crossSiteReason({ method: 'GET-UPGRADE', headers: request.headers } as never, policy);
+    if (crossSite) throw new UpgradeRefused(403, crossSite);
+    const credential = credentialOf(request, url);
+    const principal = credential ? await deps.auth.resolveBearer(credential) : undefined;
+    if (principal) return principal;
+    if (!deps.requireAuth()) return undefined;
+    throw new UpgradeRefused(
+      401,
+      credential
+        ? 'invalid or expired credentials'
+        : 'missing credentials: send a token or API key (Authorization, ?token= or Sec-WebSocket-Protocol bearer.<token>)',
+    );
+  };
+
+  const accept = (socket: WebSocket, target: Target, principal: Principal | undefined): void => {
+    // An api account sees only the turns its own key started; users see everything.
+    const account = principal?.kind === 'account' ? principal.accountId : undefined;
+    if (account !== undefined && target.route !== 'chain' && target.agentId === '*') {
+      socket.close(1008, 'an api account cannot watch every agent');
+      return;
+    }
+    const live = liveSocket(socket, corks);
+    let subscriber: Subscriber =
+      target.route === 'chain'
+        ? { socket: live, topic: 'chain', target: target.chainId, account }
+        : { socket: live, topic: 'agent', target: target.agentId, account };
+    open.add(socket);
+    alive.add(socket);
+    socket.on('pong', () => alive.add(socket));
+    const added = deps.hub.add(subscriber);
+    deps.metrics.wsConnections.inc({ route: target.route });
+    const reply = (message: object): void => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    };
+    socket.on('message', (data, isBinary) => {
+      let parsed;
+      try {
+        parsed = clientMessageSchema.safeParse(isBinary ? undefined : JSON.parse(data.toString()));
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed?.success) {
+        reply({
+          type: 'error',
+          payload: { message: 'messages are {"type":"ping"} or {"type":"subscribe","agentId":"..."}' },
+        });
+        return;
+      }
+      const message = parsed.data;
+      if (message.type === 'ping') {
+        reply({ type: 'pong', timestamp: Date.now() });
+        return;
+      }
+      if (target.route !== 'ws') {
+        reply({ type: 'error', payload: { message: 'subscribe is only available on /api/v1/ws' } });
+        return;
+      }
+      try {
+        if (message.agentId === '*') {
+          if (account !== undefined) throw new UpgradeRefused(403, 'an api account cannot watch every agent');
+        } else deps.requireAgent(message.agentId);
+      } catch (error) {
+        reply({ type: 'error', payload: { message: errorMessage(error) } });
+        return;
+      }
+      deps.hub.remove(subscriber);
+      subscriber = { ...subscriber, target: message.agentId };
+      void deps.hub.add(subscriber).then(() => reply({ type: 'subscribed', agentId: message.agentId }));
+    });
+    socket.on('close', () => {
+      open.delete(socket);
+      deps.hub.remove(subscriber);
+    });
+    socket.on('error', () => socket.terminate());
+    // Confirmed once the other instances know (clustered): events after this reach the client.
+    void added.then(() =>
+      reply({
+        type: 'subscribed',
+        ...(target.route === 'chain' ? { chainId: target.chainId } : { agentId: target.agentId }),
+      }),
+    );
+  };
+
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    let target: Target | undefined;
+    try {
+      url = new URL(request.url ?? '/', 'http://localhost');
+      target = targetOf(url);
+    } catch (error) {
+      refuse(
+        socket,
+        error instanceof UpgradeRefused ? error.status : 400,
+        error instanceof UpgradeRefused ? error.message : 'bad request',
+      );
+      return;
+    }
+    if (!target) {
+      refuse(socket, 404, `no WebSocket route at ${url.pathname}`);
+      return;
+    }
+    const found = target;
+    authenticate(request, url)
+      .then((principal) => {
+        if (found.route === 'chain') {
+          if (!deps.chainExists(found.chainId))
+            throw new UpgradeRefused(404, `rule chain "${found.chainId}" not found`);
+        } else if (found.agentId !== '*') deps.requireAgent(found.agentId);
+        server.handleUpgrade(request, socket, head, (ws) => accept(ws, found, principal));
+      })
+      .catch((error: unknown) => {
+        if (error instanceof UpgradeRefused) refuse(socket, error.status, error.message);
+        else if (isAppError(error)) refuse(socket, error.kind === 'not-found' ? 404 : 400, error.message);
+        else {
+          app.log.error({ err: error }, 'WebSocket upgrade failed');
+          refuse(socket, 400, 'the upgrade failed');
+        }
+      });
+  };
+
+  app.server.on('upgrade', upgrade);
+  // Connections that stopped answering protocol pings (a peer gone without a close) are cut.
+  const heartbeat = setInterval(() => {
+    for (const socket of open) {
+      if (!alive.has(socket)) {
+        socket.terminate();
+        continue;
+      }
+      alive.delete(socket);
+      socket.ping();
+    }
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  // Open subscriptions end before the HTTP server waits for its connections to close.
+  app.addHook('preClose', async () => {
+    app.server.off('upgrade', upgrade);
+    clearInterval(heartbeat);
+    const closed = [...open].map(
+      (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    );
+    for (const socket of open) socket.close(1001, 'server shutting down');
+    await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
+    for (const socket of open) socket.terminate();
+    server.close();
+  });
+}

@@ -1,0 +1,35 @@
+// What the turn runner tells an observer (live events, metrics, traces, the monitoring page): each
+// turn's start, its events and its end. The observer runs the turn's work in its own context, so the
+// model calls and chain runs of the turn can find the turn they belong to.
+import type { TurnEvent } from './turn-events.ts';
+
+/** Who started a turn, beyond its channel: set by the edge that received the request. */
+export interface TurnOrigin {
+  /** The api-channel account whose key started the turn (its subscribers see only its turns). */
+  owner?: string;
+  /** Who asked, for the monitoring page: a user name, an account, a sender. */
+  requester?: string;
+  /** The caller's W3C traceparent, continued by the turn's trace. */
+  traceparent?: string;
+}
+
+export interface ObservedTurn {
+  event(
+    event: Extract<TurnEvent, { type: 'text-delta' | 'tool-call-start' | 'tool-call-result' | 'usage' }>,
+  ): void;
+}
+
+export interface TurnObserver {
+  turnStarted(start: {
+    agentId: string;
+    channel: string;
+    metadata: Record<string, string>;
+    owner?: string | undefined;
+    requester?: string | undefined;
+    traceparent?: string | undefined;
+    input: string;
+    stored?: boolean;
+  }): ObservedTurn;
+  runInTurn<T>(turn: ObservedTurn, work: () => Promise<T>): Promise<T>;
+  turnEnded(turn: ObservedTurn, text: string | undefined, error?: unknown): void;
+}

@@ -1,0 +1,373 @@
+// Live monitoring: the turns running now across agents and channels (who asked, which agent, the tool
+// running, tokens so far), the last finished turns with duration and outcome, chain runs, channel
+// connection states and cron fires. Live over the WebSocket event API (every agent); a click on a
+// turn opens its trace (model calls, tool calls, nodes).
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, currentToken } from '../../api.ts';
+import type { PageProps } from '../../routes.ts';
+import { Dialog } from '../../ui/dialog.tsx';
+import '../../styles/manage.css';
+
+interface TurnSummary {
+  id: string;
+  agentId: string;
+  channel: string;
+  requester?: string;
+  traceId?: string;
+  startedAt: number;
+  durationMs?: number;
+  status: 'running' | 'success' | 'failure';
+  error?: string;
+  currentTool?: string;
+  inputTokens: number;
+  outputTokens: number;
+  parentTurnId?: string;
+}
+
+type Step =
+  | {
+      kind: 'model';
+      at: number;
+      durationMs: number;
+      provider: string;
+      model: string;
+      firstTokenMs?: number;
+      inputTokens?: number;
+      outputTokens?: number;
+      finishReason?: string;
+      error?: string;
+    }
+  | {
+      kind: 'tool';
+      at: number;
+      durationMs?: number;
+      tool: string;
+      toolType: string;
+      args: string;
+      result?: string;
+    }
+  | {
+      kind: 'node';
+      at: number;
+      durationMs: number;
+      chainId: string;
+      nodeId: string;
+      nodeType: string;
+      relations: string[];
+      error?: string;
+    };
+
+interface Snapshot {
+  instance: string;
+  inFlight: TurnSummary[];
+  finished: TurnSummary[];
+  chainRuns: Array<{
+    id: string;
+    chainId: string;
+    agentId?: string;
+    startedAt: number;
+    durationMs?: number;
+    outcome?: string;
+    error?: string;
+    nodes: number;
+  }>;
+  cronFires: Array<{
+    taskId: string;
+    agentId: string;
+    turnId: string;
+    startedAt: number;
+    latenessMs?: number;
+    durationMs?: number;
+    outcome?: string;
+  }>;
+  channels: Array<{ platform: string; accountId: string; state: string; error?: string }>;
+  subscribers: Record<string, number>;
+}
+
+const seconds = (ms: number | undefined) =>
+  ms === undefined ? '—' : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+const time = (ms: number) => new Date(ms).toLocaleTimeString();
+
+function Outcome({ status }: { status: string | undefined }) {
+  if (status === 'running' || status === undefined) return <span class="badge badge-warn">running</span>;
+  return (
+    <span class={status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+      {status === 'success' ? 'ok' : 'failed'}
+    </span>
+  );
+}
+
+/** Opens the live stream of every agent; calls `onEvent` for each event, reconnecting after a drop. */
+function useLiveEvents(onEvent: () => void): boolean {
+  const [live, setLive] = useState(false);
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    let socket: WebSocket | undefined;
+    let retry: number | undefined;
+    let stopped = false;
+    const open = () => {
+      const token = currentToken();
+      const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+      socket = new WebSocket(
+        `${scheme}://${window.location.host}/api/v1/ws?agentId=*`,
+        token ? ['agent-service', `bearer.${token}`] : [],
+      );
+      socket.onopen = () => setLive(true);
+      socket.onmessage = () => handler.current();
+      socket.onclose = () => {
+        setLive(false);
+        if (!stopped) retry = window.setTimeout(open, 2000);
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      window.clearTimeout(retry);
+      socket?.close();
+    };
+  }, []);
+  return live;
+}
+
+function TraceDialog({ turnId, onClose }: { turnId: string | null; onClose: () => void }) {
+  const [trace, setTrace] = useState<(TurnSummary & { steps: Step[] }) | null>(null);
+  useEffect(() => {
+    setTrace(null);
+    if (turnId)
+      void api<TurnSummary & { steps: Step[] }>(`/monitor/turns/${encodeURIComponent(turnId)}`).then(
+        setTrace,
+      );
+  }, [turnId]);
+  return (
+    <Dialog title="Turn trace" open={turnId !== null} onClose={onClose} wide>
+      {trace === null ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <div class="stack">
+          <p>
+            <strong>{trace.agentId}</strong> on {trace.channel}
+            {trace.requester ? ` for ${trace.requester}` : ''} · <Outcome status={trace.status} /> ·{' '}
+            {seconds(trace.durationMs)} · {trace.inputTokens} in / {trace.outputTokens} out tokens
+            {trace.traceId ? <span class="muted mono"> · trace {trace.traceId}</span> : null}
+          </p>
+          {trace.error && <p class="node-log-error">{trace.error}</p>}
+          <ol class="list" aria-label="Trace steps">
+            {trace.steps.map((step, index) => (
+              <li key={index} class="node-log" data-step={step.kind}>
+                <div class="node-log-head">
+                  <span class="mono muted">+{seconds(step.at)}</span>{' '}
+                  {step.kind === 'model' && (
+                    <span>
+                      model call <strong>{step.provider}</strong> {step.model} · {seconds(step.durationMs)}
+                      {step.firstTokenMs !== undefined ? ` · first token ${seconds(step.firstTokenMs)}` : ''}
+                      {step.inputTokens !== undefined
+                        ? ` · ${step.inputTokens} in / ${step.outputTokens ?? 0} out`
+                        : ''}
+                      {step.finishReason ? ` · ${step.finishReason}` : ''}
+                    </span>
+                  )}
+                  {step.kind === 'tool' && (
+                    <span>
+                      tool <strong>{step.tool}</strong> ({step.toolType}) · {seconds(step.durationMs)}
+                    </span>
+                  )}
+                  {step.kind === 'node' && (
+                    <span>
+                      node <strong>{step.nodeId}</strong> ({step.nodeType}) →{' '}
+                      {step.relations.join(', ') || '—'} · {seconds(step.durationMs)}
+                    </span>
+                  )}
+                </div>
+                {step.kind === 'tool' && <pre class="data-block">{step.args}</pre>}
+                {step.kind === 'tool' && step.result !== undefined && (
+                  <pre class="data-block">{step.result}</pre>
+                )}
+                {'error' in step && step.error && <p class="node-log-error">{step.error}</p>}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+function TurnTable({
+  label,
+  turns,
+  running,
+  onOpen,
+}: {
+  label: string;
+  turns: TurnSummary[];
+  running: boolean;
+  onOpen: (id: string) => void;
+}) {
+  if (turns.length === 0)
+    return <p class="muted">{running ? 'No turn is running.' : 'No turn has finished yet.'}</p>;
+  const now = Date.now();
+  return (
+    <table class="table card" aria-label={label}>
+      <thead>
+        <tr>
+          <th>Agent</th>
+          <th>Channel</th>
+          <th>Asked by</th>
+          <th>{running ? 'Running tool' : 'Outcome'}</th>
+          <th>Tokens</th>
+          <th>{running ? 'Running for' : 'Duration'}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {turns.map((turn) => (
+          <tr key={turn.id} data-turn={turn.id} class="clickable" onClick={() => onOpen(turn.id)}>
+            <td data-label="Agent">
+              <button type="button" class="btn btn-ghost" aria-label={`Trace of turn ${turn.id}`}>
+                {turn.agentId}
+              </button>
+            </td>
+            <td data-label="Channel">{turn.channel}</td>
+            <td data-label="Asked by">{turn.requester ?? <span class="muted">—</span>}</td>
+            <td data-label={running ? 'Running tool' : 'Outcome'}>
+              {running ? (
+                (turn.currentTool ?? <span class="muted">thinking</span>)
+              ) : (
+                <Outcome status={turn.status} />
+              )}
+            </td>
+            <td data-label="Tokens">
+              {turn.inputTokens} / {turn.outputTokens}
+            </td>
+            <td data-label="Duration">{seconds(running ? now - turn.startedAt : turn.durationMs)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function MonitorPage(_props: PageProps) {
+  const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const pending = useRef<number | undefined>(undefined);
+  const load = useCallback(() => {
+    void api<Snapshot>('/monitor', { quiet: true }).then(setSnapshot, () => undefined);
+  }, []);
+  // Events come in bursts (one per streamed token): the snapshot is fetched at most every 250 ms.
+  const live = useLiveEvents(() => {
+    if (pending.current === undefined)
+      pending.current = window.setTimeout(() => ((pending.current = undefined), load()), 250);
+  });
+  useEffect(() => {
+    load();
+    const timer = window.setInterval(load, 3000);
+    return () => window.clearInterval(timer);
+  }, [load]);
+
+  return (
+    <div class="page stack">
+      <div class="toolbar">
+        <h1 class="page-title">Monitor</h1>
+        <span class="spacer" />
+        <span class={live ? 'badge badge-ok' : 'badge badge-warn'} aria-label="Live updates">
+          {live ? 'live' : 'reconnecting'}
+        </span>
+      </div>
+      {snapshot === null ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <>
+          <p class="muted">
+            Instance {snapshot.instance} · {snapshot.subscribers['agent'] ?? 0} live subscribers
+          </p>
+          <section class="stack" aria-label="Turns in flight">
+            <h2 class="section-title">Turns in flight</h2>
+            <TurnTable label="Running turns" turns={snapshot.inFlight} running onOpen={setOpen} />
+          </section>
+          <section class="stack" aria-label="Finished turns">
+            <h2 class="section-title">Last finished turns</h2>
+            <TurnTable label="Finished turns" turns={snapshot.finished} running={false} onOpen={setOpen} />
+          </section>
+          <section class="stack" aria-label="Chain runs">
+            <h2 class="section-title">Chain runs</h2>
+            {snapshot.chainRuns.length === 0 ? (
+              <p class="muted">No chain has run yet.</p>
+            ) : (
+              <table class="table card" aria-label="Chain runs">
+                <thead>
+                  <tr>
+                    <th>Chain</th>
+                    <th>Started</th>
+                    <th>Nodes</th>
+                    <th>Outcome</th>
+                    <th>Duration</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {snapshot.chainRuns.map((run) => (
+                    <tr key={run.id} title={run.error ?? ''}>
+                      <td data-label="Chain">{run.chainId}</td>
+                      <td data-label="Started">{time(run.startedAt)}</td>
+                      <td data-label="Nodes">{run.nodes}</td>
+                      <td data-label="Outcome">
+                        <Outcome status={run.outcome} />
+                      </td>
+                      <td data-label="Duration">{seconds(run.durationMs)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <section class="stack" aria-label="Channel connections">
+            <h2 class="section-title">Channels</h2>
+            {snapshot.channels.length === 0 ? (
+              <p class="muted">No channel account is configured.</p>
+            ) : (
+              <ul class="list">
+                {snapshot.channels.map((channel) => (
+                  <li key={`${channel.platform}/${channel.accountId}`} title={channel.error ?? ''}>
+                    <strong>{channel.platform}</strong> / {channel.accountId}:{' '}
+                    <span
+                      class={
+                        channel.state === 'connected'
+                          ? 'badge badge-ok'
+                          : channel.state === 'error'
+                            ? 'badge badge-error'
+                            : 'badge'
+                      }
+                    >
+                      {channel.state}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <section class="stack" aria-label="Cron fires">
+            <h2 class="section-title">Cron fires</h2>
+            {snapshot.cronFires.length === 0 ? (
+              <p class="muted">No cron task has fired yet.</p>
+            ) : (
+              <ul class="list">
+                {snapshot.cronFires.map((fire) => (
+                  <li key={fire.turnId}>
+                    <button type="button" class="btn btn-ghost" onClick={() => setOpen(fire.turnId)}>
+                      {fire.taskId} → {fire.agentId}
+                    </button>{' '}
+                    {time(fire.startedAt)} <Outcome status={fire.outcome} />
+                    {fire.latenessMs !== undefined ? (
+                      <span class="muted"> · {fire.latenessMs} ms late</span>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </>
+      )}
+      <TraceDialog turnId={open} onClose={() => setOpen(null)} />
+    </div>
+  );
+}
