@@ -6,6 +6,7 @@
 import { sleep } from '../core/async.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import { readCapped } from '../core/read-capped.ts';
+import { scrubSecrets } from '../core/scrub-secrets.ts';
 import type { AccountConfig } from '../config/schema.ts';
 import type {
   ChannelAccount,
@@ -86,15 +87,6 @@ function tokenOf(account: ChannelAccount): string {
 
 function apiBase(account: ChannelAccount): string {
   return (account.config.api_base ?? TELEGRAM_API_BASE).replace(/\/+$/, '');
-}
-
-/** Removes the token (plain or URL-encoded) from a text. */
-export function scrubToken(text: string, token: string | undefined): string {
-  if (!token) return text;
-  let out = text.split(token).join('<token>');
-  const encoded = encodeURIComponent(token);
-  if (encoded !== token) out = out.split(encoded).join('<token>');
-  return out;
 }
 
 export function toInbound(accountId: string, update: TgUpdate): InboundMessage | undefined {
@@ -302,7 +294,7 @@ export class TelegramAdapter implements ChannelAdapter {
             ? 'timed out'
             : 'request failed';
       throw new TelegramError(
-        `telegram ${method}: could not reach the Bot API (${scrubToken(detail, token)})`,
+        `telegram ${method}: could not reach the Bot API (${scrubSecrets(detail, [token])})`,
       );
     }
     let answer: TgAnswer;
@@ -314,7 +306,7 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     if (!answer || answer.ok !== true) {
       const code = answer?.error_code ?? response.status;
-      const description = scrubToken(String(answer?.description ?? 'no description'), token).slice(0, 300);
+      const description = scrubSecrets(String(answer?.description ?? 'no description'), [token]).slice(0, 300);
       const retryAfter = answer?.parameters?.retry_after;
       throw new TelegramError(
         `telegram ${method} failed (${code}): ${description}`,

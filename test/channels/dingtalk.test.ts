@@ -564,7 +564,7 @@ describe('dingtalk accounts and secrets', () => {
     assert.equal(answer.statusCode, 502);
     assert.match(
       answer.json().error,
-      /groupMessages\/send failed \(500\) InternalError: failed for <redacted>/,
+      /groupMessages\/send failed \(500\) InternalError: failed for \[redacted\]/,
     );
     h.fake.pushMessage({ chatType: 'dm', sender: 'staff-1', text: 'big', pictures: [{ bytes: PNG }] });
     h.fake.failNext('/v1.0/robot/messageFiles/download', 400, 1, { code: 'Bad', message: `no ${token}` });
@@ -574,7 +574,7 @@ describe('dingtalk accounts and secrets', () => {
       assert.ok(!everything.includes(secret), `${secret} leaked:\n${everything}`);
     }
     assert.ok(
-      h.logs.some((line) => line.includes('<redacted>')),
+      h.logs.some((line) => line.includes('[redacted]')),
       'the echoed secrets were scrubbed, not absent',
     );
   });

@@ -149,7 +149,7 @@ describe('openai-compatible provider', () => {
     assert.equal(error.kind, 'upstream');
     assert.match(error.message, /^model provider "fake" failed: 500 /);
     assert.ok(!error.message.includes(KEY), error.message);
-    assert.match(error.message, /\*\*\*/);
+    assert.match(error.message, /\[redacted\]/);
     assert.equal(upstream.requestCount, 4);
   });
 

@@ -6,6 +6,7 @@
 import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { AccountConfig } from '../../config/schema.ts';
 import type { ChannelAccount } from '../types.ts';
 
@@ -34,18 +35,6 @@ export class DingTalkError extends AppError {
 export function originsOf(config: AccountConfig): { api: string; oapi: string } {
   const base = config.api_base?.replace(/\/+$/, '');
   return base ? { api: base, oapi: base } : { api: DINGTALK_API_BASE, oapi: DINGTALK_OAPI_BASE };
-}
-
-/** Replaces every secret (plain or URL-encoded) in a text. */
-export function scrub(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join('<redacted>');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('<redacted>');
-  }
-  return out;
 }
 
 export interface HttpCall {
@@ -120,11 +109,11 @@ export async function callJson(call: HttpCall, timeoutMs: number): Promise<Answe
   if (response.status >= 400 || (errcode !== undefined && errcode !== 0 && errcode !== '0')) {
     const code = String(answer['code'] ?? errcode ?? response.status);
     const message = String(answer['message'] ?? answer['errmsg'] ?? 'no message');
-    const safe = scrub(`${code}: ${message}`, call.secrets).slice(0, 300);
+    const safe = scrubSecrets(`${code}: ${message}`, call.secrets).slice(0, 300);
     throw new DingTalkError(
       `${call.what} failed (${response.status}) ${safe}`,
       response.status,
-      scrub(code, call.secrets),
+      scrubSecrets(code, call.secrets),
       retryAfterOf(response),
     );
   }

@@ -11,7 +11,8 @@
 /** The stream topic of robot messages (DingTalk's documented value). */
 const TOPIC_ROBOT = '/v1.0/im/bot/messages/get';
 import { z } from 'zod';
-import { callJson, DingTalkError, scrub } from './open-api.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { callJson, DingTalkError } from './open-api.ts';
 
 /** Largest frame accepted from the platform. */
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -87,7 +88,7 @@ function socketError(error: Error, secrets: string[]): DingTalkError {
     : typeof code === 'string' && /^[A-Z_0-9]{2,40}$/.test(code)
       ? code
       : 'connection failed';
-  return new DingTalkError(scrub(`dingtalk stream: ${detail}`, secrets));
+  return new DingTalkError(scrubSecrets(`dingtalk stream: ${detail}`, secrets));
 }
 
 /**

@@ -12,6 +12,7 @@ import type { AllowedMentionsTypes, GatewayDispatchEvents } from 'discord-api-ty
 import type { RawFile } from '@discordjs/rest';
 import type { AccountConfig } from '../../config/schema.ts';
 import { errorMessage, invalid } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import { foreignFields } from '../account-fields.ts';
 import type {
   ChannelAccount,
@@ -24,7 +25,7 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { DiscordRest, scrubToken, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
+import { DiscordRest, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
 import type { GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
@@ -126,7 +127,7 @@ export class DiscordAdapter implements ChannelAdapter {
           this.options
             .logger?.()
             ?.warn(
-              { platform: 'discord', accountId: account.id, err: scrubToken(errorMessage(error), token) },
+              { platform: 'discord', accountId: account.id, err: scrubSecrets(errorMessage(error), [token]) },
               'discord gateway event skipped',
             ),
       },

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type * as DiscordRestModule from '@discordjs/rest';
 import type { REST } from '@discordjs/rest';
 import { AppError } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount } from '../types.ts';
 
 export const DISCORD_API_BASE = 'https://discord.com';
@@ -53,11 +54,6 @@ export function tokenOf(account: ChannelAccount): string {
 export function apiRoot(account: ChannelAccount): string {
   const base = (account.config.api_base ?? DISCORD_API_BASE).replace(/\/+$/, '');
   return base.endsWith('/api') ? base : `${base}/api`;
-}
-
-/** Removes the token from a text. */
-export function scrubToken(text: string, token: string | undefined): string {
-  return token ? text.split(token).join('<token>') : text;
 }
 
 interface Client {
@@ -136,7 +132,7 @@ export function describeFailure(what: string, error: unknown, token: string | un
     const detail =
       error.status === 401
         ? 'the bot token was refused (401 Unauthorized)'
-        : scrubToken(String(error.message), token).slice(0, 300);
+        : scrubSecrets(String(error.message), [token]).slice(0, 300);
     return new DiscordError(`discord ${what} failed (${error.status}): ${detail}`, error.status);
   }
   const name = (error as { name?: unknown } | undefined)?.name;

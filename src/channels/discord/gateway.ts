@@ -27,7 +27,8 @@ import {
   type GatewaySendPayload,
 } from 'discord-api-types/v10';
 import { sleep } from '../../core/async.ts';
-import { describeFailure, DiscordError, scrubToken } from './discord-rest.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { describeFailure, DiscordError } from './discord-rest.ts';
 
 /** DMs, guild messages, and their text (Message Content is privileged: enabled in the developer portal). */
 export const DISCORD_INTENTS =
@@ -244,7 +245,7 @@ export async function runGateway(
     const known = code === undefined ? undefined : FATAL_CLOSES[code];
     if (known) throw new DiscordError(`discord gateway closed (${code}): ${known}`);
     const message = error instanceof Error ? error.message : 'connection failed';
-    throw new DiscordError(`discord gateway: ${scrubToken(message, token).slice(0, 200)}`);
+    throw new DiscordError(`discord gateway: ${scrubSecrets(message, [token]).slice(0, 200)}`);
   } finally {
     signal.removeEventListener('abort', onAbort);
     try {

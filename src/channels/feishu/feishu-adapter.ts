@@ -7,10 +7,11 @@ import type { HttpInstance, HttpRequestOptions } from '@larksuiteoapi/node-sdk';
 import type { AccountConfig } from '../../config/schema.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, ConnectionLink, InboundStyle } from '../types.ts';
 import { FeishuAdapterBase, type FeishuOptions } from './feishu-adapter-base.ts';
 import { credentialsOf } from './feishu-api.ts';
-import { FeishuError, scrubSecrets } from './feishu-http.ts';
+import { FeishuError } from './feishu-http.ts';
 
 /** The SDK refuses (silently) any other app id. */
 const APP_ID_PATTERN = /^cli_[0-9a-fA-F]{16}$/;

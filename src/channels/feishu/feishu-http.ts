@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { sleep } from '../../core/async.ts';
 import { AppError } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 
 /** The largest JSON answer read; anything bigger is refused unread. */
 const MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -26,18 +27,6 @@ export interface FeishuCredentials {
 export function credentialsKey(credentials: FeishuCredentials): string {
   const secret = createHash('sha256').update(credentials.appSecret).digest('base64url');
   return `${credentials.apiBase}\u0000${credentials.appId}\u0000${secret}`;
-}
-
-/** Replaces each secret (plain or URL-encoded) in a text. */
-export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join('<secret>');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('<secret>');
-  }
-  return out;
 }
 
 /** A failed API call; its message never contains a credential. */

@@ -8,7 +8,8 @@ import { sleep } from '../../core/async.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import { readBytesCapped } from '../../core/read-capped.ts';
 import type { ChannelAccount, ChannelLogger } from '../types.ts';
-import { quietSlackLogger, scrubTokens } from './slack-logger.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
 
 export const SLACK_API_URL = 'https://slack.com/api/';
 /** Where Slack serves users' files (url_private) and takes uploads. */
@@ -270,7 +271,10 @@ export function toSlackError(step: string, error: unknown, secrets: Array<string
   const coded = (error ?? {}) as { code?: unknown; data?: { error?: unknown }; statusCode?: unknown };
   switch (coded.code) {
     case 'slack_webapi_platform_error': {
-      const code = scrubTokens(String(coded.data?.error ?? 'unknown_error'), ...secrets).slice(0, 100);
+      const code = scrubSecrets(String(coded.data?.error ?? 'unknown_error'), secrets, [SLACK_TOKENS]).slice(
+        0,
+        100,
+      );
       return new SlackError(`slack ${step} failed: ${code}`, code);
     }
     case 'slack_webapi_rate_limited_error': {
@@ -286,6 +290,8 @@ export function toSlackError(step: string, error: unknown, secrets: Array<string
     case 'slack_webapi_request_error':
       return new SlackError(`slack ${step} failed: could not reach the Slack API`);
     default:
-      return new SlackError(`slack ${step} failed: ${scrubTokens(errorMessage(error), ...secrets)}`);
+      return new SlackError(
+        `slack ${step} failed: ${scrubSecrets(errorMessage(error), secrets, [SLACK_TOKENS])}`,
+      );
   }
 }

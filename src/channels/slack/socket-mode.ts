@@ -6,7 +6,8 @@
 // before connecting, so a wrong one shows as the account's error.
 import type { ChannelAccount, ChannelLogger, ConnectionLink } from '../types.ts';
 import { apiUrlOf, toSlackError } from './slack-api.ts';
-import { quietSlackLogger, scrubTokens } from './slack-logger.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
 
 export interface SocketModeOptions {
   logger: () => ChannelLogger | undefined;
@@ -49,7 +50,7 @@ export function guardEnvelopes(
   function dropped(error: unknown): void {
     const text = error instanceof Error ? error.message : 'unreadable frame';
     logger()?.warn(
-      { platform: 'slack', accountId, err: scrubTokens(text, ...secrets).slice(0, 200) },
+      { platform: 'slack', accountId, err: scrubSecrets(text, secrets, [SLACK_TOKENS]).slice(0, 200) },
       'slack: a malformed Socket Mode frame was dropped',
     );
   }
@@ -99,7 +100,11 @@ export async function connectSocketMode(
     options
       .logger()
       ?.warn(
-        { platform: 'slack', accountId: account.id, err: scrubTokens(error.message, botToken, appToken) },
+        {
+          platform: 'slack',
+          accountId: account.id,
+          err: scrubSecrets(error.message, [botToken, appToken], [SLACK_TOKENS]),
+        },
         'slack event failed',
       );
     return Promise.resolve();

@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount } from '../types.ts';
 import { readDownloadCapped } from './media.ts';
-import { WecomError, scrubSecrets, transportDetail } from './wecom-error.ts';
+import { WecomError, transportDetail } from './wecom-error.ts';
 
 export const WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
 /** The largest JSON answer read; anything bigger is refused unread. */

@@ -6,6 +6,7 @@
 // active-push command (aibot_send_msg) and the chunked media upload of the same connection.
 import { WSClient, generateReqId, type Logger as SdkLogger, type WsFrame } from '@wecom/aibot-node-sdk';
 import { AppError } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelLogger,
@@ -17,7 +18,7 @@ import type {
 } from '../types.ts';
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
-import { WecomError, scrubSecrets } from './wecom-error.ts';
+import { WecomError } from './wecom-error.ts';
 
 export const WECOM_WS_URL = 'wss://openws.work.weixin.qq.com';
 /** Longest content of one stream frame, in UTF-8 bytes (the protocol's limit). */

@@ -15,18 +15,6 @@ export class WecomError extends AppError {
   }
 }
 
-/** Replaces every secret (plain and URL-encoded) in a text with `<secret>`. */
-export function scrubSecrets(text: string, secrets: Iterable<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    out = out.split(secret).join('<secret>');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('<secret>');
-  }
-  return out;
-}
-
 /**
  * A transport failure as a code or a fixed phrase only: the transport's own text can quote the URL,
  * access token included.
