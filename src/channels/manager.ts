@@ -9,6 +9,8 @@ import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../co
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import { own } from '../core/ids.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
+import { accountProblems, parseAccount, type PlatformAccount } from './account-schema.ts';
+import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import { keepConnected, type BackoffOptions } from './reconnect.ts';
@@ -106,9 +108,22 @@ export class ChannelManager {
     return { state: 'disabled', since };
   }
 
+  /** The account fields of each platform served (the api platform's and every adapter's), in list order. */
+  platformAccounts(): PlatformAccount[] {
+    return PLATFORMS.flatMap((platform) => {
+      const fields = this.accountFields(platform);
+      return fields ? [fields] : [];
+    });
+  }
+
+  accountFields(platform: Platform): PlatformAccount | undefined {
+    return platform === 'api' ? apiAccount : this.adapters.get(platform)?.accountFields;
+  }
+
   /** Problems of an account's fields for its platform (none for platforms without an adapter). */
-  validateAccount(platform: Platform, account: AccountConfig): string[] {
-    return this.adapters.get(platform)?.validateAccount(account) ?? [];
+  validateAccount(platform: Platform, account: unknown): string[] {
+    const fields = this.accountFields(platform);
+    return fields ? accountProblems(fields, account) : [];
   }
 
   start(): void {
@@ -160,16 +175,16 @@ export class ChannelManager {
           this.setStatus(where, { state: 'disabled', since: new Date().toISOString() });
           continue;
         }
-        const problems = adapter.validateAccount(account);
-        if (problems.length > 0) {
+        const parsed = parseAccount(adapter.accountFields, account);
+        if (!parsed.config) {
           this.setStatus(where, {
             state: 'error',
-            error: problems.join('; '),
+            error: parsed.problems.join('; '),
             since: new Date().toISOString(),
           });
           continue;
         }
-        wanted.set(where, { platform, id, config: account });
+        wanted.set(where, { platform, id, config: parsed.config });
       }
     }
     for (const [id, runner] of this.runners) {

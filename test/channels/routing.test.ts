@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { accountSchema, type BindingConfig } from '../../src/config/schema.ts';
 import { checkPolicy, resolveAgent } from '../../src/channels/routing.ts';
-import { toInbound } from '../../src/channels/telegram.ts';
-import { splitText, type InboundMessage } from '../../src/channels/types.ts';
+import { toInbound } from '../../src/channels/telegram/telegram-adapter.ts';
+import { splitText } from '../../src/channels/split-text.ts';
+import type { InboundMessage } from '../../src/channels/types.ts';
 import { safeFileName } from '../../src/channels/files.ts';
 
 const dm = (senderId: string, accountId = 'bot1'): InboundMessage => ({

@@ -7,6 +7,7 @@ import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, InboundMessage, ReplyStream } from '../types.ts';
 import { DingTalkError, type DingTalkOpenApi } from './open-api.ts';
 import { replyContextOf } from './robot-message.ts';
+import type { DingTalkAccount } from './account.ts';
 
 /** The card template's variable the answer streams into. */
 export const CARD_CONTENT_KEY = 'content';
@@ -28,7 +29,7 @@ function deliveryOf(message: InboundMessage, robotCode: string): Record<string, 
 
 export async function startAiCard(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   message: InboundMessage,
   templateId: string,
   signal?: AbortSignal,

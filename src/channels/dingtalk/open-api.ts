@@ -7,8 +7,8 @@ import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
 import { readCapped } from '../../core/read-capped.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
-import type { AccountConfig } from '../../config/schema.ts';
 import type { ChannelAccount } from '../types.ts';
+import type { DingTalkAccount } from './account.ts';
 
 export const DINGTALK_API_BASE = 'https://api.dingtalk.com';
 export const DINGTALK_OAPI_BASE = 'https://oapi.dingtalk.com';
@@ -32,7 +32,7 @@ export class DingTalkError extends AppError {
  * Where the two APIs are: api.dingtalk.com and oapi.dingtalk.com, or the account's api_base for
  * both (a proxy, or the fake platform of the tests).
  */
-export function originsOf(config: AccountConfig): { api: string; oapi: string } {
+export function originsOf(config: DingTalkAccount): { api: string; oapi: string } {
   const base = config.api_base?.replace(/\/+$/, '');
   return base ? { api: base, oapi: base } : { api: DINGTALK_API_BASE, oapi: DINGTALK_OAPI_BASE };
 }
@@ -140,14 +140,14 @@ export class DingTalkOpenApi {
   constructor(private readonly options: OpenApiOptions) {}
 
   /** The secrets of an account (and its current token) to scrub from any text. */
-  secretsOf(account: ChannelAccount): string[] {
+  secretsOf(account: ChannelAccount<DingTalkAccount>): string[] {
     const cached = this.tokens.get(account.id);
     return [account.config.app_secret ?? '', ...(cached ? [cached.token] : [])];
   }
 
   /** A call of the new API (https://api.dingtalk.com/v1.0/...) with the app's access token. */
   async call(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     what: string,
     method: 'POST' | 'PUT',
     path: string,
@@ -173,7 +173,7 @@ export class DingTalkOpenApi {
 
   /** Uploads media through the old API (POST /media/upload); returns its media_id. */
   async upload(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     type: 'image' | 'file',
     data: Blob,
     fileName: string,
@@ -203,7 +203,7 @@ export class DingTalkOpenApi {
   }
 
   /** Runs `request` with a valid token; a token the platform no longer accepts is renewed once. */
-  private async withToken<T>(account: ChannelAccount, request: (token: string) => Promise<T>): Promise<T> {
+  private async withToken<T>(account: ChannelAccount<DingTalkAccount>, request: (token: string) => Promise<T>): Promise<T> {
     const first = await this.token(account);
     try {
       return await request(first.token);
@@ -215,7 +215,7 @@ export class DingTalkOpenApi {
     }
   }
 
-  private async token(account: ChannelAccount): Promise<CachedToken> {
+  private async token(account: ChannelAccount<DingTalkAccount>): Promise<CachedToken> {
     const { app_id: appKey, app_secret: appSecret } = account.config;
     if (!appKey || !appSecret) {
       throw new AppError('conflict', `dingtalk account "${account.id}" has no app_id and app_secret`);

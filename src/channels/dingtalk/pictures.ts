@@ -3,6 +3,7 @@
 import type { InboundImage, ChannelAccount } from '../types.ts';
 import { DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
 import { readBytesCapped } from '../../core/read-capped.ts';
+import type { DingTalkAccount } from './account.ts';
 
 export interface PictureOptions {
   /** Largest picture read, in bytes; a larger one is skipped. */
@@ -39,7 +40,7 @@ function readBytes(response: Response, limit: number): Promise<Uint8Array> {
 /** Downloads one picture by its downloadCode and returns it as a data: URL. */
 export async function downloadPicture(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   downloadCode: string,
   robotCode: string,
   options: PictureOptions,

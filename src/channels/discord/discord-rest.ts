@@ -9,6 +9,7 @@ import type { REST } from '@discordjs/rest';
 import { AppError } from '../../core/errors.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount } from '../types.ts';
+import type { DiscordAccount } from './account.ts';
 
 export const DISCORD_API_BASE = 'https://discord.com';
 
@@ -43,7 +44,7 @@ export class DiscordError extends AppError {
   }
 }
 
-export function tokenOf(account: ChannelAccount): string {
+export function tokenOf(account: ChannelAccount<DiscordAccount>): string {
   const token = account.config.app_secret?.trim();
   if (!token) throw new AppError('conflict', `discord account "${account.id}" has no bot token (app_secret)`);
   // Some copy the token with the scheme in front; the header adds it.
@@ -51,7 +52,7 @@ export function tokenOf(account: ChannelAccount): string {
 }
 
 /** The API root of an account: its api_base (an origin, or a path ending in /api) plus /api. */
-export function apiRoot(account: ChannelAccount): string {
+export function apiRoot(account: ChannelAccount<DiscordAccount>): string {
   const base = (account.config.api_base ?? DISCORD_API_BASE).replace(/\/+$/, '');
   return base.endsWith('/api') ? base : `${base}/api`;
 }
@@ -67,7 +68,7 @@ export class DiscordRest {
   constructor(private readonly options: DiscordRestOptions = {}) {}
 
   /** The REST client of an account, kept while its token and API origin stay the same. */
-  async client(account: ChannelAccount): Promise<REST> {
+  async client(account: ChannelAccount<DiscordAccount>): Promise<REST> {
     const { REST } = await loadRest();
     const token = tokenOf(account);
     const api = apiRoot(account);
@@ -95,7 +96,7 @@ export class DiscordRest {
    * removes the abort listener it adds, so it gets a signal of its own, linked to `signal` for the call.
    */
   async call<T>(
-    account: ChannelAccount,
+    account: ChannelAccount<DiscordAccount>,
     what: string,
     run: (rest: REST, signal: AbortSignal | undefined) => Promise<unknown>,
     signal?: AbortSignal,

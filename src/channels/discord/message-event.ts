@@ -7,6 +7,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { readBytesCapped } from '../../core/read-capped.ts';
 import type { ChannelAccount, InboundImage, InboundMessage } from '../types.ts';
 import { apiRoot } from './discord-rest.ts';
+import type { DiscordAccount } from './account.ts';
 
 export interface PictureOptions {
   /** Largest picture read, in bytes; a larger one is skipped. */
@@ -63,7 +64,7 @@ export function toInbound(
 
 /** The picture attachments of a message, as the model receives them; failures are skipped and logged. */
 export async function readPictures(
-  account: ChannelAccount,
+  account: ChannelAccount<DiscordAccount>,
   message: DiscordMessage,
   options: PictureOptions,
   warn: (detail: object, text: string) => void,
@@ -96,7 +97,7 @@ export async function readPictures(
 }
 
 async function download(
-  account: ChannelAccount,
+  account: ChannelAccount<DiscordAccount>,
   address: string,
   options: PictureOptions,
   signal?: AbortSignal,

@@ -6,10 +6,11 @@ import { AppError } from '../../core/errors.ts';
 import type { ChannelAccount } from '../types.ts';
 import { FeishuError, FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
 import { readBytesCapped } from '../../core/read-capped.ts';
+import type { FeishuAccount } from './account.ts';
 
 export const FEISHU_API_BASE = 'https://open.feishu.cn';
 
-export function credentialsOf(account: ChannelAccount): FeishuCredentials {
+export function credentialsOf(account: ChannelAccount<FeishuAccount>): FeishuCredentials {
   const { app_id: appId, app_secret: appSecret, api_base: apiBase } = account.config;
   if (!appId || !appSecret) {
     throw new AppError('conflict', `${account.platform} account "${account.id}" has no app_id or app_secret`);

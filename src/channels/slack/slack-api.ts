@@ -10,6 +10,7 @@ import { readBytesCapped } from '../../core/read-capped.ts';
 import type { ChannelAccount, ChannelLogger } from '../types.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
+import type { SlackAccount } from './account.ts';
 
 export const SLACK_API_URL = 'https://slack.com/api/';
 /** Where Slack serves users' files (url_private) and takes uploads. */
@@ -34,7 +35,7 @@ export function apiUrlOf(apiBase: string | undefined): string {
   return `${url.origin}${path}`;
 }
 
-export function credentialsOf(account: ChannelAccount): SlackCredentials {
+export function credentialsOf(account: ChannelAccount<SlackAccount>): SlackCredentials {
   const botToken = account.config.app_secret;
   if (!botToken)
     throw new AppError('conflict', `slack account "${account.id}" has no app_secret (bot token)`);

@@ -8,11 +8,12 @@ import type { ChannelAccount, ChannelLogger, ConnectionLink } from '../types.ts'
 import { apiUrlOf, toSlackError } from './slack-api.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
+import type { SlackAccount } from './account.ts';
 
 export interface SocketModeOptions {
   logger: () => ChannelLogger | undefined;
   /** Each message or app_mention event, with the bot's user id (from auth.test). */
-  onEvent(account: ChannelAccount, event: unknown, botUserId: string | undefined, link: ConnectionLink): void;
+  onEvent(account: ChannelAccount<SlackAccount>, event: unknown, botUserId: string | undefined, link: ConnectionLink): void;
   /** Time to wait for the close handshake when stopping, in ms (default 5000). */
   closeTimeoutMs?: number;
 }
@@ -57,7 +58,7 @@ export function guardEnvelopes(
 }
 
 export async function connectSocketMode(
-  account: ChannelAccount,
+  account: ChannelAccount<SlackAccount>,
   link: ConnectionLink,
   options: SocketModeOptions,
 ): Promise<void> {

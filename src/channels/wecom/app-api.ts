@@ -11,6 +11,7 @@ import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount } from '../types.ts';
 import { readDownloadCapped } from './media.ts';
 import { WecomError, transportDetail } from './wecom-error.ts';
+import type { WecomAccount } from './account.ts';
 
 export const WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
 /** The largest JSON answer read; anything bigger is refused unread. */
@@ -38,7 +39,7 @@ export interface ApiRequest {
 
 type Answer = Record<string, unknown>;
 
-function baseOf(account: ChannelAccount): string {
+function baseOf(account: ChannelAccount<WecomAccount>): string {
   return (account.config.api_base ?? WECOM_API_BASE).replace(/\/+$/, '');
 }
 
@@ -49,7 +50,7 @@ export class WecomAppApi {
   constructor(private readonly options: WecomAppApiOptions = {}) {}
 
   /** The account's secrets and access token, to scrub from any text. */
-  secretsOf(account: ChannelAccount): string[] {
+  secretsOf(account: ChannelAccount<WecomAccount>): string[] {
     const { app_secret, token, encoding_aes_key } = account.config;
     const current = this.tokens.get(this.keyOf(account))?.value;
     return [app_secret, token, encoding_aes_key, current].filter((value): value is string => !!value);
@@ -57,7 +58,7 @@ export class WecomAppApi {
 
   /** One JSON call with the access token. */
   call(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     path: string,
     request: ApiRequest = {},
     signal?: AbortSignal,
@@ -75,7 +76,7 @@ export class WecomAppApi {
 
   /** Downloads a file the user sent (media/get), at most `maxBytes`. */
   download(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     mediaId: string,
     maxBytes: number,
     signal?: AbortSignal,
@@ -98,7 +99,7 @@ export class WecomAppApi {
   }
 
   private async withToken<T>(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     signal: AbortSignal | undefined,
     run: (token: string) => Promise<T>,
   ): Promise<T> {
@@ -114,7 +115,7 @@ export class WecomAppApi {
     }
   }
 
-  private token(account: ChannelAccount): Promise<Token> {
+  private token(account: ChannelAccount<WecomAccount>): Promise<Token> {
     const key = this.keyOf(account);
     const cached = this.tokens.get(key);
     if (cached && cached.expiresAt > this.now()) return Promise.resolve(cached);
@@ -126,7 +127,7 @@ export class WecomAppApi {
     return pending;
   }
 
-  private async fetchToken(account: ChannelAccount, key: string): Promise<Token> {
+  private async fetchToken(account: ChannelAccount<WecomAccount>, key: string): Promise<Token> {
     const { app_id: corpId, app_secret: secret } = account.config;
     if (!corpId || !secret) {
       throw new AppError('conflict', `wecom account "${account.id}" needs app_id (corp id) and app_secret`);
@@ -149,7 +150,7 @@ export class WecomAppApi {
   }
 
   private async fetch(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     path: string,
     request: ApiRequest,
     signal?: AbortSignal,
@@ -177,7 +178,7 @@ export class WecomAppApi {
     }
   }
 
-  private async answerOf(account: ChannelAccount, path: string, response: Response): Promise<Answer> {
+  private async answerOf(account: ChannelAccount<WecomAccount>, path: string, response: Response): Promise<Answer> {
     let answer: unknown;
     try {
       answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES));
@@ -199,7 +200,7 @@ export class WecomAppApi {
   }
 
   /** Tokens belong to the credentials and origin they were fetched with. */
-  private keyOf(account: ChannelAccount): string {
+  private keyOf(account: ChannelAccount<WecomAccount>): string {
     const { app_id, app_secret, api_base } = account.config;
     const digest = createHash('sha256').update([app_id, app_secret, api_base].join('\u0000')).digest('hex');
     return `${account.id}\u0000${digest}`;

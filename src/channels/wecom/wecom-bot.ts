@@ -19,6 +19,7 @@ import type {
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
 import { WecomError } from './wecom-error.ts';
+import type { WecomAccount } from './account.ts';
 
 export const WECOM_WS_URL = 'wss://openws.work.weixin.qq.com';
 /** Longest content of one stream frame, in UTF-8 bytes (the protocol's limit). */
@@ -42,7 +43,7 @@ export interface WecomBotOptions {
   logger?: () => ChannelLogger | undefined;
 }
 
-function credentials(account: ChannelAccount): { botId: string; secret: string } {
+function credentials(account: ChannelAccount<WecomAccount>): { botId: string; secret: string } {
   const { app_id: botId, app_secret: secret } = account.config;
   if (!botId || !secret) {
     throw new AppError('conflict', `wecom account "${account.id}" needs app_id (bot id) and app_secret`);
@@ -51,7 +52,7 @@ function credentials(account: ChannelAccount): { botId: string; secret: string }
 }
 
 /** The long-connection URL: api_base with its scheme turned into ws(s), else WeCom's own. */
-export function wsUrlOf(account: ChannelAccount): string {
+export function wsUrlOf(account: ChannelAccount<WecomAccount>): string {
   const base = account.config.api_base;
   if (!base) return WECOM_WS_URL;
   const url = new URL(base);
@@ -79,7 +80,7 @@ export class WecomBot {
 
   constructor(private readonly options: WecomBotOptions = {}) {}
 
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<WecomAccount>, link: ConnectionLink): Promise<void> {
     const { botId, secret } = credentials(account);
     const scrub = (text: string): string => scrubSecrets(text, [secret]);
     const client = new WSClient({
@@ -146,7 +147,7 @@ export class WecomBot {
 
   /** Opens the stream message at once; updates show the answer so far, finish closes it. */
   async beginReply(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream> {
@@ -184,7 +185,7 @@ export class WecomBot {
     };
   }
 
-  async sendText(account: ChannelAccount, chatId: string, text: string): Promise<SendResult> {
+  async sendText(account: ChannelAccount<WecomAccount>, chatId: string, text: string): Promise<SendResult> {
     const { secret } = credentials(account);
     let first: string | undefined;
     for (const piece of splitUtf8(text, MARKDOWN_LIMIT)) {
@@ -199,7 +200,7 @@ export class WecomBot {
   }
 
   async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     kind: 'image' | 'file',
     media: OutboundMedia,
@@ -224,7 +225,7 @@ export class WecomBot {
     return { messageId: messageIdOf(ack) };
   }
 
-  private client(account: ChannelAccount): WSClient {
+  private client(account: ChannelAccount<WecomAccount>): WSClient {
     const client = this.live.get(account.id);
     if (!client?.isConnected) {
       throw new AppError('unavailable', `wecom account "${account.id}" is not connected right now`);
@@ -232,7 +233,7 @@ export class WecomBot {
     return client;
   }
 
-  private receive(account: ChannelAccount, frame: unknown, link: ConnectionLink): void {
+  private receive(account: ChannelAccount<WecomAccount>, frame: unknown, link: ConnectionLink): void {
     const read = readBotMessage(account.id, frame);
     if (!read) return;
     if (read.images.length === 0) return link.deliver(read.message);
@@ -258,7 +259,7 @@ export class WecomBot {
   }
 
   /** The SDK's log lines, scrubbed, as warnings of the channel logger; its chatter is dropped. */
-  private sdkLogger(account: ChannelAccount, scrub: (text: string) => string): SdkLogger {
+  private sdkLogger(account: ChannelAccount<WecomAccount>, scrub: (text: string) => string): SdkLogger {
     const warn = (message: string, ...args: unknown[]): void =>
       this.options.logger?.()?.warn(
         {

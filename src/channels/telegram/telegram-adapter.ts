@@ -3,11 +3,10 @@
 // API origin its api_base (default https://api.telegram.org; a self-hosted Bot API server or a proxy
 // may be set). The token is part of every request URL, so it is scrubbed from every message this
 // adapter produces; redirects are refused so it is never sent to another origin.
-import { sleep } from '../core/async.ts';
-import { AppError, errorMessage } from '../core/errors.ts';
-import { readCapped } from '../core/read-capped.ts';
-import { scrubSecrets } from '../core/scrub-secrets.ts';
-import type { AccountConfig } from '../config/schema.ts';
+import { sleep } from '../../core/async.ts';
+import { AppError, errorMessage } from '../../core/errors.ts';
+import { readCapped } from '../../core/read-capped.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -18,9 +17,9 @@ import type {
   OutboundMedia,
   SendResult,
   SendTextOptions,
-} from './types.ts';
-import { splitText } from './types.ts';
-import { foreignFields } from './account-fields.ts';
+} from '../types.ts';
+import { splitText } from '../split-text.ts';
+import { telegramAccount, type TelegramAccount } from './account.ts';
 
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -78,14 +77,14 @@ interface TgAnswer {
   parameters?: { retry_after?: number };
 }
 
-function tokenOf(account: ChannelAccount): string {
+function tokenOf(account: ChannelAccount<TelegramAccount>): string {
   const token = account.config.app_secret;
   if (!token)
     throw new AppError('conflict', `telegram account "${account.id}" has no bot token (app_secret)`);
   return token;
 }
 
-function apiBase(account: ChannelAccount): string {
+function apiBase(account: ChannelAccount<TelegramAccount>): string {
   return (account.config.api_base ?? TELEGRAM_API_BASE).replace(/\/+$/, '');
 }
 
@@ -107,8 +106,9 @@ export function toInbound(accountId: string, update: TgUpdate): InboundMessage |
   };
 }
 
-export class TelegramAdapter implements ChannelAdapter {
+export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
   readonly platform = 'telegram' as const;
+  readonly accountFields = telegramAccount;
   /** The Bot API's limits for uploads: 10 MB for photos, 50 MB for other files. */
   readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 50 * 1024 * 1024 };
   readonly capabilities = { editMessage: false, typing: true, images: false, files: true };
@@ -118,13 +118,6 @@ export class TelegramAdapter implements ChannelAdapter {
   /** Where each account's polling goes on after a reconnect: past the last update seen. */
   private readonly offsets = new Map<string, number>();
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled && !account.app_secret) problems.push('app_secret: the bot token is required');
-    problems.push(...foreignFields(account, 'telegram', []));
-    return problems;
-  }
-
   inboundStyle(): InboundStyle {
     return 'long-connection';
   }
@@ -133,7 +126,7 @@ export class TelegramAdapter implements ChannelAdapter {
    * Long polling with getUpdates until a poll fails or the link's signal aborts. The manager's
    * reconnect loop waits (honouring retry_after) and calls again; the offset is kept across calls.
    */
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<TelegramAccount>, link: ConnectionLink): Promise<void> {
     const timeout = this.options.pollTimeoutSeconds ?? 30;
     const { signal } = link;
     while (!signal.aborted) {
@@ -174,7 +167,7 @@ export class TelegramAdapter implements ChannelAdapter {
     }
   }
 
-  showTyping(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void {
+  showTyping(account: ChannelAccount<TelegramAccount>, message: InboundMessage, signal: AbortSignal): () => void {
     // A chat action lasts about five seconds on the client; it is renewed until the answer is sent.
     const send = (): void => {
       void this.call(
@@ -191,7 +184,7 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -216,16 +209,16 @@ export class TelegramAdapter implements ChannelAdapter {
     return { messageId: first ?? '' };
   }
 
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(account: ChannelAccount<TelegramAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
     return this.sendMedia(account, 'sendPhoto', 'photo', chatId, media);
   }
 
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(account: ChannelAccount<TelegramAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
     return this.sendMedia(account, 'sendDocument', 'document', chatId, media);
   }
 
   private async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     field: string,
     chatId: string,
@@ -243,7 +236,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   /** One send call, retried once after a short 429 wait. */
   private async send(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     body: Record<string, unknown> | (() => FormData),
     signal?: AbortSignal,
@@ -264,7 +257,7 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   private async call(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     body: Record<string, unknown> | (() => FormData),
     signal: AbortSignal | undefined,
