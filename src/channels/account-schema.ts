@@ -113,7 +113,10 @@ export function secretField(meta: Omit<AccountFieldMeta, 'secret'>): z.ZodType<s
 }
 
 /** A plain text field (shown in views). */
-export function textField(meta: AccountFieldMeta, schema: z.ZodString = z.string().max(500)): z.ZodType<string> {
+export function textField(
+  meta: AccountFieldMeta,
+  schema: z.ZodString = z.string().max(500),
+): z.ZodType<string> {
   return schema.meta({ ...meta });
 }
 
@@ -155,7 +158,8 @@ export function accountProblems(account: PlatformAccount, raw: unknown): string[
       if (!meta.required || (meta.mode !== undefined && meta.mode !== mode)) continue;
       const value = config[name];
       if (typeof value === 'string' && value.trim() !== '') continue;
-      const missing = (mode !== undefined ? meta.modes?.[mode]?.missing : undefined) ?? meta.missing ?? meta.label;
+      const missing =
+        (mode !== undefined ? meta.modes?.[mode]?.missing : undefined) ?? meta.missing ?? meta.label;
       problems.push(`${name}: ${missing} is required`);
     }
   }
@@ -179,6 +183,8 @@ export interface PlatformFieldView {
   label: string;
   help?: string;
   secret: boolean;
+  /** A secret whose being set views report (hasSecret, secretsSet); false for a hidden one. */
+  reported?: boolean;
   required: boolean;
   /** Shown only while the account's `mode` field has this value. */
   mode?: string;
@@ -210,6 +216,7 @@ export function describePlatform(account: PlatformAccount): PlatformFormView {
         label: other?.label ?? meta.label,
         ...(help === undefined ? {} : { help }),
         secret: meta.secret === true,
+        ...(meta.secret ? { reported: meta.hidden !== true } : {}),
         required: meta.required === true,
         ...(mode === undefined ? {} : { mode }),
         ...(meta.options
@@ -236,7 +243,8 @@ function mainSecretOf(account: PlatformAccount): string {
   return secretFields(account).find((name) => !metaOf(account.fields[name] as FieldSchema).hidden) ?? '';
 }
 
-const camelCase = (name: string): string => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const camelCase = (name: string): string =>
+  name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /**
  * What a view shows of an account's platform fields: whether the main secret is set, which other

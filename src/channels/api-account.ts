@@ -9,14 +9,10 @@ export const apiAccount = platformAccount({
   intro: 'Keys for applications that call the chat endpoint. Each application should get its own account.',
   groups: false,
   fields: {
-    api_key: z
-      .string()
-      .min(16, 'must be at least 16 characters')
-      .max(4096)
-      .meta({
-        label: 'API key',
-        help: 'Left empty on create, a key is generated and shown once. At least 16 characters.',
-        secret: true,
-      }),
+    api_key: z.string().min(16, 'must be at least 16 characters').max(4096).meta({
+      label: 'API key',
+      help: 'Left empty on create, a key is generated and shown once. At least 16 characters.',
+      secret: true,
+    }),
   },
 });

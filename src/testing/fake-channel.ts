@@ -3,7 +3,13 @@
 // bot sends or edits is recorded per chat.
 import { AppError } from '../core/errors.ts';
 import type { Platform } from '../config/schema.ts';
-import { apiBaseField, platformAccount, secretField, textField, type AccountOf } from '../channels/account-schema.ts';
+import {
+  apiBaseField,
+  platformAccount,
+  secretField,
+  textField,
+  type AccountOf,
+} from '../channels/account-schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -163,12 +169,20 @@ export class FakeChannelAdapter implements ChannelAdapter<FakeAccount> {
     return { messageId: this.hub.newId() };
   }
 
-  async sendImage(_account: ChannelAccount<FakeAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendImage(
+    _account: ChannelAccount<FakeAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     this.hub.record({ chatId, kind: 'image', content: media.kind === 'upload' ? media.fileName : media.id });
     return { messageId: this.hub.newId() };
   }
 
-  async sendFile(_account: ChannelAccount<FakeAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendFile(
+    _account: ChannelAccount<FakeAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     this.hub.record({ chatId, kind: 'file', content: media.kind === 'upload' ? media.fileName : media.id });
     return { messageId: this.hub.newId() };
   }

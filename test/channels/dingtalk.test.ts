@@ -519,7 +519,8 @@ describe('dingtalk accounts and secrets', () => {
       mode: 'bot',
     });
     assert.equal(foreign.statusCode, 400);
-    assert.match(foreign.json().error, /mode: not used by dingtalk; token: not used by dingtalk/);
+    assert.match(foreign.json().error, /mode: not used by dingtalk/);
+    assert.match(foreign.json().error, /token: not used by dingtalk/);
     const card = await create({
       id: 'b2',
       app_id: 'x',

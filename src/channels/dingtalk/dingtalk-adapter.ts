@@ -120,7 +120,11 @@ export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
     return { messageId: first ?? '' };
   }
 
-  async sendImage(account: ChannelAccount<DingTalkAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendImage(
+    account: ChannelAccount<DingTalkAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     // photoURL takes a picture's URL or the media_id of an upload.
     const photoURL =
       media.kind === 'upload'
@@ -129,7 +133,11 @@ export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
     return sendToChat(this.api, account, chatId, { msgKey: 'sampleImageMsg', msgParam: { photoURL } });
   }
 
-  async sendFile(account: ChannelAccount<DingTalkAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendFile(
+    account: ChannelAccount<DingTalkAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     const mediaId =
       media.kind === 'upload' ? await this.api.upload(account, 'file', media.data, media.fileName) : media.id;
     const fileName = media.kind === 'upload' ? media.fileName : 'file';
@@ -149,7 +157,11 @@ export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
     return template ? startAiCard(this.api, account, message, template, signal) : undefined;
   }
 
-  private async receive(account: ChannelAccount<DingTalkAccount>, data: string, link: ConnectionLink): Promise<void> {
+  private async receive(
+    account: ChannelAccount<DingTalkAccount>,
+    data: string,
+    link: ConnectionLink,
+  ): Promise<void> {
     let parsed;
     try {
       parsed = parseRobotMessage(account.id, JSON.parse(data));

@@ -123,7 +123,11 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
     });
   }
 
-  showTyping(account: ChannelAccount<DiscordAccount>, message: InboundMessage, signal: AbortSignal): () => void {
+  showTyping(
+    account: ChannelAccount<DiscordAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): () => void {
     const send = (): void => {
       if (signal.aborted) return;
       void this.rest
@@ -177,11 +181,19 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
     return { messageId: first ?? '' };
   }
 
-  sendImage(account: ChannelAccount<DiscordAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<DiscordAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, media, 'image');
   }
 
-  sendFile(account: ChannelAccount<DiscordAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(
+    account: ChannelAccount<DiscordAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, media, 'file');
   }
 

@@ -19,7 +19,10 @@ export const feishuAccount = platformAccount({
       // The SDK refuses (silently) any other app id.
       z
         .string()
-        .regex(/^cli_[0-9a-fA-F]{16}$/, 'must be the App ID of the console, "cli_" and 16 hexadecimal digits'),
+        .regex(
+          /^cli_[0-9a-fA-F]{16}$/,
+          'must be the App ID of the console, "cli_" and 16 hexadecimal digits',
+        ),
     ),
     app_secret: appSecret,
     verification_token: secretField({ label: 'Verification Token (optional)' }),

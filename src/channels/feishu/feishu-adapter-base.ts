@@ -79,7 +79,11 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     return { messageId: first ?? '' };
   }
 
-  async sendImage(account: ChannelAccount<FeishuAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendImage(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     const credentials = credentialsOf(account);
     const key =
       media.kind === 'reference'
@@ -96,7 +100,11 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     return { messageId: id };
   }
 
-  async sendFile(account: ChannelAccount<FeishuAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendFile(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     const credentials = credentialsOf(account);
     const key =
       media.kind === 'reference'
@@ -253,7 +261,12 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     }
   }
 
-  protected log(level: 'info' | 'warn', account: ChannelAccount<FeishuAccount>, fields: object, message: string): void {
+  protected log(
+    level: 'info' | 'warn',
+    account: ChannelAccount<FeishuAccount>,
+    fields: object,
+    message: string,
+  ): void {
     this.options.logger?.()?.[level]({ platform: this.platform, accountId: account.id, ...fields }, message);
   }
 

@@ -20,7 +20,10 @@ export const slackAccount = platformAccount({
       (value) => !value.startsWith('xox'),
       'this is a bot or user token; app_token takes the app-level token (xapp-)',
     ),
-    signing_secret: secretField({ label: 'Signing secret', help: 'For the Events API instead of Socket Mode.' }),
+    signing_secret: secretField({
+      label: 'Signing secret',
+      help: 'For the Events API instead of Socket Mode.',
+    }),
     api_base: apiBaseField(),
   },
   check(account) {

@@ -183,7 +183,11 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     return this.sender.sendText(credentialsOf(account), chatId, text, options.threadId, options.signal);
   }
 
-  sendImage(account: ChannelAccount<SlackAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<SlackAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sender.sendMedia(credentialsOf(account), chatId, 'image', media);
   }
 
@@ -191,7 +195,11 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     return this.sender.sendMedia(credentialsOf(account), chatId, 'file', media);
   }
 
-  beginReply(account: ChannelAccount<SlackAccount>, message: InboundMessage, signal: AbortSignal): Promise<ReplyStream> {
+  beginReply(
+    account: ChannelAccount<SlackAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<ReplyStream> {
     return this.sender.beginReply(
       credentialsOf(account),
       message.chatId,

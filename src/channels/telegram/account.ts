@@ -16,4 +16,6 @@ export const telegramAccount = platformAccount({
   },
 });
 
-export type TelegramAccount = typeof telegramAccount extends { schema: { _zod: { output: infer C } } } ? C : never;
+export type TelegramAccount = typeof telegramAccount extends { schema: { _zod: { output: infer C } } }
+  ? C
+  : never;

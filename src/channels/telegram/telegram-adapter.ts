@@ -167,7 +167,11 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     }
   }
 
-  showTyping(account: ChannelAccount<TelegramAccount>, message: InboundMessage, signal: AbortSignal): () => void {
+  showTyping(
+    account: ChannelAccount<TelegramAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): () => void {
     // A chat action lasts about five seconds on the client; it is renewed until the answer is sent.
     const send = (): void => {
       void this.call(
@@ -209,11 +213,19 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     return { messageId: first ?? '' };
   }
 
-  sendImage(account: ChannelAccount<TelegramAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<TelegramAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, 'sendPhoto', 'photo', chatId, media);
   }
 
-  sendFile(account: ChannelAccount<TelegramAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(
+    account: ChannelAccount<TelegramAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, 'sendDocument', 'document', chatId, media);
   }
 
@@ -299,7 +311,10 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     }
     if (!answer || answer.ok !== true) {
       const code = answer?.error_code ?? response.status;
-      const description = scrubSecrets(String(answer?.description ?? 'no description'), [token]).slice(0, 300);
+      const description = scrubSecrets(String(answer?.description ?? 'no description'), [token]).slice(
+        0,
+        300,
+      );
       const retryAfter = answer?.parameters?.retry_after;
       throw new TelegramError(
         `telegram ${method} failed (${code}): ${description}`,

@@ -39,7 +39,12 @@ export const wecomAccount = platformAccount({
       missing: 'the bot secret',
       modes: { app: { label: 'App Secret', missing: "the app's Secret" } },
     }),
-    token: secretField({ label: 'Callback Token', required: true, missing: "the callback's Token", mode: 'app' }),
+    token: secretField({
+      label: 'Callback Token',
+      required: true,
+      missing: "the callback's Token",
+      mode: 'app',
+    }),
     encoding_aes_key: z
       .string()
       .refine(isEncodingAesKey, 'must be the 43-character EncodingAESKey of the callback')

@@ -96,7 +96,11 @@ export class WecomAdapter implements ChannelAdapter<WecomAccount> {
       : (await this.bot()).sendText(account, chatId, text);
   }
 
-  sendImage(account: ChannelAccount<WecomAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<WecomAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, 'image', media);
   }
 

@@ -20,10 +20,8 @@ export function registerChannelRoutes(app: FastifyInstance, channels: ChannelsSe
   const tags = ['channels'];
   api.get('/channels', { schema: { tags, response: { 200: channelsView } } }, async () => channels.all());
   // The account form of each platform (static, so it is matched before /channels/:platform).
-  api.get(
-    '/channels/platforms',
-    { schema: { tags, response: { 200: platformsView } } },
-    async () => channels.platforms(),
+  api.get('/channels/platforms', { schema: { tags, response: { 200: platformsView } } }, async () =>
+    channels.platforms(),
   );
   api.get(
     '/channels/:platform',

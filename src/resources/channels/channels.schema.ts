@@ -28,38 +28,37 @@ export const accountBody = z
     id: idParam,
     ...accountFields,
     /** Also binds the new account to an agent (match keys as in /bindings; channel and accountId are set). */
-    binding: z
-      .object({ agentId: idParam, match: z.record(z.string(), z.unknown()).optional() })
-      .optional(),
+    binding: z.object({ agentId: idParam, match: z.record(z.string(), z.unknown()).optional() }).optional(),
   })
   .catchall(platformField);
 
 export const platformParams = z.object({ platform: z.string().max(64) });
 export const accountParams = platformParams.extend({ accountId: idParam });
 
-export const accountView = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  enabled: z.boolean(),
-  dmPolicy: stored.dm_policy.unwrap(),
-  groupPolicy: stored.group_policy.unwrap(),
-  allowFrom: z.array(z.string()),
-  appId: z.string(),
-  /** Whether the platform's main secret (api_key, app_secret) is set. */
-  hasSecret: z.boolean(),
-  /** The other secret fields that are set (encrypt_key, token, ...); their values are never shown. */
-  secretsSet: z.array(z.string()),
-  groupRequireMention: z.boolean().optional(),
-  /** The connection state of the account. */
-  status: z.object({
-    state: z.enum(['connected', 'connecting', 'error', 'disabled']),
-    error: z.string().optional(),
-    since: z.string(),
-    /** Clustered mode: the instance holding the account's connection. */
-    instance: z.string().optional(),
-  }),
-})
+export const accountView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    enabled: z.boolean(),
+    dmPolicy: stored.dm_policy.unwrap(),
+    groupPolicy: stored.group_policy.unwrap(),
+    allowFrom: z.array(z.string()),
+    appId: z.string(),
+    /** Whether the platform's main secret (api_key, app_secret) is set. */
+    hasSecret: z.boolean(),
+    /** The other secret fields that are set (encrypt_key, token, ...); their values are never shown. */
+    secretsSet: z.array(z.string()),
+    groupRequireMention: z.boolean().optional(),
+    /** The connection state of the account. */
+    status: z.object({
+      state: z.enum(['connected', 'connecting', 'error', 'disabled']),
+      error: z.string().optional(),
+      since: z.string(),
+      /** Clustered mode: the instance holding the account's connection. */
+      instance: z.string().optional(),
+    }),
+  })
   // The platform's other plain fields that are set, by their camelCase names (mode, agentId, ...).
   .catchall(z.unknown().meta({ description: 'A plain field of the platform, camelCased.' }));
 /** A created account; an api account whose key was generated shows it here, once. */
@@ -74,6 +73,8 @@ export const platformFieldView = z.object({
   help: z.string().optional(),
   /** Write-only: never shown; views report it in hasSecret or secretsSet. */
   secret: z.boolean(),
+  /** A secret whose being set views report (hasSecret, secretsSet); false for one never reported. */
+  reported: z.boolean().optional(),
   /** Needed by an enabled account. */
   required: z.boolean(),
   /** Shown and required only while the account's `mode` field has this value. */
