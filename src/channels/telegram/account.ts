@@ -1,5 +1,5 @@
 // A Telegram account's fields: the bot token, and the Bot API's origin.
-import { apiBaseField, platformAccount, secretField } from '../account-schema.ts';
+import { apiBaseField, platformAccount, secretField, type AccountOf } from '../account-schema.ts';
 
 export const telegramAccount = platformAccount({
   platform: 'telegram',
@@ -16,6 +16,4 @@ export const telegramAccount = platformAccount({
   },
 });
 
-export type TelegramAccount = typeof telegramAccount extends { schema: { _zod: { output: infer C } } }
-  ? C
-  : never;
+export type TelegramAccount = AccountOf<typeof telegramAccount>;
