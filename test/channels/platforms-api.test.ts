@@ -225,7 +225,8 @@ describe('a platform declaration decides its account fields', () => {
 
   it('every built-in secret field is write-only: no view shows any of them', async () => {
     t = await createTestApp();
-    const platforms = (await t.app.inject({ method: 'GET', url: '/api/v1/channels/platforms' })).json()
+    const app = t.app;
+    const platforms = (await app.inject({ method: 'GET', url: '/api/v1/channels/platforms' })).json()
       .platforms as PlatformForm[];
     const shown: string[] = [];
     for (const platform of platforms) {
@@ -243,13 +244,13 @@ describe('a platform declaration decides its account fields', () => {
         payload[field.key] = value;
         values.push(value);
       }
-      const created = await t.app.inject({
+      const created = await app.inject({
         method: 'POST',
         url: `/api/v1/channels/${platform.id}/accounts`,
         payload,
       });
       assert.equal(created.statusCode, 201, `${platform.id}: ${created.body}`);
-      const read = await t.app.inject({ method: 'GET', url: `/api/v1/channels/${platform.id}/accounts/all` });
+      const read = await app.inject({ method: 'GET', url: `/api/v1/channels/${platform.id}/accounts/all` });
       for (const body of [created.body, read.body]) {
         for (const value of values) if (body.includes(value)) shown.push(`${platform.id}: ${value}`);
       }
