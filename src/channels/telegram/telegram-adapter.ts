@@ -5,8 +5,6 @@
 // adapter produces; redirects are refused so it is never sent to another origin.
 import { sleep } from '../../core/async.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
-import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -18,6 +16,7 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
+import { jsonAnswer, PlatformError, platformFailure, platformFetch } from '../platform-http.ts';
 import { splitText } from '../split-text.ts';
 import { telegramAccount, type TelegramAccount } from './account.ts';
 
@@ -36,22 +35,6 @@ export interface TelegramOptions {
   /** A send answered with 429 is retried once when retry_after is at most this many seconds (default 5). */
   maxRetryAfterSeconds?: number;
   logger?: () => ChannelLogger | undefined;
-}
-
-/** A failed Bot API call; its message never contains the token. */
-export class TelegramError extends AppError {
-  constructor(
-    message: string,
-    readonly errorCode?: number,
-    readonly retryAfter?: number,
-  ) {
-    super('upstream', message);
-  }
-
-  /** The reconnect loop's hint (see channels/reconnect.ts). */
-  get retryAfterMs(): number | undefined {
-    return this.retryAfter === undefined ? undefined : this.retryAfter * 1000;
-  }
 }
 
 interface TgUser {
@@ -261,9 +244,9 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     try {
       return await attempt();
     } catch (error) {
-      const wait = error instanceof TelegramError ? error.retryAfter : undefined;
-      if (wait === undefined || wait > (this.options.maxRetryAfterSeconds ?? 5)) throw error;
-      await sleep(wait * 1000, signal);
+      const wait = error instanceof PlatformError ? error.retryAfterMs : undefined;
+      if (wait === undefined || wait > (this.options.maxRetryAfterSeconds ?? 5) * 1000) throw error;
+      await sleep(wait, signal);
       return attempt();
     }
   }
@@ -276,51 +259,27 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     timeoutMs: number,
   ): Promise<unknown> {
     const token = tokenOf(account);
-    const url = `${apiBase(account)}/bot${token}/${method}`;
-    const isForm = typeof body === 'function';
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        redirect: 'error',
-        ...(isForm
-          ? { body: body() }
-          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-        signal: AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(timeoutMs)]),
+    const what = `telegram ${method}`;
+    const response = await platformFetch({
+      what,
+      url: `${apiBase(account)}/bot${token}/${method}`,
+      method: 'POST',
+      ...(typeof body === 'function' ? { body: body() } : { json: body }),
+      signal,
+      timeoutMs,
+      maxBytes: MAX_REPLY_BYTES,
+      secrets: [token],
+    });
+    const answer = jsonAnswer(response, what) as unknown as Partial<TgAnswer>;
+    if (answer.ok !== true) {
+      const retryAfter = answer.parameters?.retry_after;
+      throw platformFailure(what, {
+        status: response.status,
+        code: answer.error_code ?? response.status,
+        message: String(answer.description ?? 'no description'),
+        secrets: [token],
+        retryAfterMs: typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter * 1000 : undefined,
       });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      const cause = (error as { cause?: { code?: unknown } }).cause;
-      // Only a code or a fixed phrase: the transport's own text can quote the URL, token included.
-      const detail =
-        typeof cause?.code === 'string' && /^[A-Z_0-9]{2,40}$/.test(cause.code)
-          ? cause.code
-          : (error as Error).name === 'TimeoutError'
-            ? 'timed out'
-            : 'request failed';
-      throw new TelegramError(
-        `telegram ${method}: could not reach the Bot API (${scrubSecrets(detail, [token])})`,
-      );
-    }
-    let answer: TgAnswer;
-    try {
-      answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES)) as TgAnswer;
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new TelegramError(`telegram ${method}: the Bot API sent ${why} (status ${response.status})`);
-    }
-    if (!answer || answer.ok !== true) {
-      const code = answer?.error_code ?? response.status;
-      const description = scrubSecrets(String(answer?.description ?? 'no description'), [token]).slice(
-        0,
-        300,
-      );
-      const retryAfter = answer?.parameters?.retry_after;
-      throw new TelegramError(
-        `telegram ${method} failed (${code}): ${description}`,
-        code,
-        typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter : undefined,
-      );
     }
     return answer.result;
   }
