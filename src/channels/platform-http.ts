@@ -141,7 +141,8 @@ export function platformFailure(
   const secrets = [...(failure.secrets ?? [])];
   const code = failure.code === undefined ? undefined : scrubSecrets(String(failure.code), secrets).slice(0, 100);
   const message = scrubSecrets(failure.message, secrets).slice(0, 300);
-  return new PlatformError(`${what} failed (${code === undefined ? failure.status : code}): ${message}`, {
+  const coded = code !== undefined && code !== String(failure.status) ? `, code ${code}` : '';
+  return new PlatformError(`${what} failed (status ${failure.status}${coded}): ${message}`, {
     status: failure.status,
     code: typeof failure.code === 'number' ? failure.code : code,
     retryAfterMs: failure.retryAfterMs,

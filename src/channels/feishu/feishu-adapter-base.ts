@@ -17,7 +17,8 @@ import type {
   SendTextOptions,
 } from '../types.ts';
 import { FeishuApi, credentialsOf, type OutgoingMessage } from './feishu-api.ts';
-import { FeishuError, credentialsKey, type FeishuCredentials } from './feishu-http.ts';
+import { credentialsKey, type FeishuCredentials } from './feishu-http.ts';
+import { PlatformError } from '../platform-http.ts';
 import { parseMessageEvent, receiveIdTypeOf } from './message-event.ts';
 import { cardMessage, cardPieces, textMessage, textPieces } from './message-content.ts';
 import { imageDataUrl } from './image-data-url.ts';
@@ -159,7 +160,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
           rest = await show(text);
         } catch (error) {
           // Feishu refused the edit (card deleted, too old, ...): the answer goes out as new cards.
-          if (signal.aborted || !(error instanceof FeishuError) || error.code === undefined) throw error;
+          if (signal.aborted || !(error instanceof PlatformError) || error.code === undefined) throw error;
           this.log('warn', account, { err: error.message }, 'feishu card not updated; answer sent anew');
           rest = cardPieces(text);
         }

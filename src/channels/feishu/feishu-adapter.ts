@@ -10,7 +10,7 @@ import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, ConnectionLink, InboundStyle } from '../types.ts';
 import { FeishuAdapterBase, type FeishuOptions } from './feishu-adapter-base.ts';
 import { credentialsOf } from './feishu-api.ts';
-import { FeishuError } from './feishu-http.ts';
+import { PlatformError } from '../platform-http.ts';
 import { feishuAccount, type FeishuAccount } from './account.ts';
 
 const MAX_ENDPOINT_REPLY_BYTES = 64 * 1024;
@@ -134,7 +134,7 @@ export class FeishuAdapter extends FeishuAdapterBase {
       };
       const fail = (what: string): void =>
         finish(
-          new FeishuError(
+          new PlatformError(
             `feishu long connection: ${scrubSecrets(what, secrets)}${lastSdkError ? ` (${lastSdkError})` : ''}`,
           ),
         );

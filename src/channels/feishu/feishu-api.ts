@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import type { ChannelAccount } from '../types.ts';
-import { FeishuError, FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
+import { PlatformError } from '../platform-http.ts';
 import type { FeishuAccount } from './account.ts';
 
 export const FEISHU_API_BASE = 'https://open.feishu.cn';
@@ -50,7 +50,7 @@ export class FeishuApi {
       unknown
     >;
     const openId = stringField(bot, 'open_id');
-    if (openId === '') throw new FeishuError('feishu bot info: the answer carries no open_id');
+    if (openId === '') throw new PlatformError('feishu bot info: the answer carries no open_id');
     return { openId, name: stringField(bot, 'app_name') };
   }
 
@@ -130,7 +130,7 @@ export class FeishuApi {
       },
     });
     const key = stringField(answer.data, 'image_key');
-    if (key === '') throw new FeishuError('feishu upload image: the answer carries no image_key');
+    if (key === '') throw new PlatformError('feishu upload image: the answer carries no image_key');
     return key;
   }
 
@@ -145,7 +145,7 @@ export class FeishuApi {
       },
     });
     const key = stringField(answer.data, 'file_key');
-    if (key === '') throw new FeishuError('feishu upload file: the answer carries no file_key');
+    if (key === '') throw new PlatformError('feishu upload file: the answer carries no file_key');
     return key;
   }
 
@@ -163,17 +163,10 @@ export class FeishuApi {
       method: 'GET',
       query: { type },
       signal,
+      maxBytes,
     });
-    if (answer) throw new FeishuError('feishu download resource: the API sent no file');
-    try {
-      return {
-        bytes: await readBytesCapped(response, maxBytes),
-        contentType: response.headers.get('content-type') ?? '',
-      };
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'a broken body';
-      throw new FeishuError(`feishu download resource: ${why}`);
-    }
+    if (answer) throw new PlatformError('feishu download resource: the API sent no file');
+    return { bytes: response.body, contentType: response.headers.get('content-type') ?? '' };
   }
 }
 
