@@ -541,7 +541,7 @@ describe('dingtalk accounts and secrets', () => {
     );
     const failed = await status(h);
     assert.equal(failed.state, 'error');
-    assert.match(failed.error ?? '', /gateway\/connections\/open failed \(401\)/);
+    assert.match(failed.error ?? '', /gateway\/connections\/open failed \(status 401/);
     const update = await h.t.app.inject({
       method: 'PUT',
       url: '/api/v1/channels/dingtalk/accounts/bot1',
@@ -565,7 +565,7 @@ describe('dingtalk accounts and secrets', () => {
     assert.equal(answer.statusCode, 502);
     assert.match(
       answer.json().error,
-      /groupMessages\/send failed \(500\) InternalError: failed for \[redacted\]/,
+      /groupMessages\/send failed \(status 500, code InternalError\): failed for \[redacted\]/,
     );
     h.fake.pushMessage({ chatType: 'dm', sender: 'staff-1', text: 'big', pictures: [{ bytes: PNG }] });
     h.fake.failNext('/v1.0/robot/messageFiles/download', 400, 1, { code: 'Bad', message: `no ${token}` });

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, InboundMessage, ReplyStream } from '../types.ts';
-import { DingTalkError, type DingTalkOpenApi } from './open-api.ts';
+import { type DingTalkOpenApi } from './open-api.ts';
+import { PlatformError } from '../platform-http.ts';
 import { replyContextOf } from './robot-message.ts';
 import type { DingTalkAccount } from './account.ts';
 
@@ -57,7 +58,7 @@ export async function startAiCard(
     : undefined;
   if (answer['success'] === false || failed) {
     const why = scrubSecrets(String(failed?.errorMsg ?? 'not delivered'), api.secretsOf(account)).slice(0, 200);
-    throw new DingTalkError(`${what}: the card was not delivered (${why})`);
+    throw new PlatformError(`${what}: the card was not delivered (${why})`);
   }
   const stream = async (content: string, isFinalize: boolean): Promise<void> => {
     await api.call(

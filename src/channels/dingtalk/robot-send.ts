@@ -5,7 +5,8 @@
 // the user id), each with a message template (msgKey) and its parameters as JSON text (msgParam).
 import { splitText } from '../split-text.ts';
 import type { InboundMessage, SendResult, ChannelAccount } from '../types.ts';
-import { callJson, DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { callJson, originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { PlatformError } from '../platform-http.ts';
 import { replyContextOf } from './robot-message.ts';
 import type { DingTalkAccount } from './account.ts';
 
@@ -69,9 +70,9 @@ export async function sendToChat(
   );
   const listed = (field: string): boolean =>
     Array.isArray(answer[field]) && (answer[field] as unknown[]).includes(chatId);
-  if (listed('invalidStaffIdList')) throw new DingTalkError(`${what}: "${chatId}" is not a user id`);
+  if (listed('invalidStaffIdList')) throw new PlatformError(`${what}: "${chatId}" is not a user id`);
   if (listed('flowControlledStaffIdList')) {
-    throw new DingTalkError(`${what}: messages to "${chatId}" are throttled by DingTalk`);
+    throw new PlatformError(`${what}: messages to "${chatId}" are throttled by DingTalk`);
   }
   return { messageId: String(answer['processQueryKey'] ?? '') };
 }
@@ -130,7 +131,7 @@ export async function replyMarkdown(
         continue;
       } catch (error) {
         // A webhook the platform refused (expired early) is given up; an unreachable one is an error.
-        if (!(error instanceof DingTalkError) || error.httpStatus === undefined) throw error;
+        if (!(error instanceof PlatformError) || error.httpStatus === undefined) throw error;
         webhook = undefined;
       }
     }
