@@ -6,11 +6,8 @@
 // file produces is scrubbed of them, transport errors are reduced to a code, and redirects are refused.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
-import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { jsonAnswer, PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
-import { readDownloadCapped } from './media.ts';
-import { WecomError, transportDetail } from './wecom-error.ts';
 import type { WecomAccount } from './account.ts';
 
 export const WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
@@ -68,6 +65,7 @@ export class WecomAppApi {
         account,
         path,
         { ...request, query: { ...request.query, access_token: token } },
+        MAX_REPLY_BYTES,
         signal,
       );
       return this.answerOf(account, path, response);
@@ -87,14 +85,15 @@ export class WecomAppApi {
         account,
         path,
         { query: { access_token: token, media_id: mediaId } },
+        maxBytes,
         signal,
       );
       // Errors come as JSON; the file as anything else.
       if ((response.headers.get('content-type') ?? '').includes('json') || !response.ok) {
-        await this.answerOf(account, path, response);
-        throw new WecomError(`wecom ${path}: no file in the answer (status ${response.status})`);
+        this.answerOf(account, path, response);
+        throw new PlatformError(`wecom ${path}: no file in the answer (status ${response.status})`);
       }
-      return readDownloadCapped(response, maxBytes);
+      return response.body;
     });
   }
 
@@ -107,7 +106,7 @@ export class WecomAppApi {
     try {
       return await run(stale.value);
     } catch (error) {
-      if (!(error instanceof WecomError) || !TOKEN_ERRORS.has(error.errcode ?? 0) || signal?.aborted)
+      if (!(error instanceof PlatformError) || !TOKEN_ERRORS.has(Number(error.code)) || signal?.aborted)
         throw error;
       const key = this.keyOf(account);
       if (this.tokens.get(key) === stale) this.tokens.delete(key);
@@ -133,11 +132,11 @@ export class WecomAppApi {
       throw new AppError('conflict', `wecom account "${account.id}" needs app_id (corp id) and app_secret`);
     }
     const path = '/cgi-bin/gettoken';
-    const response = await this.fetch(account, path, { query: { corpid: corpId, corpsecret: secret } });
-    const answer = await this.answerOf(account, path, response);
+    const response = await this.fetch(account, path, { query: { corpid: corpId, corpsecret: secret } }, MAX_REPLY_BYTES);
+    const answer = this.answerOf(account, path, response);
     const value = answer['access_token'];
     if (typeof value !== 'string' || value === '')
-      throw new WecomError(`wecom ${path}: no access_token in the answer`);
+      throw new PlatformError(`wecom ${path}: no access_token in the answer`);
     const seconds = typeof answer['expires_in'] === 'number' ? answer['expires_in'] : 7200;
     // Renewed five minutes early (or halfway, for a short-lived token), so no call carries an expired one.
     const lifetimeMs = (seconds > 600 ? seconds - 300 : seconds / 2) * 1000;
@@ -149,52 +148,35 @@ export class WecomAppApi {
     return token;
   }
 
-  private async fetch(
+  private fetch(
     account: ChannelAccount<WecomAccount>,
     path: string,
     request: ApiRequest,
+    maxBytes: number,
     signal?: AbortSignal,
-  ): Promise<Response> {
-    const url = `${baseOf(account)}${path}?${new URLSearchParams(request.query ?? {}).toString()}`;
-    const body =
-      request.form !== undefined
-        ? { body: request.form() }
-        : request.json !== undefined
-          ? { body: JSON.stringify(request.json), headers: { 'content-type': 'application/json' } }
-          : {};
-    try {
-      return await fetch(url, {
-        method: request.form !== undefined || request.json !== undefined ? 'POST' : 'GET',
-        redirect: 'error',
-        ...body,
-        signal: AbortSignal.any([
-          ...(signal ? [signal] : []),
-          AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
-        ]),
-      });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new WecomError(`wecom ${path}: could not reach the API (${transportDetail(error)})`);
-    }
+  ): Promise<PlatformResponse> {
+    return platformFetch({
+      what: `wecom ${path}`,
+      url: `${baseOf(account)}${path}?${new URLSearchParams(request.query ?? {}).toString()}`,
+      ...(request.form !== undefined ? { body: request.form() } : request.json !== undefined ? { json: request.json } : {}),
+      signal,
+      timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+      maxBytes,
+      secrets: [...this.secretsOf(account), request.query?.['access_token']],
+    });
   }
 
-  private async answerOf(account: ChannelAccount<WecomAccount>, path: string, response: Response): Promise<Answer> {
-    let answer: unknown;
-    try {
-      answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES));
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new WecomError(`wecom ${path}: the API sent ${why} (status ${response.status})`);
-    }
-    const fields = (typeof answer === 'object' && answer !== null ? answer : {}) as Answer;
-    const errcode =
-      typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
+  private answerOf(account: ChannelAccount<WecomAccount>, path: string, response: PlatformResponse): Answer {
+    const fields = jsonAnswer(response, `wecom ${path}`);
+    const errcode = typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
     if (errcode !== 0) {
-      const why = scrubSecrets(String(fields['errmsg'] ?? 'no errmsg'), this.secretsOf(account)).slice(
-        0,
-        300,
-      );
-      throw new WecomError(`wecom ${path} failed (${errcode}): ${why}`, errcode);
+      throw platformFailure(`wecom ${path}`, {
+        status: response.status,
+        code: errcode,
+        message: String(fields['errmsg'] ?? 'no errmsg'),
+        secrets: this.secretsOf(account),
+        retryAfterMs: response.retryAfterMs,
+      });
     }
     return fields;
   }

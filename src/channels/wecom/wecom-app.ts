@@ -16,7 +16,7 @@ import { AppError } from '../../core/errors.ts';
 import { WecomAppApi } from './app-api.ts';
 import { openPayload, signatureValid, xmlFields, type CallbackKeys } from './callback-crypto.ts';
 import { imageDataUrl, splitUtf8 } from './media.ts';
-import { WecomError } from './wecom-error.ts';
+import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
 
 /** Longest text message of the app message API, in UTF-8 bytes. */
@@ -120,7 +120,7 @@ export class WecomApp {
         },
       });
       if (typeof uploaded['media_id'] !== 'string') {
-        throw new WecomError('wecom /cgi-bin/media/upload: no media_id in the answer');
+        throw new PlatformError('wecom /cgi-bin/media/upload: no media_id in the answer');
       }
       mediaId = uploaded['media_id'];
     }
@@ -178,7 +178,7 @@ export class WecomApp {
     try {
       const bytes = await this.api.download(account, mediaId, this.options.maxImageBytes ?? 5 * 1024 * 1024);
       const url = imageDataUrl(bytes);
-      if (!url) throw new WecomError('wecom: a downloaded image is in no known image format');
+      if (!url) throw new PlatformError('wecom: a downloaded image is in no known image format');
       return url;
     } catch (error) {
       this.options

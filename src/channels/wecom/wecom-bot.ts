@@ -18,7 +18,7 @@ import type {
 } from '../types.ts';
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
-import { WecomError } from './wecom-error.ts';
+import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
 
 export const WECOM_WS_URL = 'wss://openws.work.weixin.qq.com';
@@ -60,17 +60,17 @@ export function wsUrlOf(account: ChannelAccount<WecomAccount>): string {
   return url.toString();
 }
 
-/** Waits for the server's receipt of a frame; a refusal (a bare frame in the SDK) becomes a WecomError. */
+/** Waits for the server's receipt of a frame; a refusal (a bare frame in the SDK) becomes a PlatformError. */
 async function acked<T>(command: string, pending: Promise<T>, secret: string): Promise<T> {
   try {
     return await pending;
   } catch (error) {
     if (error instanceof Error)
-      throw new WecomError(`wecom ${command}: ${scrubSecrets(error.message, [secret])}`);
+      throw new PlatformError(`wecom ${command}: ${scrubSecrets(error.message, [secret])}`);
     const frame = (error ?? {}) as { errcode?: unknown; errmsg?: unknown };
     const code = typeof frame.errcode === 'number' ? frame.errcode : undefined;
     const why = scrubSecrets(String(frame.errmsg ?? 'no errmsg'), [secret]).slice(0, 300);
-    throw new WecomError(`wecom ${command} failed (${code ?? 'no errcode'}): ${why}`, code);
+    throw new PlatformError(`wecom ${command} failed (${code ?? 'no errcode'}): ${why}`, { code });
   }
 }
 
@@ -111,7 +111,7 @@ export class WecomBot {
       };
       const onAbort = (): void => end();
       const authTimer = setTimeout(
-        () => end(new WecomError('wecom: the long-connection server did not answer the subscription')),
+        () => end(new PlatformError('wecom: the long-connection server did not answer the subscription')),
         this.options.authTimeoutMs ?? 15_000,
       );
       client.on('authenticated', () => {
@@ -130,14 +130,13 @@ export class WecomBot {
       client.on('disconnected', () => {
         if (replaced) {
           end(
-            new WecomError(
+            new PlatformError(
               'wecom: another connection to this bot took over (is a second server using the same bot id?)',
-              undefined,
-              REPLACED_RETRY_MS,
+              { retryAfterMs: REPLACED_RETRY_MS },
             ),
           );
         } else if (authenticated) end();
-        else end(new WecomError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
+        else end(new PlatformError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
       });
       if (link.signal.aborted) return end();
       link.signal.addEventListener('abort', onAbort, { once: true });
