@@ -2,12 +2,13 @@
 // keeps Discord's per-route rate-limit buckets and, on a 429, waits out retry_after and retries.
 // A wait longer than maxRateLimitWaitMs fails the call instead of holding it. The account's api_base
 // (default https://discord.com) is where `/api/v10/...` is called: a proxy, or a fake in tests.
-// Failures become DiscordErrors whose messages never carry the bot token.
+// Failures become PlatformErrors whose messages never carry the bot token.
 import { createHash } from 'node:crypto';
 import type * as DiscordRestModule from '@discordjs/rest';
 import type { REST } from '@discordjs/rest';
 import { AppError } from '../../core/errors.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { PlatformError } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { DiscordAccount } from './account.ts';
 
@@ -30,18 +31,6 @@ export interface DiscordRestOptions {
   requestTimeoutMs?: number;
   /** Longest rate-limit wait a call sits out before failing, in ms (default 30000). */
   maxRateLimitWaitMs?: number;
-}
-
-/** A failed Discord call; its message never contains the token. */
-export class DiscordError extends AppError {
-  constructor(
-    message: string,
-    readonly httpStatus?: number,
-    /** The reconnect loop's hint (see channels/reconnect.ts). */
-    readonly retryAfterMs?: number,
-  ) {
-    super('upstream', message);
-  }
 }
 
 export function tokenOf(account: ChannelAccount<DiscordAccount>): string {
@@ -92,7 +81,7 @@ export class DiscordRest {
   }
 
   /**
-   * Runs one call of an account, turning every failure into a DiscordError. The REST client never
+   * Runs one call of an account, turning every failure into a PlatformError. The REST client never
    * removes the abort listener it adds, so it gets a signal of its own, linked to `signal` for the call.
    */
   async call<T>(
@@ -117,24 +106,23 @@ export class DiscordRest {
   }
 }
 
-/** A DiscordError for a failed call, naming what failed and why in words safe to show. */
-export function describeFailure(what: string, error: unknown, token: string | undefined): DiscordError {
-  if (error instanceof DiscordError) return error;
+/** A PlatformError for a failed call, naming what failed and why in words safe to show. */
+export function describeFailure(what: string, error: unknown, token: string | undefined): PlatformError {
+  if (error instanceof PlatformError) return error;
   const sdk = restModule;
   if (sdk && error instanceof sdk.RateLimitError) {
     const seconds = Math.round(Math.max(error.retryAfter, error.sublimitTimeout, 0) / 1000);
-    return new DiscordError(
-      `discord ${what}: rate limited by Discord; retry after ${seconds} s`,
-      429,
-      Math.max(error.retryAfter, 0),
-    );
+    return new PlatformError(`discord ${what}: rate limited by Discord; retry after ${seconds} s`, {
+      status: 429,
+      retryAfterMs: Math.max(error.retryAfter, 0),
+    });
   }
   if (sdk && (error instanceof sdk.DiscordAPIError || error instanceof sdk.HTTPError)) {
     const detail =
       error.status === 401
         ? 'the bot token was refused (401 Unauthorized)'
         : scrubSecrets(String(error.message), [token]).slice(0, 300);
-    return new DiscordError(`discord ${what} failed (${error.status}): ${detail}`, error.status);
+    return new PlatformError(`discord ${what} failed (${error.status}): ${detail}`, { status: error.status });
   }
   const name = (error as { name?: unknown } | undefined)?.name;
   const code =
@@ -147,5 +135,5 @@ export function describeFailure(what: string, error: unknown, token: string | un
       : name === 'AbortError' || name === 'TimeoutError'
         ? 'timed out'
         : 'request failed';
-  return new DiscordError(`discord ${what}: could not reach the Discord API (${reason})`);
+  return new PlatformError(`discord ${what}: could not reach the Discord API (${reason})`);
 }

@@ -4,7 +4,7 @@
 // attached are read for the model as data: URLs, only from Discord's CDN or the account's api_base.
 import type { GatewayMessageCreateDispatchData } from 'discord-api-types/v10';
 import { errorMessage } from '../../core/errors.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
 import type { ChannelAccount, InboundImage, InboundMessage } from '../types.ts';
 import { apiRoot } from './discord-rest.ts';
 import type { DiscordAccount } from './account.ts';
@@ -107,21 +107,15 @@ async function download(
   if (!(url.protocol === 'https:' && CDN_HOSTS.has(url.hostname)) && url.origin !== own) {
     throw new Error("the attachment is not on Discord's CDN");
   }
-  const response = await fetch(url, {
-    redirect: 'error',
-    signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(signal ? [signal] : [])]),
-  }).catch(() => {
-    throw new Error('could not reach the attachment URL');
+  const response = await platformFetch({
+    what: 'discord attachment download',
+    url,
+    signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
   });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`the download failed (${response.status})`);
-  }
-  const bytes = await readBytesCapped(
-    response,
-    options.maxBytes,
-    () => new Error(`larger than ${options.maxBytes} bytes`),
-  );
+  if (!response.ok) throw new PlatformError(`the download failed (${response.status})`);
+  const bytes = response.body;
   const declared = response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   const type = declared?.startsWith('image/') ? declared : sniff(bytes);
   if (!type) throw new Error('the attachment is not a picture');
