@@ -10,7 +10,7 @@ import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, ConnectionLink, InboundStyle } from '../types.ts';
 import { FeishuAdapterBase, type FeishuOptions } from './feishu-adapter-base.ts';
 import { credentialsOf } from './feishu-api.ts';
-import { PlatformError } from '../platform-http.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
 import { feishuAccount, type FeishuAccount } from './account.ts';
 
 const MAX_ENDPOINT_REPLY_BYTES = 64 * 1024;
@@ -27,18 +27,17 @@ export interface FeishuAdapterOptions extends FeishuOptions {
 /** The one HTTP call the WSClient makes (endpoint discovery), through fetch with our limits. */
 function endpointHttp(timeoutMs: number): HttpInstance {
   const request = async (options: HttpRequestOptions<unknown>): Promise<unknown> => {
-    const response = await fetch(options.url ?? '', {
-      method: (options.method ?? 'GET').toUpperCase(),
+    const response = await platformFetch({
+      what: 'feishu endpoint discovery',
+      url: options.url ?? '',
+      method: (options.method ?? 'GET').toUpperCase() as 'GET' | 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
-      redirect: 'error',
-      ...(options.data !== undefined ? { body: JSON.stringify(options.data) } : {}),
-      signal: AbortSignal.timeout(options.timeout ?? timeoutMs),
-    }).catch(() => {
-      // Without the transport's text: it can quote the request.
-      throw new Error('endpoint discovery: could not reach the API');
+      ...(options.data !== undefined ? { json: options.data } : {}),
+      timeoutMs: options.timeout ?? timeoutMs,
+      maxBytes: MAX_ENDPOINT_REPLY_BYTES,
     });
-    const text = await readCapped(response, MAX_ENDPOINT_REPLY_BYTES);
     if (!response.ok) throw new Error(`endpoint discovery answered status ${response.status}`);
+    const text = response.body.toString('utf8');
     const answer = JSON.parse(text) as Record<string, unknown>;
     // The SDK destructures data.URL even from a failure; an answer without data must not hide its code.
     return { ...answer, data: answer['data'] ?? {} };
