@@ -17,7 +17,11 @@ export class PlatformError extends AppError {
 
   constructor(
     message: string,
-    details: { status?: number | undefined; code?: string | number | undefined; retryAfterMs?: number | undefined } = {},
+    details: {
+      status?: number | undefined;
+      code?: string | number | undefined;
+      retryAfterMs?: number | undefined;
+    } = {},
   ) {
     super('upstream', message);
     this.httpStatus = details.status;
@@ -139,7 +143,8 @@ export function platformFailure(
   },
 ): PlatformError {
   const secrets = [...(failure.secrets ?? [])];
-  const code = failure.code === undefined ? undefined : scrubSecrets(String(failure.code), secrets).slice(0, 100);
+  const code =
+    failure.code === undefined ? undefined : scrubSecrets(String(failure.code), secrets).slice(0, 100);
   const message = scrubSecrets(failure.message, secrets).slice(0, 300);
   const coded = code !== undefined && code !== String(failure.status) ? `, code ${code}` : '';
   return new PlatformError(`${what} failed (status ${failure.status}${coded}): ${message}`, {

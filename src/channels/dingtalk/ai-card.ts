@@ -57,7 +57,10 @@ export async function startAiCard(
     ? (results as Array<{ success?: unknown; errorMsg?: unknown }>).find((result) => result.success === false)
     : undefined;
   if (answer['success'] === false || failed) {
-    const why = scrubSecrets(String(failed?.errorMsg ?? 'not delivered'), api.secretsOf(account)).slice(0, 200);
+    const why = scrubSecrets(String(failed?.errorMsg ?? 'not delivered'), api.secretsOf(account)).slice(
+      0,
+      200,
+    );
     throw new PlatformError(`${what}: the card was not delivered (${why})`);
   }
   const stream = async (content: string, isFinalize: boolean): Promise<void> => {

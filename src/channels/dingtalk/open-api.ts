@@ -5,7 +5,13 @@
 // secret, a token or a ticket; redirects are refused so the token never reaches another origin.
 import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
-import { jsonAnswer, PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
+import {
+  jsonAnswer,
+  PlatformError,
+  platformFailure,
+  platformFetch,
+  type PlatformResponse,
+} from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { DingTalkAccount } from './account.ts';
 
@@ -48,7 +54,11 @@ export async function callJson(call: HttpCall, timeoutMs: number): Promise<Answe
     url: call.url,
     method: call.method,
     headers: { accept: 'application/json', ...call.headers },
-    ...(call.body instanceof FormData ? { body: call.body } : call.body === undefined ? {} : { json: call.body }),
+    ...(call.body instanceof FormData
+      ? { body: call.body }
+      : call.body === undefined
+        ? {}
+        : { json: call.body }),
     signal: call.signal,
     timeoutMs,
     maxBytes: MAX_ANSWER_BYTES,
@@ -160,7 +170,10 @@ export class DingTalkOpenApi {
   }
 
   /** Runs `request` with a valid token; a token the platform no longer accepts is renewed once. */
-  private async withToken<T>(account: ChannelAccount<DingTalkAccount>, request: (token: string) => Promise<T>): Promise<T> {
+  private async withToken<T>(
+    account: ChannelAccount<DingTalkAccount>,
+    request: (token: string) => Promise<T>,
+  ): Promise<T> {
     const first = await this.token(account);
     try {
       return await request(first.token);

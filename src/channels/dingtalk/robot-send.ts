@@ -78,7 +78,11 @@ export async function sendToChat(
 }
 
 /** The message's sessionWebhook, if it is DingTalk's (or the api_base's) and still valid. */
-function usableWebhook(account: ChannelAccount<DingTalkAccount>, message: InboundMessage, now: number): URL | undefined {
+function usableWebhook(
+  account: ChannelAccount<DingTalkAccount>,
+  message: InboundMessage,
+  now: number,
+): URL | undefined {
   const context = replyContextOf(message);
   if (!context?.sessionWebhook) return undefined;
   const expires = Number(context.sessionWebhookExpiredTime);

@@ -4,8 +4,7 @@
 // our fetch, without redirects. Its own reconnecting is off: connect() ends when the socket closes
 // and the manager's loop reconnects with back-off, so the account's status is always the truth.
 import type { HttpInstance, HttpRequestOptions } from '@larksuiteoapi/node-sdk';
-import { AppError, errorMessage } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, ConnectionLink, InboundStyle } from '../types.ts';
 import { FeishuAdapterBase, type FeishuOptions } from './feishu-adapter-base.ts';

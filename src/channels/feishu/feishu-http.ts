@@ -116,7 +116,9 @@ export class FeishuHttp {
   ): Promise<Answer> {
     const { answer, response } = await this.send(credentials, what, path, options);
     if (answer) return answer;
-    throw new PlatformError(`feishu ${what}: the API sent an answer that is not JSON (status ${response.status})`);
+    throw new PlatformError(
+      `feishu ${what}: the API sent an answer that is not JSON (status ${response.status})`,
+    );
   }
 
   /**

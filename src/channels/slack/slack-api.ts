@@ -227,10 +227,13 @@ export class SlackApi {
       maxBytes,
       secrets: [credentials.botToken],
     });
-    if (response.status !== 200) throw new PlatformError(`slack file download failed: HTTP ${response.status}`);
+    if (response.status !== 200)
+      throw new PlatformError(`slack file download failed: HTTP ${response.status}`);
     // Slack answers a download it refuses with its sign-in page (status 200, HTML).
     if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
-      throw new PlatformError('slack file download failed: refused (does the bot have the files:read scope?)');
+      throw new PlatformError(
+        'slack file download failed: refused (does the bot have the files:read scope?)',
+      );
     }
     return response.body;
   }
@@ -244,7 +247,11 @@ function rateLimitOf(error: unknown): number | undefined {
 }
 
 /** A WebClient failure as a PlatformError naming the step and Slack's error code, never a token. */
-export function toSlackError(step: string, error: unknown, secrets: Array<string | undefined>): PlatformError {
+export function toSlackError(
+  step: string,
+  error: unknown,
+  secrets: Array<string | undefined>,
+): PlatformError {
   const coded = (error ?? {}) as { code?: unknown; data?: { error?: unknown }; statusCode?: unknown };
   switch (coded.code) {
     case 'slack_webapi_platform_error': {

@@ -13,7 +13,12 @@ import type { SlackAccount } from './account.ts';
 export interface SocketModeOptions {
   logger: () => ChannelLogger | undefined;
   /** Each message or app_mention event, with the bot's user id (from auth.test). */
-  onEvent(account: ChannelAccount<SlackAccount>, event: unknown, botUserId: string | undefined, link: ConnectionLink): void;
+  onEvent(
+    account: ChannelAccount<SlackAccount>,
+    event: unknown,
+    botUserId: string | undefined,
+    link: ConnectionLink,
+  ): void;
   /** Time to wait for the close handshake when stopping, in ms (default 5000). */
   closeTimeoutMs?: number;
 }
@@ -98,16 +103,14 @@ export async function connectSocketMode(
     });
   }
   app.error((error) => {
-    options
-      .logger()
-      ?.warn(
-        {
-          platform: 'slack',
-          accountId: account.id,
-          err: scrubSecrets(error.message, [botToken, appToken], [SLACK_TOKENS]),
-        },
-        'slack event failed',
-      );
+    options.logger()?.warn(
+      {
+        platform: 'slack',
+        accountId: account.id,
+        err: scrubSecrets(error.message, [botToken, appToken], [SLACK_TOKENS]),
+      },
+      'slack event failed',
+    );
     return Promise.resolve();
   });
   if (link.signal.aborted) return;

@@ -6,7 +6,13 @@
 // file produces is scrubbed of them, transport errors are reduced to a code, and redirects are refused.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
-import { jsonAnswer, PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
+import {
+  jsonAnswer,
+  PlatformError,
+  platformFailure,
+  platformFetch,
+  type PlatformResponse,
+} from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { WecomAccount } from './account.ts';
 
@@ -132,7 +138,12 @@ export class WecomAppApi {
       throw new AppError('conflict', `wecom account "${account.id}" needs app_id (corp id) and app_secret`);
     }
     const path = '/cgi-bin/gettoken';
-    const response = await this.fetch(account, path, { query: { corpid: corpId, corpsecret: secret } }, MAX_REPLY_BYTES);
+    const response = await this.fetch(
+      account,
+      path,
+      { query: { corpid: corpId, corpsecret: secret } },
+      MAX_REPLY_BYTES,
+    );
     const answer = this.answerOf(account, path, response);
     const value = answer['access_token'];
     if (typeof value !== 'string' || value === '')
@@ -158,7 +169,11 @@ export class WecomAppApi {
     return platformFetch({
       what: `wecom ${path}`,
       url: `${baseOf(account)}${path}?${new URLSearchParams(request.query ?? {}).toString()}`,
-      ...(request.form !== undefined ? { body: request.form() } : request.json !== undefined ? { json: request.json } : {}),
+      ...(request.form !== undefined
+        ? { body: request.form() }
+        : request.json !== undefined
+          ? { json: request.json }
+          : {}),
       signal,
       timeoutMs: this.options.requestTimeoutMs ?? 30_000,
       maxBytes,
@@ -168,7 +183,8 @@ export class WecomAppApi {
 
   private answerOf(account: ChannelAccount<WecomAccount>, path: string, response: PlatformResponse): Answer {
     const fields = jsonAnswer(response, `wecom ${path}`);
-    const errcode = typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
+    const errcode =
+      typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
     if (errcode !== 0) {
       throw platformFailure(`wecom ${path}`, {
         status: response.status,

@@ -139,7 +139,10 @@ export class WecomApp {
   }
 
   /** A user's text (or image, or recognised voice) as an InboundMessage; undefined for events and the rest. */
-  private toInbound(account: ChannelAccount<WecomAccount>, fields: Record<string, string>): InboundMessage | undefined {
+  private toInbound(
+    account: ChannelAccount<WecomAccount>,
+    fields: Record<string, string>,
+  ): InboundMessage | undefined {
     const sender = fields['FromUserName'];
     const agentId = fields['AgentID'];
     if (!sender) return undefined;

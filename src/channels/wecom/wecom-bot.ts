@@ -136,7 +136,8 @@ export class WecomBot {
             ),
           );
         } else if (authenticated) end();
-        else end(new PlatformError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
+        else
+          end(new PlatformError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
       });
       if (link.signal.aborted) return end();
       link.signal.addEventListener('abort', onAbort, { once: true });
