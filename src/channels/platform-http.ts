@@ -58,6 +58,8 @@ export interface PlatformResponse {
   body: Buffer;
   /** A 429's or 503's Retry-After, in ms. */
   retryAfterMs: number | undefined;
+  /** The answer as a JSON object ({} for an empty one); anything else is a PlatformError. */
+  json(): Record<string, unknown>;
 }
 
 /** The wait a 429 or 503 asks for (Retry-After in seconds), in ms. */
@@ -112,11 +114,18 @@ export async function platformFetch(request: PlatformRequest): Promise<PlatformR
         status: response.status,
       }),
   ).catch(failed);
-  return { status: response.status, ok: response.ok, headers: response.headers, body: bytes, retryAfterMs };
+  const answer = {
+    status: response.status,
+    ok: response.ok,
+    headers: response.headers,
+    body: bytes,
+    retryAfterMs,
+    json: () => jsonOf(answer, request.what),
+  };
+  return answer;
 }
 
-/** The answer as a JSON object ({} for an empty one); anything else is a PlatformError. */
-export function jsonAnswer(response: PlatformResponse, what: string): Record<string, unknown> {
+function jsonOf(response: Omit<PlatformResponse, 'json'>, what: string): Record<string, unknown> {
   const text = response.body.toString('utf8');
   if (text.trim() === '') return {};
   try {

@@ -5,13 +5,7 @@
 // secret, a token or a ticket; redirects are refused so the token never reaches another origin.
 import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
-import {
-  jsonAnswer,
-  PlatformError,
-  platformFailure,
-  platformFetch,
-  type PlatformResponse,
-} from '../platform-http.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { DingTalkAccount } from './account.ts';
 
@@ -65,7 +59,7 @@ export async function callJson(call: HttpCall, timeoutMs: number): Promise<Answe
     secrets: call.secrets,
   });
   // A failure's body may be a proxy's page: its status still says what happened.
-  const answer = response.ok ? jsonAnswer(response, call.what) : safeJson(response);
+  const answer = response.ok ? response.json() : safeJson(response);
   const errcode = answer['errcode'];
   if (response.status >= 400 || (errcode !== undefined && errcode !== 0 && errcode !== '0')) {
     throw platformFailure(call.what, {
@@ -81,7 +75,7 @@ export async function callJson(call: HttpCall, timeoutMs: number): Promise<Answe
 
 function safeJson(response: PlatformResponse): Answer {
   try {
-    return jsonAnswer(response, '');
+    return response.json();
   } catch {
     return {};
   }

@@ -80,45 +80,35 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     return { messageId: first ?? '' };
   }
 
-  async sendImage(
+  sendImage(
     account: ChannelAccount<FeishuAccount>,
     chatId: string,
     media: OutboundMedia,
   ): Promise<SendResult> {
-    const credentials = credentialsOf(account);
-    const key =
-      media.kind === 'reference'
-        ? media.id
-        : await this.api.uploadImage(credentials, media.data, media.fileName);
-    const id = await this.post(
-      credentials,
-      { chatId, inThread: false },
-      {
-        msgType: 'image',
-        content: JSON.stringify({ image_key: key }),
-      },
-    );
-    return { messageId: id };
+    return this.sendMedia(account, chatId, media, 'image');
   }
 
-  async sendFile(
+  sendFile(
     account: ChannelAccount<FeishuAccount>,
     chatId: string,
     media: OutboundMedia,
   ): Promise<SendResult> {
+    return this.sendMedia(account, chatId, media, 'file');
+  }
+
+  /** Uploads the media (unless Feishu holds it already) and posts it as an image or file message. */
+  private async sendMedia(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+    kind: 'image' | 'file',
+  ): Promise<SendResult> {
     const credentials = credentialsOf(account);
-    const key =
-      media.kind === 'reference'
-        ? media.id
-        : await this.api.uploadFile(credentials, media.data, media.fileName);
-    const id = await this.post(
-      credentials,
-      { chatId, inThread: false },
-      {
-        msgType: 'file',
-        content: JSON.stringify({ file_key: key }),
-      },
-    );
+    const upload =
+      kind === 'image' ? this.api.uploadImage.bind(this.api) : this.api.uploadFile.bind(this.api);
+    const key = media.kind === 'reference' ? media.id : await upload(credentials, media.data, media.fileName);
+    const content = JSON.stringify(kind === 'image' ? { image_key: key } : { file_key: key });
+    const id = await this.post(credentials, { chatId, inThread: false }, { msgType: kind, content });
     return { messageId: id };
   }
 

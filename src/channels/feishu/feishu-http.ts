@@ -5,13 +5,7 @@
 // reach another origin), and no error message carries the app secret or a token.
 import { createHash } from 'node:crypto';
 import { sleep } from '../../core/async.ts';
-import {
-  jsonAnswer,
-  PlatformError,
-  platformFailure,
-  platformFetch,
-  type PlatformResponse,
-} from '../platform-http.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 
 /** The largest JSON answer read; anything bigger is refused unread. */
 const MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -138,9 +132,7 @@ export class FeishuHttp {
       const isJson = (response.headers.get('content-type') ?? '').includes('json');
       if (response.ok && !isJson) return { response };
       // A proxy's error page is no answer of Feishu's; a 429 is retried whatever its body.
-      const answer: Answer = isJson
-        ? jsonAnswer(response, `feishu ${what}`)
-        : { msg: 'an answer that is not JSON' };
+      const answer: Answer = isJson ? response.json() : { msg: 'an answer that is not JSON' };
       const code = typeof answer.code === 'number' ? answer.code : response.ok ? 0 : response.status;
       if (response.ok && code === 0) return { answer, response };
       if (attempt === 1 && token !== undefined && TOKEN_CODES.has(code)) {

@@ -16,7 +16,7 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { jsonAnswer, PlatformError, platformFailure, platformFetch } from '../platform-http.ts';
+import { PlatformError, platformFailure, platformFetch } from '../platform-http.ts';
 import { splitText } from '../split-text.ts';
 import { telegramAccount, type TelegramAccount } from './account.ts';
 
@@ -270,7 +270,7 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
       maxBytes: MAX_REPLY_BYTES,
       secrets: [token],
     });
-    const answer = jsonAnswer(response, what) as unknown as Partial<TgAnswer>;
+    const answer = response.json() as unknown as Partial<TgAnswer>;
     if (answer.ok !== true) {
       const retryAfter = answer.parameters?.retry_after;
       throw platformFailure(what, {

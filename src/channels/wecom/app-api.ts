@@ -6,13 +6,7 @@
 // file produces is scrubbed of them, transport errors are reduced to a code, and redirects are refused.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
-import {
-  jsonAnswer,
-  PlatformError,
-  platformFailure,
-  platformFetch,
-  type PlatformResponse,
-} from '../platform-http.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { WecomAccount } from './account.ts';
 
@@ -182,7 +176,7 @@ export class WecomAppApi {
   }
 
   private answerOf(account: ChannelAccount<WecomAccount>, path: string, response: PlatformResponse): Answer {
-    const fields = jsonAnswer(response, `wecom ${path}`);
+    const fields = response.json();
     const errcode =
       typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
     if (errcode !== 0) {
