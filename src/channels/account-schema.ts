@@ -140,7 +140,11 @@ function modeOf(account: PlatformAccount, config: Record<string, unknown>): stri
  * The problems of an account for its platform, one "field: why" each: fields of other platforms,
  * malformed values, and (for an enabled account) missing required fields.
  */
-export function accountProblems(account: PlatformAccount, raw: unknown): string[] {
+export function accountProblems(
+  account: PlatformAccount,
+  raw: unknown,
+  options: { required?: boolean } = {},
+): string[] {
   const problems: string[] = [];
   const parsed = account.schema.safeParse(raw);
   if (!parsed.success) {
@@ -151,7 +155,7 @@ export function accountProblems(account: PlatformAccount, raw: unknown): string[
     }
   }
   const config = (raw ?? {}) as Record<string, unknown>;
-  if (config['enabled'] !== false) {
+  if (config['enabled'] !== false && options.required !== false) {
     const mode = modeOf(account, config);
     for (const [name, field] of Object.entries(account.fields)) {
       const meta = metaOf(field);

@@ -72,6 +72,9 @@ export class ChannelManager {
   ) {
     this.currentLogger = options.logger;
     for (const adapter of adapters) this.adapters.set(adapter.platform, adapter);
+    // A write or reload of the file is refused when an account has a field its platform does not
+    // take, or a malformed one; a missing credential only shows on the account (it may be disabled).
+    store.addCheck((config) => this.fileProblems(config));
   }
 
   /** Sets the logger used from now on (the server's, once it exists). */
@@ -124,6 +127,18 @@ export class ChannelManager {
   validateAccount(platform: Platform, account: unknown): string[] {
     const fields = this.accountFields(platform);
     return fields ? accountProblems(fields, account) : [];
+  }
+
+  private fileProblems(config: Config): string[] {
+    return PLATFORMS.flatMap((platform) => {
+      const fields = this.accountFields(platform);
+      if (!fields) return [];
+      return Object.entries(config.channels[platform]?.accounts ?? {}).flatMap(([id, account]) =>
+        accountProblems(fields, account, { required: false }).map(
+          (problem) => `channels.${platform}.accounts.${id}.${problem}`,
+        ),
+      );
+    });
   }
 
   start(): void {

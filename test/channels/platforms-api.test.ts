@@ -223,6 +223,31 @@ describe('a platform declaration decides its account fields', () => {
     assert.match(wrongType.json().error, /^telegram account "p5": room: /);
   });
 
+  it('a write of the config file is checked against the declarations too, nothing written on a refusal', async () => {
+    t = await createTestApp();
+    const before = await readFile(t.configPath, 'utf8');
+    const refused = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: {
+        channels: { telegram: { enabled: true, accounts: { x1: { app_secret: 'token-0001', mode: 'bot' } } } },
+      },
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.match(refused.json().error, /channels\.telegram\.accounts\.x1\.mode: not used by telegram/);
+    assert.equal(await readFile(t.configPath, 'utf8'), before);
+    // A missing credential is no reason to refuse the file: the account shows it in its state.
+    const saved = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/config',
+      payload: { channels: { telegram: { enabled: true, accounts: { x2: { name: 'later' } } } } },
+    });
+    assert.equal(saved.statusCode, 200, saved.body);
+    const account = await t.app.inject({ method: 'GET', url: '/api/v1/channels/telegram/accounts/x2' });
+    assert.equal(account.json().status.state, 'error');
+    assert.equal(account.json().status.error, 'app_secret: the bot token is required');
+  });
+
   it('every built-in secret field is write-only: no view shows any of them', async () => {
     t = await createTestApp();
     const app = t.app;
