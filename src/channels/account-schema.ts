@@ -167,7 +167,8 @@ export function accountProblems(
       problems.push(`${name}: ${missing} is required`);
     }
   }
-  if (parsed.success && account.check) problems.push(...account.check(parsed.data));
+  // Cross-field rules say what is needed together (slack: one of two tokens): required-ness too.
+  if (parsed.success && account.check && options.required !== false) problems.push(...account.check(parsed.data));
   return problems;
 }
 
