@@ -168,7 +168,8 @@ export function accountProblems(
     }
   }
   // Cross-field rules say what is needed together (slack: one of two tokens): required-ness too.
-  if (parsed.success && account.check && options.required !== false) problems.push(...account.check(parsed.data));
+  if (parsed.success && account.check && options.required !== false)
+    problems.push(...account.check(parsed.data));
   return problems;
 }
 

@@ -230,7 +230,9 @@ describe('a platform declaration decides its account fields', () => {
       method: 'PUT',
       url: '/api/v1/config',
       payload: {
-        channels: { telegram: { enabled: true, accounts: { x1: { app_secret: 'token-0001', mode: 'bot' } } } },
+        channels: {
+          telegram: { enabled: true, accounts: { x1: { app_secret: 'token-0001', mode: 'bot' } } },
+        },
       },
     });
     assert.equal(refused.statusCode, 400, refused.body);
