@@ -12,7 +12,7 @@ describe('platformFetch', () => {
   let base = '';
   before(async () => {
     server = createServer((request, response) => {
-      switch (request.url) {
+      switch (request.url ?? '') {
         case '/ok':
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end('{"ok":true}');
