@@ -63,9 +63,10 @@ export class AuthService {
     const api = config.channels.api;
     if (api?.enabled !== false) {
       for (const [accountId, account] of Object.entries(api?.accounts ?? {})) {
-        if (account.enabled && account.api_key) {
+        const key = account['api_key'];
+        if (account.enabled && typeof key === 'string' && key !== '') {
           keys.push({
-            digest: digest(account.api_key),
+            digest: digest(key),
             principal: {
               kind: 'account',
               platform: 'api',

@@ -4,7 +4,7 @@ import { DingTalkAdapter } from './dingtalk/dingtalk-adapter.ts';
 import { DiscordAdapter } from './discord/discord-adapter.ts';
 import { feishuAdapters } from './feishu/feishu-adapters.ts';
 import { SlackAdapter } from './slack/slack-adapter.ts';
-import { TelegramAdapter, type TelegramOptions } from './telegram.ts';
+import { TelegramAdapter, type TelegramOptions } from './telegram/telegram-adapter.ts';
 import type { ChannelAdapter, ChannelLogger } from './types.ts';
 import { WecomAdapter } from './wecom/wecom-adapter.ts';
 

@@ -9,6 +9,8 @@ import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../co
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import { own } from '../core/ids.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
+import { accountProblems, parseAccount, type PlatformAccount } from './account-schema.ts';
+import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
@@ -73,6 +75,9 @@ export class ChannelManager {
   ) {
     this.currentLogger = options.logger;
     for (const adapter of adapters) this.adapters.set(adapter.platform, adapter);
+    // A write or reload of the file is refused when an account has a field its platform does not
+    // take, or a malformed one; a missing credential only shows on the account (it may be disabled).
+    store.addCheck((config) => this.fileProblems(config));
   }
 
   /** Sets the logger used from now on (the server's, once it exists). */
@@ -109,9 +114,34 @@ export class ChannelManager {
     return { state: 'disabled', since };
   }
 
+  /** The account fields of each platform served (the api platform's and every adapter's), in list order. */
+  platformAccounts(): PlatformAccount[] {
+    return PLATFORMS.flatMap((platform) => {
+      const fields = this.accountFields(platform);
+      return fields ? [fields] : [];
+    });
+  }
+
+  accountFields(platform: Platform): PlatformAccount | undefined {
+    return platform === 'api' ? apiAccount : this.adapters.get(platform)?.accountFields;
+  }
+
   /** Problems of an account's fields for its platform (none for platforms without an adapter). */
-  validateAccount(platform: Platform, account: AccountConfig): string[] {
-    return this.adapters.get(platform)?.validateAccount(account) ?? [];
+  validateAccount(platform: Platform, account: unknown): string[] {
+    const fields = this.accountFields(platform);
+    return fields ? accountProblems(fields, account) : [];
+  }
+
+  private fileProblems(config: Config): string[] {
+    return PLATFORMS.flatMap((platform) => {
+      const fields = this.accountFields(platform);
+      if (!fields) return [];
+      return Object.entries(config.channels[platform]?.accounts ?? {}).flatMap(([id, account]) =>
+        accountProblems(fields, account, { required: false }).map(
+          (problem) => `channels.${platform}.accounts.${id}.${problem}`,
+        ),
+      );
+    });
   }
 
   start(): void {
@@ -163,16 +193,16 @@ export class ChannelManager {
           this.setStatus(where, { state: 'disabled', since: new Date().toISOString() });
           continue;
         }
-        const problems = adapter.validateAccount(account);
-        if (problems.length > 0) {
+        const parsed = parseAccount(adapter.accountFields, account);
+        if (!parsed.config) {
           this.setStatus(where, {
             state: 'error',
-            error: problems.join('; '),
+            error: parsed.problems.join('; '),
             since: new Date().toISOString(),
           });
           continue;
         }
-        wanted.set(where, { platform, id, config: account });
+        wanted.set(where, { platform, id, config: parsed.config });
       }
     }
     for (const [id, runner] of this.runners) {

@@ -1,6 +1,7 @@
 // The platform-neutral shapes of the channel core. Each messaging platform implements one
 // ChannelAdapter; routing, policies, sessions and agent turns are shared by all of them.
 import type { AccountConfig, Platform } from '../config/schema.ts';
+import type { PlatformAccount } from './account-schema.ts';
 
 /** An image a user sent, as the model will see it: a data: URL (or a URL the model can fetch). */
 export interface InboundImage {
@@ -28,10 +29,11 @@ export interface InboundMessage {
 }
 
 /** The account an adapter works for, as configured when the adapter was started or called. */
-export interface ChannelAccount {
+export interface ChannelAccount<Config extends AccountConfig = AccountConfig> {
   platform: Platform;
   id: string;
-  config: AccountConfig;
+  /** The account's fields, checked against the platform's accountFields. */
+  config: Config;
 }
 
 export interface SendResult {
@@ -118,77 +120,50 @@ export interface ReplyStream {
   finish(text: string): Promise<void>;
 }
 
-export interface ChannelAdapter {
+/** An adapter of a platform; Config is the type of its accounts (see account-schema.ts). */
+export interface ChannelAdapter<Config extends AccountConfig = AccountConfig> {
   readonly platform: Platform;
+  /** The fields its accounts take, declared once: validation, secrets, views and the form come from it. */
+  readonly accountFields: PlatformAccount<Config>;
   readonly capabilities: ChannelCapabilities;
   /** Largest local file the platform accepts, in bytes, per kind. */
   readonly maxUploadBytes: { image: number; file: number };
   /** Least time between two edits of a streamed reply, in ms (the platform's rate limit). */
   readonly editIntervalMs?: number;
-  /**
-   * Checks an account's fields for this platform (required credentials, fields it does not take),
-   * returning one problem per field; called on every create and update.
-   */
-  validateAccount(account: AccountConfig): string[];
   /** How this account receives messages. */
-  inboundStyle(account: AccountConfig): InboundStyle;
+  inboundStyle(account: Config): InboundStyle;
   /**
    * Long connection: connects, receives until the link's signal aborts or the platform drops the
    * connection, then resolves (or throws). The manager reconnects with back-off and jitter.
    */
-  connect?(account: ChannelAccount, link: ConnectionLink): Promise<void>;
+  connect?(account: ChannelAccount<Config>, link: ConnectionLink): Promise<void>;
   /**
    * Webhook: verifies and answers one request of the platform. A request that fails the platform's
    * signature, token or decryption is answered 401 and delivers nothing.
    */
   handleWebhook?(
-    account: ChannelAccount,
+    account: ChannelAccount<Config>,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply>;
   /** Sends text, split as the platform requires. Failures are AppErrors of kind `upstream`. */
   sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<Config>,
     chatId: string,
     text: string,
     options?: SendTextOptions,
   ): Promise<SendResult>;
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult>;
+  sendImage(account: ChannelAccount<Config>, chatId: string, media: OutboundMedia): Promise<SendResult>;
+  sendFile(account: ChannelAccount<Config>, chatId: string, media: OutboundMedia): Promise<SendResult>;
   /**
    * With capabilities.editMessage: starts the reply to `message` (a "thinking" card or stream).
    * Undefined means this account answers with a plain sendText instead (no card configured, say).
    */
   beginReply?(
-    account: ChannelAccount,
+    account: ChannelAccount<Config>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined>;
   /** With capabilities.typing: shows typing in the chat until the returned function is called. */
-  showTyping?(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void;
-}
-
-/**
- * Splits text into pieces of at most `max` UTF-16 code units, preferring a break at a newline, then
- * at a space, in the second half of a piece; never splits a surrogate pair.
- */
-export function splitText(text: string, max: number): string[] {
-  const pieces: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    let cut = rest.lastIndexOf('\n', max);
-    if (cut < max / 2) cut = rest.lastIndexOf(' ', max);
-    if (cut < max / 2) {
-      cut = max;
-      const code = rest.charCodeAt(cut - 1);
-      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-    }
-    const piece = rest.slice(0, cut);
-    pieces.push(piece);
-    rest = rest.slice(cut);
-    // The separator we broke at starts the next piece; drop it when it is only whitespace.
-    if (rest.startsWith('\n') || rest.startsWith(' ')) rest = rest.slice(1);
-  }
-  if (rest.length > 0 || pieces.length === 0) pieces.push(rest);
-  return pieces;
+  showTyping?(account: ChannelAccount<Config>, message: InboundMessage, signal: AbortSignal): () => void;
 }

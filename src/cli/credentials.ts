@@ -68,8 +68,10 @@ export async function removeCachedToken(path: string, url: string): Promise<bool
 export function firstAccount(config: Config | undefined): { id: string; key: string } | undefined {
   const api = config?.channels.api;
   if (!api || api.enabled === false) return undefined;
-  const found = Object.entries(api.accounts).find(([, account]) => account.enabled && account.api_key);
-  return found && found[1].api_key ? { id: found[0], key: found[1].api_key } : undefined;
+  const keyOf = (account: { [field: string]: unknown }): string =>
+    typeof account['api_key'] === 'string' ? account['api_key'] : '';
+  const found = Object.entries(api.accounts).find(([, account]) => account.enabled && keyOf(account));
+  return found ? { id: found[0], key: keyOf(found[1]) } : undefined;
 }
 
 /**

@@ -13,6 +13,8 @@ import { ConfigError, parseConfigText, type Env } from './load.ts';
 import type { Config } from './schema.ts';
 
 export type ConfigListener = (config: Config, previous: Config) => void | Promise<void>;
+/** A check beyond the schema (a channel platform's account fields): one problem a line. */
+export type ConfigCheck = (config: Config) => string[];
 export type Path = Array<string | number>;
 
 /** Applies changes to a cloned document; `set` keeps ${NAME} references whose value is unchanged. */
@@ -28,6 +30,7 @@ export class ConfigStore {
   private doc: Document;
   private config: Config;
   private readonly listeners: ConfigListener[] = [];
+  private readonly checks: ConfigCheck[] = [];
   private readonly writes = new KeyedMutex();
   /** Clustered mode: other instances write the same file. */
   private shared: { locks: Locks; bus: EventBus } | undefined;
@@ -51,6 +54,11 @@ export class ConfigStore {
 
   onChange(listener: ConfigListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Adds a check that every write and reload must pass, besides the schema. */
+  addCheck(check: ConfigCheck): void {
+    this.checks.push(check);
   }
 
   /**
@@ -109,12 +117,16 @@ export class ConfigStore {
   }
 
   private parse(text: string): { doc: Document; config: Config } {
+    let parsed: { doc: Document; config: Config };
     try {
-      return parseConfigText(text, this.path, this.env);
+      parsed = parseConfigText(text, this.path, this.env);
     } catch (error) {
       if (error instanceof ConfigError) throw new AppError('invalid', error.problems.join('; '));
       throw error;
     }
+    const problems = this.checks.flatMap((check) => check(parsed.config));
+    if (problems.length > 0) throw new AppError('invalid', problems.join('; '));
+    return parsed;
   }
 
   private async swap(doc: Document, config: Config): Promise<void> {

@@ -39,64 +39,26 @@ export const providerSchema = z.strictObject({
 
 const policy = z.enum(['allow', 'allowlist', 'disabled']);
 
-export const accountSchema = z.strictObject({
+/**
+ * The fields every channel account has. Each platform adds its own (credentials, API origin, mode),
+ * declared once beside its adapter (channels/<platform>/account.ts), which checks them: the channel
+ * manager for the file, the channels API for every write.
+ */
+export const commonAccountFields = {
   name: z.string().default(''),
   description: z.string().default(''),
   enabled: z.boolean().default(true),
-  api_key: z.string().optional(),
-  /** api: the agents this account's key may call (chat, MCP, A2A); absent means every agent. */
-  agents: z.array(id).optional(),
-  app_id: z.string().optional(),
-  app_secret: z.string().optional(),
-  /**
-   * Origin of the platform's API, for a self-hosted server or a proxy (telegram: default
-   * https://api.telegram.org). Not shown in views: a proxy URL may carry credentials.
-   */
-  api_base: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .refine((value) => {
-      const url = new URL(value);
-      return url.username === '' && url.password === '';
-    }, 'must not carry a user name or password')
-    .optional(),
   dm_policy: policy.default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),
+  /** api accounts: the agents this account's key may call (chat, MCP, A2A); absent means every agent. */
+  agents: z.array(id).optional(),
   /** In groups, answer only messages that mention the bot (platforms that report mentions). */
   group_require_mention: z.boolean().optional(),
-  // Platform-specific fields; each platform's adapter says which it takes (channels/<platform>/).
-  /** wecom: `bot` (smart robot, long connection; default) or `app` (callback app over a webhook). */
-  mode: z.enum(['bot', 'app']).optional(),
-  /** wecom app mode: the application's AgentId. */
-  agent_id: z.string().optional(),
-  /** feishu / feishu_webhook: the event subscription's Verification Token (write-only). */
-  verification_token: z.string().optional(),
-  /** feishu / feishu_webhook: the Encrypt Key of encrypted events (write-only). */
-  encrypt_key: z.string().optional(),
-  /** wecom app mode: the callback Token (write-only). */
-  token: z.string().optional(),
-  /** wecom app mode: the callback EncodingAESKey (write-only). */
-  encoding_aes_key: z.string().optional(),
-  /** dingtalk: the AI card template streamed into; plain markdown replies when empty. */
-  card_template_id: z.string().optional(),
-  /** slack: the app-level token (xapp-...) of Socket Mode (write-only). */
-  app_token: z.string().optional(),
-  /** slack Events API mode: the app's Signing Secret (write-only). */
-  signing_secret: z.string().optional(),
-});
+};
 
-/** Account fields that are secrets: accepted on writes, never shown (views say which are set). */
-export const ACCOUNT_SECRET_FIELDS = [
-  'app_secret',
-  'api_key',
-  'verification_token',
-  'encrypt_key',
-  'token',
-  'encoding_aes_key',
-  'app_token',
-  'signing_secret',
-] as const;
-export type AccountSecretField = (typeof ACCOUNT_SECRET_FIELDS)[number];
+/** An account as the file holds it: the common fields, and its platform's, checked by the platform. */
+export const accountSchema = z.looseObject(commonAccountFields);
 
 const platformSchema = z.strictObject({
   enabled: z.boolean().default(true),

@@ -1,5 +1,6 @@
 import type { APIConnectionError, APIError } from 'openai';
 import { AppError } from '../core/errors.ts';
+import { scrubSecrets } from '../core/scrub-secrets.ts';
 import { StreamedError } from './sse-decoder.ts';
 
 export interface UpstreamFailure {
@@ -56,13 +57,8 @@ export function describeFailure(error: unknown, sdk: SdkErrors | undefined): Ups
 /** Cuts upstream text to a readable length and masks the key wherever it appears. */
 export function cleanReason(reason: string, apiKey: string | undefined): string {
   // Mask before cutting, so a cut cannot leave half a key behind.
-  const short = scrubSecret(reason, apiKey).replace(/\s+/gu, ' ').trim();
+  const short = scrubSecrets(reason, [apiKey]).replace(/\s+/gu, ' ').trim();
   return short.length > MAX_REASON_CHARS ? `${short.slice(0, MAX_REASON_CHARS)}…` : short;
-}
-
-export function scrubSecret(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  return text.split(secret).join('***');
 }
 
 // fetch wraps the socket error ("fetch failed" caused by ECONNREFUSED), so look down the chain

@@ -16,6 +16,7 @@ import {
   type MigrationLockOptions,
 } from 'kysely';
 import { redactUrlCredentials } from '../core/url-credentials.ts';
+import { scrubSecrets } from '../core/scrub-secrets.ts';
 import { migrateToLatest, type Dialect } from './migrations/index.ts';
 
 export interface SessionsTable {
@@ -189,15 +190,15 @@ function pgTypes(driver: typeof pg) {
   };
 }
 
-/** A driver's message without the URL's password, whatever the driver put in it. */
-function scrub(message: string, url: string): string {
+/** The URL's password, which a driver's message may quote. */
+function passwordOf(url: string): string {
   let password = '';
   try {
     password = decodeURIComponent(new URL(url).password);
   } catch {
     // Not a URL: nothing to take out.
   }
-  return password ? message.split(password).join('***') : message;
+  return password;
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> {
@@ -217,14 +218,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
   });
   // An idle client that loses its server emits here; unheard, the event would end the process.
   pool.on('error', (error) => {
-    options.logger?.warn({ database: shown, error: scrub(error.message, url) }, 'database connection lost');
+    options.logger?.warn(
+      { database: shown, error: scrubSecrets(error.message, [passwordOf(url)]) },
+      'database connection lost',
+    );
   });
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
     await db.destroy();
-    throw new Error(`cannot reach the database at ${shown}: ${scrub(messageOf(error), url)}`);
+    throw new Error(
+      `cannot reach the database at ${shown}: ${scrubSecrets(messageOf(error), [passwordOf(url)])}`,
+    );
   }
   try {
     const applied = await migrateToLatest(db as Kysely<unknown>, 'postgres');
@@ -232,7 +238,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
       options.logger?.info({ database: shown, migrations: applied }, 'database migrated');
   } catch (error) {
     await db.destroy();
-    throw new Error(`database ${shown}: ${scrub(messageOf(error), url)}`);
+    throw new Error(`database ${shown}: ${scrubSecrets(messageOf(error), [passwordOf(url)])}`);
   }
   return db;
 }

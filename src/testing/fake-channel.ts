@@ -2,7 +2,14 @@
 // suite: users "send" messages, the adapter holds a long connection to the hub, and everything the
 // bot sends or edits is recorded per chat.
 import { AppError } from '../core/errors.ts';
-import type { AccountConfig, Platform } from '../config/schema.ts';
+import type { Platform } from '../config/schema.ts';
+import {
+  apiBaseField,
+  platformAccount,
+  secretField,
+  textField,
+  type AccountOf,
+} from '../channels/account-schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -109,7 +116,22 @@ export class FakeChatHub {
   }
 }
 
-export class FakeChannelAdapter implements ChannelAdapter {
+/** The fake's accounts: a secret the hub checks, as any platform's (it stands in for one). */
+function fakeAccountFields(platform: Platform) {
+  return platformAccount({
+    platform,
+    label: `Fake ${platform}`,
+    intro: 'An in-memory chat platform.',
+    fields: {
+      app_id: textField({ label: 'App ID' }),
+      app_secret: secretField({ label: 'Secret', required: true }),
+      api_base: apiBaseField(),
+    },
+  });
+}
+type FakeAccount = AccountOf<ReturnType<typeof fakeAccountFields>>;
+
+export class FakeChannelAdapter implements ChannelAdapter<FakeAccount> {
   readonly capabilities = { editMessage: true, typing: false, images: true, files: true };
   readonly maxUploadBytes = { image: 1024 * 1024, file: 4 * 1024 * 1024 };
   readonly editIntervalMs = 10;
@@ -117,22 +139,22 @@ export class FakeChannelAdapter implements ChannelAdapter {
   constructor(
     readonly platform: Platform,
     readonly hub: FakeChatHub,
-  ) {}
-
-  validateAccount(account: AccountConfig): string[] {
-    return account.enabled && !account.app_secret ? ['app_secret: required'] : [];
+  ) {
+    this.accountFields = fakeAccountFields(platform);
   }
+
+  readonly accountFields: ReturnType<typeof fakeAccountFields>;
 
   inboundStyle(): 'long-connection' {
     return 'long-connection';
   }
 
-  connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  connect(account: ChannelAccount<FakeAccount>, link: ConnectionLink): Promise<void> {
     return this.hub.attach(account.id, account.config.app_secret, link);
   }
 
   async sendText(
-    _account: ChannelAccount,
+    _account: ChannelAccount<FakeAccount>,
     chatId: string,
     text: string,
     options?: SendTextOptions,
@@ -147,17 +169,25 @@ export class FakeChannelAdapter implements ChannelAdapter {
     return { messageId: this.hub.newId() };
   }
 
-  async sendImage(_account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendImage(
+    _account: ChannelAccount<FakeAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     this.hub.record({ chatId, kind: 'image', content: media.kind === 'upload' ? media.fileName : media.id });
     return { messageId: this.hub.newId() };
   }
 
-  async sendFile(_account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendFile(
+    _account: ChannelAccount<FakeAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     this.hub.record({ chatId, kind: 'file', content: media.kind === 'upload' ? media.fileName : media.id });
     return { messageId: this.hub.newId() };
   }
 
-  async beginReply(_account: ChannelAccount, message: InboundMessage): Promise<ReplyStream> {
+  async beginReply(_account: ChannelAccount<FakeAccount>, message: InboundMessage): Promise<ReplyStream> {
     const sent = this.hub.record({
       chatId: message.chatId,
       kind: 'text',

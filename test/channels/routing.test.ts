@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { accountSchema, type BindingConfig } from '../../src/config/schema.ts';
 import { checkPolicy, resolveAgent } from '../../src/channels/routing.ts';
-import { scrubToken, toInbound } from '../../src/channels/telegram.ts';
-import { splitText, type InboundMessage } from '../../src/channels/types.ts';
+import { toInbound } from '../../src/channels/telegram/telegram-adapter.ts';
+import { splitText } from '../../src/channels/split-text.ts';
+import type { InboundMessage } from '../../src/channels/types.ts';
 import { safeFileName } from '../../src/channels/files.ts';
 
 const dm = (senderId: string, accountId = 'bot1'): InboundMessage => ({
@@ -83,11 +84,6 @@ describe('channel helpers', () => {
     const emoji = splitText('a' + '😀'.repeat(5), 4);
     assert.ok(emoji.every((piece) => piece.length <= 4 && !/[\ud800-\udbff]$/.test(piece)));
     assert.equal(emoji.join(''), 'a' + '😀'.repeat(5));
-  });
-
-  it('scrubs the token, plain and URL-encoded', () => {
-    const token = '123:AB/C';
-    assert.equal(scrubToken(`x ${token} y ${encodeURIComponent(token)}`, token), 'x <token> y <token>');
   });
 
   it('maps Telegram updates; bots and messages without text are skipped', () => {

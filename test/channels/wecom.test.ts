@@ -554,7 +554,7 @@ describe('wecom app mode (callback webhook)', () => {
       payload: { chatId: 'u1', message: 'hello', accountId: 'bot1' },
     });
     assert.equal(response.statusCode, 502);
-    assert.match(response.json().error, /gettoken failed \(40001\)/);
+    assert.match(response.json().error, /gettoken failed \(status \d+, code 40001\)/);
     assert.doesNotMatch(response.body, /wrong-APP-secret-xyz/);
     h.fake.setAppSecret('wrong-APP-secret-xyz');
     h.fake.failNext('/cgi-bin/message/send', 45009, 'api freq out of limit');
@@ -564,7 +564,7 @@ describe('wecom app mode (callback webhook)', () => {
       payload: { chatId: 'u1', message: 'hello', accountId: 'bot1' },
     });
     assert.equal(limited.statusCode, 502);
-    assert.match(limited.json().error, /message\/send failed \(45009\)/);
+    assert.match(limited.json().error, /message\/send failed \(status \d+, code 45009\)/);
     assert.doesNotMatch(limited.body, /access-token-\d+/);
     assert.doesNotMatch(limited.body, /wrong-APP-secret-xyz/);
     assert.doesNotMatch(h.logs.join('\n'), /wrong-APP-secret-xyz|access-token-\d+/);

@@ -149,7 +149,7 @@ describe('openai-compatible provider', () => {
     assert.equal(error.kind, 'upstream');
     assert.match(error.message, /^model provider "fake" failed: 500 /);
     assert.ok(!error.message.includes(KEY), error.message);
-    assert.match(error.message, /\*\*\*/);
+    assert.match(error.message, /\[redacted\]/);
     assert.equal(upstream.requestCount, 4);
   });
 
@@ -168,7 +168,7 @@ describe('openai-compatible provider', () => {
         userRequest('hi'),
       );
       assert.ok(error instanceof AppError);
-      assert.equal(error.message, 'model provider "fake" failed: 401 Incorrect API key provided: ***');
+      assert.equal(error.message, 'model provider "fake" failed: 401 Incorrect API key provided: [redacted]');
       assert.equal(hits, 1);
     } finally {
       strict.closeAllConnections();

@@ -3,9 +3,12 @@
 // then PUT /v1.0/card/streaming replaces the template's markdown variable with the answer so far,
 // the last time with isFinalize. The template must have a markdown variable named `content`.
 import { randomUUID } from 'node:crypto';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, InboundMessage, ReplyStream } from '../types.ts';
-import { DingTalkError, scrub, type DingTalkOpenApi } from './open-api.ts';
+import { type DingTalkOpenApi } from './open-api.ts';
+import { PlatformError } from '../platform-http.ts';
 import { replyContextOf } from './robot-message.ts';
+import type { DingTalkAccount } from './account.ts';
 
 /** The card template's variable the answer streams into. */
 export const CARD_CONTENT_KEY = 'content';
@@ -27,7 +30,7 @@ function deliveryOf(message: InboundMessage, robotCode: string): Record<string, 
 
 export async function startAiCard(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   message: InboundMessage,
   templateId: string,
   signal?: AbortSignal,
@@ -54,8 +57,11 @@ export async function startAiCard(
     ? (results as Array<{ success?: unknown; errorMsg?: unknown }>).find((result) => result.success === false)
     : undefined;
   if (answer['success'] === false || failed) {
-    const why = scrub(String(failed?.errorMsg ?? 'not delivered'), api.secretsOf(account)).slice(0, 200);
-    throw new DingTalkError(`${what}: the card was not delivered (${why})`);
+    const why = scrubSecrets(String(failed?.errorMsg ?? 'not delivered'), api.secretsOf(account)).slice(
+      0,
+      200,
+    );
+    throw new PlatformError(`${what}: the card was not delivered (${why})`);
   }
   const stream = async (content: string, isFinalize: boolean): Promise<void> => {
     await api.call(

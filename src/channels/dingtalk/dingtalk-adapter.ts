@@ -4,7 +4,6 @@
 // set, is the origin of both DingTalk APIs (api.dingtalk.com and oapi.dingtalk.com): a proxy, or the
 // fake platform of the tests.
 import { errorMessage } from '../../core/errors.ts';
-import type { AccountConfig } from '../../config/schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -18,14 +17,14 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { splitText } from '../types.ts';
+import { splitText } from '../split-text.ts';
 import { startAiCard } from './ai-card.ts';
 import { DingTalkOpenApi, originsOf } from './open-api.ts';
 import { downloadPicture, type PictureOptions } from './pictures.ts';
 import { parseRobotMessage, replyContextOf } from './robot-message.ts';
 import { DINGTALK_TEXT_LIMIT, markdown, replyMarkdown, sendToChat } from './robot-send.ts';
 import { runStreamConnection } from './stream-connection.ts';
-import { foreignFields } from '../account-fields.ts';
+import { dingtalkAccount, type DingTalkAccount } from './account.ts';
 
 export interface DingTalkOptions {
   /** Time limit of one API call, in ms (default 30000). */
@@ -43,8 +42,9 @@ function fileTypeOf(fileName: string): string {
   return match?.[1]?.toLowerCase() ?? 'file';
 }
 
-export class DingTalkAdapter implements ChannelAdapter {
+export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
   readonly platform = 'dingtalk' as const;
+  readonly accountFields = dingtalkAccount;
   /**
    * editMessage: a reply streams into an AI card where the account has a card_template_id;
    * otherwise beginReply declines and the answer goes out through sendText as markdown.
@@ -67,22 +67,12 @@ export class DingTalkAdapter implements ChannelAdapter {
     };
   }
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled && !account.app_id) problems.push('app_id: the client id (AppKey) is required');
-    if (account.enabled && !account.app_secret) {
-      problems.push('app_secret: the client secret (AppSecret) is required');
-    }
-    problems.push(...foreignFields(account, 'dingtalk', ['card_template_id']));
-    return problems;
-  }
-
   inboundStyle(): InboundStyle {
     return 'long-connection';
   }
 
   /** One stream connection; the manager's reconnect loop opens the next when it ends. */
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<DingTalkAccount>, link: ConnectionLink): Promise<void> {
     // Messages are prepared (pictures downloaded) one after another, so they are delivered in order.
     let queue = Promise.resolve();
     await runStreamConnection({
@@ -101,7 +91,7 @@ export class DingTalkAdapter implements ChannelAdapter {
   }
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -130,7 +120,11 @@ export class DingTalkAdapter implements ChannelAdapter {
     return { messageId: first ?? '' };
   }
 
-  async sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendImage(
+    account: ChannelAccount<DingTalkAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     // photoURL takes a picture's URL or the media_id of an upload.
     const photoURL =
       media.kind === 'upload'
@@ -139,7 +133,11 @@ export class DingTalkAdapter implements ChannelAdapter {
     return sendToChat(this.api, account, chatId, { msgKey: 'sampleImageMsg', msgParam: { photoURL } });
   }
 
-  async sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  async sendFile(
+    account: ChannelAccount<DingTalkAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     const mediaId =
       media.kind === 'upload' ? await this.api.upload(account, 'file', media.data, media.fileName) : media.id;
     const fileName = media.kind === 'upload' ? media.fileName : 'file';
@@ -150,7 +148,7 @@ export class DingTalkAdapter implements ChannelAdapter {
   }
 
   async beginReply(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined> {
@@ -159,7 +157,11 @@ export class DingTalkAdapter implements ChannelAdapter {
     return template ? startAiCard(this.api, account, message, template, signal) : undefined;
   }
 
-  private async receive(account: ChannelAccount, data: string, link: ConnectionLink): Promise<void> {
+  private async receive(
+    account: ChannelAccount<DingTalkAccount>,
+    data: string,
+    link: ConnectionLink,
+  ): Promise<void> {
     let parsed;
     try {
       parsed = parseRobotMessage(account.id, JSON.parse(data));

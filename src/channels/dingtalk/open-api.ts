@@ -1,51 +1,23 @@
 // DingTalk's HTTP APIs for one adapter: the app access token (POST /v1.0/oauth2/accessToken, cached
 // per account until shortly before it expires), JSON calls to the new API with the token in the
 // x-acs-dingtalk-access-token header, the old API's media upload (token in the query), and posts to
-// a message's sessionWebhook. Every failure is a DingTalkError whose message never contains the app
+// a message's sessionWebhook. Every failure is a PlatformError whose message never contains the app
 // secret, a token or a ticket; redirects are refused so the token never reaches another origin.
 import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
-import type { AccountConfig } from '../../config/schema.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
+import type { DingTalkAccount } from './account.ts';
 
 export const DINGTALK_API_BASE = 'https://api.dingtalk.com';
 export const DINGTALK_OAPI_BASE = 'https://oapi.dingtalk.com';
-/** The largest JSON answer read; anything bigger is refused unread. */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** A failed DingTalk call (kind `upstream`); its message is safe to show and log. */
-export class DingTalkError extends AppError {
-  constructor(
-    message: string,
-    readonly httpStatus?: number,
-    readonly code?: string,
-    /** The reconnect loop's hint (see channels/reconnect.ts). */
-    readonly retryAfterMs?: number,
-  ) {
-    super('upstream', message);
-  }
-}
-
 /**
  * Where the two APIs are: api.dingtalk.com and oapi.dingtalk.com, or the account's api_base for
  * both (a proxy, or the fake platform of the tests).
  */
-export function originsOf(config: AccountConfig): { api: string; oapi: string } {
+export function originsOf(config: DingTalkAccount): { api: string; oapi: string } {
   const base = config.api_base?.replace(/\/+$/, '');
   return base ? { api: base, oapi: base } : { api: DINGTALK_API_BASE, oapi: DINGTALK_OAPI_BASE };
-}
-
-/** Replaces every secret (plain or URL-encoded) in a text. */
-export function scrub(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join('<redacted>');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('<redacted>');
-  }
-  return out;
 }
 
 export interface HttpCall {
@@ -63,72 +35,50 @@ export interface HttpCall {
 
 export type Answer = Record<string, unknown>;
 
-function retryAfterOf(response: Response): number | undefined {
-  const header = response.headers.get('retry-after');
-  const value = Number(header);
-  return response.status === 429 && header !== null && Number.isFinite(value) && value >= 0
-    ? value * 1000
-    : undefined;
-}
+/** The largest JSON answer read; anything bigger is refused unread. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * One HTTP call answered with JSON. A status of 400 or more, or an old-API `errcode` other than 0,
- * is a DingTalkError carrying the platform's code and (scrubbed) message.
+ * is a PlatformError carrying the platform's code and (scrubbed) message.
  */
 export async function callJson(call: HttpCall, timeoutMs: number): Promise<Answer> {
-  const signals = [AbortSignal.timeout(timeoutMs), ...(call.signal ? [call.signal] : [])];
-  const isForm = call.body instanceof FormData;
-  let response: Response;
-  try {
-    response = await fetch(call.url, {
-      method: call.method,
-      redirect: 'error',
-      headers: {
-        accept: 'application/json',
-        ...(call.body !== undefined && !isForm ? { 'content-type': 'application/json' } : {}),
-        ...call.headers,
-      },
-      ...(call.body === undefined
+  const response = await platformFetch({
+    what: call.what,
+    url: call.url,
+    method: call.method,
+    headers: { accept: 'application/json', ...call.headers },
+    ...(call.body instanceof FormData
+      ? { body: call.body }
+      : call.body === undefined
         ? {}
-        : { body: isForm ? (call.body as FormData) : JSON.stringify(call.body) }),
-      signal: AbortSignal.any(signals),
-    });
-  } catch (error) {
-    if (call.signal?.aborted) throw call.signal.reason;
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    // Only a code or a fixed phrase: the transport's own text can quote the URL.
-    const detail =
-      typeof code === 'string' && /^[A-Z_0-9]{2,40}$/.test(code)
-        ? code
-        : (error as Error).name === 'TimeoutError'
-          ? 'timed out'
-          : 'request failed';
-    throw new DingTalkError(`${call.what}: could not reach DingTalk (${detail})`);
-  }
-  let answer: Answer = {};
-  try {
-    const text = await readCapped(response, MAX_ANSWER_BYTES);
-    const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) answer = parsed as Answer;
-  } catch (error) {
-    if (response.ok) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new DingTalkError(`${call.what}: DingTalk sent ${why} (status ${response.status})`);
-    }
-  }
+        : { json: call.body }),
+    signal: call.signal,
+    timeoutMs,
+    maxBytes: MAX_ANSWER_BYTES,
+    secrets: call.secrets,
+  });
+  // A failure's body may be a proxy's page: its status still says what happened.
+  const answer = response.ok ? response.json() : safeJson(response);
   const errcode = answer['errcode'];
   if (response.status >= 400 || (errcode !== undefined && errcode !== 0 && errcode !== '0')) {
-    const code = String(answer['code'] ?? errcode ?? response.status);
-    const message = String(answer['message'] ?? answer['errmsg'] ?? 'no message');
-    const safe = scrub(`${code}: ${message}`, call.secrets).slice(0, 300);
-    throw new DingTalkError(
-      `${call.what} failed (${response.status}) ${safe}`,
-      response.status,
-      scrub(code, call.secrets),
-      retryAfterOf(response),
-    );
+    throw platformFailure(call.what, {
+      status: response.status,
+      code: String(answer['code'] ?? errcode ?? response.status),
+      message: String(answer['message'] ?? answer['errmsg'] ?? 'no message'),
+      secrets: call.secrets,
+      retryAfterMs: response.retryAfterMs,
+    });
   }
   return answer;
+}
+
+function safeJson(response: PlatformResponse): Answer {
+  try {
+    return response.json();
+  } catch {
+    return {};
+  }
 }
 
 interface CachedToken {
@@ -151,14 +101,14 @@ export class DingTalkOpenApi {
   constructor(private readonly options: OpenApiOptions) {}
 
   /** The secrets of an account (and its current token) to scrub from any text. */
-  secretsOf(account: ChannelAccount): string[] {
+  secretsOf(account: ChannelAccount<DingTalkAccount>): string[] {
     const cached = this.tokens.get(account.id);
     return [account.config.app_secret ?? '', ...(cached ? [cached.token] : [])];
   }
 
   /** A call of the new API (https://api.dingtalk.com/v1.0/...) with the app's access token. */
   async call(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     what: string,
     method: 'POST' | 'PUT',
     path: string,
@@ -184,7 +134,7 @@ export class DingTalkOpenApi {
 
   /** Uploads media through the old API (POST /media/upload); returns its media_id. */
   async upload(
-    account: ChannelAccount,
+    account: ChannelAccount<DingTalkAccount>,
     type: 'image' | 'file',
     data: Blob,
     fileName: string,
@@ -208,25 +158,28 @@ export class DingTalkOpenApi {
     });
     const mediaId = answer['media_id'];
     if (typeof mediaId !== 'string' || mediaId === '') {
-      throw new DingTalkError('dingtalk media/upload: the answer has no media_id');
+      throw new PlatformError('dingtalk media/upload: the answer has no media_id');
     }
     return mediaId;
   }
 
   /** Runs `request` with a valid token; a token the platform no longer accepts is renewed once. */
-  private async withToken<T>(account: ChannelAccount, request: (token: string) => Promise<T>): Promise<T> {
+  private async withToken<T>(
+    account: ChannelAccount<DingTalkAccount>,
+    request: (token: string) => Promise<T>,
+  ): Promise<T> {
     const first = await this.token(account);
     try {
       return await request(first.token);
     } catch (error) {
-      if (!(error instanceof DingTalkError) || !isTokenRefusal(error)) throw error;
+      if (!(error instanceof PlatformError) || !isTokenRefusal(error)) throw error;
       if (this.tokens.get(account.id) === first) this.tokens.delete(account.id);
       const fresh = await this.token(account);
       return request(fresh.token);
     }
   }
 
-  private async token(account: ChannelAccount): Promise<CachedToken> {
+  private async token(account: ChannelAccount<DingTalkAccount>): Promise<CachedToken> {
     const { app_id: appKey, app_secret: appSecret } = account.config;
     if (!appKey || !appSecret) {
       throw new AppError('conflict', `dingtalk account "${account.id}" has no app_id and app_secret`);
@@ -265,7 +218,7 @@ export class DingTalkOpenApi {
     const token = answer['accessToken'];
     const expireIn = Number(answer['expireIn'] ?? 7200);
     if (typeof token !== 'string' || token === '') {
-      throw new DingTalkError('dingtalk oauth2/accessToken: the answer has no accessToken');
+      throw new PlatformError('dingtalk oauth2/accessToken: the answer has no accessToken');
     }
     // Renewed five minutes before it expires (or half way through a short lifetime).
     const lifetimeMs = Math.max(Number.isFinite(expireIn) ? expireIn : 0, 0) * 1000;
@@ -274,7 +227,7 @@ export class DingTalkOpenApi {
 }
 
 /** The platform no longer accepts the token (expired early, or revoked). */
-function isTokenRefusal(error: DingTalkError): boolean {
+function isTokenRefusal(error: PlatformError): boolean {
   return (
     error.httpStatus === 401 ||
     error.code === 'InvalidAuthentication' ||

@@ -1,8 +1,9 @@
 // Pictures users send, fetched for the model as data: URLs: POST /v1.0/robot/messageFiles/download
 // turns a message's downloadCode into a short-lived download URL, which is read with a size cap.
 import type { InboundImage, ChannelAccount } from '../types.ts';
-import { DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
+import type { DingTalkAccount } from './account.ts';
 
 export interface PictureOptions {
   /** Largest picture read, in bytes; a larger one is skipped. */
@@ -27,19 +28,10 @@ export function imageType(bytes: Uint8Array, declared: string | null): string | 
   return SIGNATURES.find(([, magic]) => magic.every((byte, index) => bytes[index] === byte))?.[0];
 }
 
-/** Reads a body up to `limit` bytes; past that the read stops and fails. */
-function readBytes(response: Response, limit: number): Promise<Uint8Array> {
-  return readBytesCapped(
-    response,
-    limit,
-    () => new DingTalkError(`the picture is larger than ${limit} bytes`),
-  );
-}
-
 /** Downloads one picture by its downloadCode and returns it as a data: URL. */
 export async function downloadPicture(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   downloadCode: string,
   robotCode: string,
   options: PictureOptions,
@@ -57,28 +49,22 @@ export async function downloadPicture(
   try {
     url = new URL(String(answer['downloadUrl']));
   } catch {
-    throw new DingTalkError('dingtalk robot/messageFiles/download: no downloadUrl');
+    throw new PlatformError('dingtalk robot/messageFiles/download: no downloadUrl');
   }
   // The platform's storage is https; plain http only from the account's own API origin (a proxy).
   if (url.protocol !== 'https:' && url.origin !== new URL(originsOf(account.config).api).origin) {
-    throw new DingTalkError('dingtalk robot/messageFiles/download: the downloadUrl is not https');
+    throw new PlatformError('dingtalk robot/messageFiles/download: the downloadUrl is not https');
   }
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      redirect: 'error',
-      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(signal ? [signal] : [])]),
-    });
-  } catch {
-    if (signal?.aborted) throw signal.reason;
-    throw new DingTalkError('dingtalk picture download: could not reach the download URL');
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new DingTalkError(`dingtalk picture download failed (${response.status})`);
-  }
-  const bytes = await readBytes(response, options.maxBytes);
+  const response = await platformFetch({
+    what: 'dingtalk picture download',
+    url,
+    signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+  });
+  if (!response.ok) throw new PlatformError(`dingtalk picture download failed (status ${response.status})`);
+  const bytes = response.body;
   const type = imageType(bytes, response.headers.get('content-type'));
-  if (!type) throw new DingTalkError('dingtalk picture download: the file is not an image');
+  if (!type) throw new PlatformError('dingtalk picture download: the file is not an image');
   return { url: `data:${type};base64,${Buffer.from(bytes).toString('base64')}` };
 }

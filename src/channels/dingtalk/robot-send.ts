@@ -3,9 +3,12 @@
 // its own, through the robot send API: POST /v1.0/robot/groupMessages/send for a group (chat id
 // cid..., its openConversationId) and POST /v1.0/robot/oToMessages/batchSend for a user (chat id =
 // the user id), each with a message template (msgKey) and its parameters as JSON text (msgParam).
-import { splitText, type InboundMessage, type SendResult, type ChannelAccount } from '../types.ts';
-import { callJson, DingTalkError, originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { splitText } from '../split-text.ts';
+import type { InboundMessage, SendResult, ChannelAccount } from '../types.ts';
+import { callJson, originsOf, type DingTalkOpenApi } from './open-api.ts';
+import { PlatformError } from '../platform-http.ts';
 import { replyContextOf } from './robot-message.ts';
+import type { DingTalkAccount } from './account.ts';
 
 /** Longest markdown text per message; longer answers are split. */
 export const DINGTALK_TEXT_LIMIT = 4000;
@@ -38,7 +41,7 @@ export function markdown(text: string): MessageTemplate {
 /** Sends one templated message to a group or a user through the robot send API. */
 export async function sendToChat(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   chatId: string,
   template: MessageTemplate,
   signal?: AbortSignal,
@@ -67,15 +70,19 @@ export async function sendToChat(
   );
   const listed = (field: string): boolean =>
     Array.isArray(answer[field]) && (answer[field] as unknown[]).includes(chatId);
-  if (listed('invalidStaffIdList')) throw new DingTalkError(`${what}: "${chatId}" is not a user id`);
+  if (listed('invalidStaffIdList')) throw new PlatformError(`${what}: "${chatId}" is not a user id`);
   if (listed('flowControlledStaffIdList')) {
-    throw new DingTalkError(`${what}: messages to "${chatId}" are throttled by DingTalk`);
+    throw new PlatformError(`${what}: messages to "${chatId}" are throttled by DingTalk`);
   }
   return { messageId: String(answer['processQueryKey'] ?? '') };
 }
 
 /** The message's sessionWebhook, if it is DingTalk's (or the api_base's) and still valid. */
-function usableWebhook(account: ChannelAccount, message: InboundMessage, now: number): URL | undefined {
+function usableWebhook(
+  account: ChannelAccount<DingTalkAccount>,
+  message: InboundMessage,
+  now: number,
+): URL | undefined {
   const context = replyContextOf(message);
   if (!context?.sessionWebhook) return undefined;
   const expires = Number(context.sessionWebhookExpiredTime);
@@ -101,7 +108,7 @@ export interface ReplyOptions {
  */
 export async function replyMarkdown(
   api: DingTalkOpenApi,
-  account: ChannelAccount,
+  account: ChannelAccount<DingTalkAccount>,
   message: InboundMessage,
   text: string,
   options: ReplyOptions,
@@ -128,7 +135,7 @@ export async function replyMarkdown(
         continue;
       } catch (error) {
         // A webhook the platform refused (expired early) is given up; an unreachable one is an error.
-        if (!(error instanceof DingTalkError) || error.httpStatus === undefined) throw error;
+        if (!(error instanceof PlatformError) || error.httpStatus === undefined) throw error;
         webhook = undefined;
       }
     }

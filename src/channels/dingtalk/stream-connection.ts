@@ -11,7 +11,9 @@
 /** The stream topic of robot messages (DingTalk's documented value). */
 const TOPIC_ROBOT = '/v1.0/im/bot/messages/get';
 import { z } from 'zod';
-import { callJson, DingTalkError, scrub } from './open-api.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { callJson } from './open-api.ts';
+import { PlatformError } from '../platform-http.ts';
 
 /** Largest frame accepted from the platform. */
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -62,24 +64,24 @@ async function openConnection(session: StreamSession): Promise<{ url: URL; ticke
     session.timeoutMs,
   );
   const parsed = endpointSchema.safeParse(answer);
-  if (!parsed.success) throw new DingTalkError('dingtalk gateway/connections/open: no endpoint and ticket');
+  if (!parsed.success) throw new PlatformError('dingtalk gateway/connections/open: no endpoint and ticket');
   let url: URL;
   try {
     url = new URL(parsed.data.endpoint);
   } catch {
-    throw new DingTalkError('dingtalk gateway/connections/open: the endpoint is not a URL');
+    throw new PlatformError('dingtalk gateway/connections/open: the endpoint is not a URL');
   }
   // wss only, unless the API itself is plain http (a local proxy or the tests' fake platform).
   const plainAllowed = new URL(session.origin).protocol === 'http:';
   if (url.protocol !== 'wss:' && !(plainAllowed && url.protocol === 'ws:')) {
-    throw new DingTalkError('dingtalk gateway/connections/open: the endpoint is not a wss:// URL');
+    throw new PlatformError('dingtalk gateway/connections/open: the endpoint is not a wss:// URL');
   }
   url.searchParams.set('ticket', parsed.data.ticket);
   return { url, ticket: parsed.data.ticket };
 }
 
 /** A socket error as a safe message: ws quotes the URL (and so the ticket) in some of its texts. */
-function socketError(error: Error, secrets: string[]): DingTalkError {
+function socketError(error: Error, secrets: string[]): PlatformError {
   const code = (error as { code?: unknown }).code;
   const status = /^Unexpected server response: (\d{3})$/.exec(error.message)?.[1];
   const detail = status
@@ -87,7 +89,7 @@ function socketError(error: Error, secrets: string[]): DingTalkError {
     : typeof code === 'string' && /^[A-Z_0-9]{2,40}$/.test(code)
       ? code
       : 'connection failed';
-  return new DingTalkError(scrub(`dingtalk stream: ${detail}`, secrets));
+  return new PlatformError(scrubSecrets(`dingtalk stream: ${detail}`, secrets));
 }
 
 /**
@@ -170,7 +172,7 @@ export async function runStreamConnection(session: StreamSession): Promise<void>
       pinger = setInterval(() => {
         if (!answeredPing) {
           socket.terminate();
-          settle(new DingTalkError('dingtalk stream: the connection stopped answering pings'));
+          settle(new PlatformError('dingtalk stream: the connection stopped answering pings'));
           return;
         }
         answeredPing = false;
@@ -197,7 +199,7 @@ export async function runStreamConnection(session: StreamSession): Promise<void>
       settle(socketError(error, secrets));
     });
     socket.on('close', () => {
-      settle(opened ? undefined : new DingTalkError('dingtalk stream: the socket closed before it opened'));
+      settle(opened ? undefined : new PlatformError('dingtalk stream: the socket closed before it opened'));
     });
   });
 }

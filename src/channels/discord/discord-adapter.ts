@@ -10,9 +10,8 @@ import type {
 } from 'discord-api-types/v10';
 import type { AllowedMentionsTypes, GatewayDispatchEvents } from 'discord-api-types/v10';
 import type { RawFile } from '@discordjs/rest';
-import type { AccountConfig } from '../../config/schema.ts';
 import { errorMessage, invalid } from '../../core/errors.ts';
-import { foreignFields } from '../account-fields.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -24,10 +23,11 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { DiscordRest, scrubToken, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
+import { DiscordRest, tokenOf, type DiscordRestOptions } from './discord-rest.ts';
 import type { GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
+import { discordAccount, SNOWFLAKE, type DiscordAccount } from './account.ts';
 
 export interface DiscordOptions extends DiscordRestOptions {
   /** Time between two typing calls, in ms (default 8000: the indicator shows for about ten seconds). */
@@ -38,7 +38,6 @@ export interface DiscordOptions extends DiscordRestOptions {
 
 /** Discord's upload limit of a message without boosts. */
 const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-const SNOWFLAKE = /^\d{1,25}$/;
 const IMAGE_TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
@@ -67,8 +66,9 @@ function channelId(chatId: string): string {
   return chatId;
 }
 
-export class DiscordAdapter implements ChannelAdapter {
+export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
   readonly platform = 'discord' as const;
+  readonly accountFields = discordAccount;
   readonly capabilities = { editMessage: false, typing: true, images: true, files: true };
   readonly maxUploadBytes = { image: MAX_UPLOAD_BYTES, file: MAX_UPLOAD_BYTES };
   private readonly rest: DiscordRest;
@@ -78,25 +78,11 @@ export class DiscordAdapter implements ChannelAdapter {
     this.rest = new DiscordRest(options);
   }
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled && !account.app_secret?.trim())
-      problems.push('app_secret: the bot token is required');
-    else if (account.app_secret && /\s/.test(account.app_secret.trim().replace(/^Bot\s+/i, ''))) {
-      problems.push('app_secret: a bot token has no spaces');
-    }
-    if (account.app_id !== undefined && !SNOWFLAKE.test(account.app_id)) {
-      problems.push('app_id: the application id is a number (a snowflake)');
-    }
-    problems.push(...foreignFields(account, 'discord', []));
-    return problems;
-  }
-
   inboundStyle(): InboundStyle {
     return 'long-connection';
   }
 
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<DiscordAccount>, link: ConnectionLink): Promise<void> {
     const token = tokenOf(account);
     let state = this.states.get(account.id);
     if (state?.token !== token) {
@@ -126,7 +112,7 @@ export class DiscordAdapter implements ChannelAdapter {
           this.options
             .logger?.()
             ?.warn(
-              { platform: 'discord', accountId: account.id, err: scrubToken(errorMessage(error), token) },
+              { platform: 'discord', accountId: account.id, err: scrubSecrets(errorMessage(error), [token]) },
               'discord gateway event skipped',
             ),
       },
@@ -137,7 +123,11 @@ export class DiscordAdapter implements ChannelAdapter {
     });
   }
 
-  showTyping(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void {
+  showTyping(
+    account: ChannelAccount<DiscordAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): () => void {
     const send = (): void => {
       if (signal.aborted) return;
       void this.rest
@@ -164,7 +154,7 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<DiscordAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -191,16 +181,24 @@ export class DiscordAdapter implements ChannelAdapter {
     return { messageId: first ?? '' };
   }
 
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<DiscordAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, media, 'image');
   }
 
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(
+    account: ChannelAccount<DiscordAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, media, 'file');
   }
 
   private async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<DiscordAccount>,
     chatId: string,
     media: OutboundMedia,
     kind: 'image' | 'file',
@@ -242,7 +240,7 @@ export class DiscordAdapter implements ChannelAdapter {
     return { messageId: sent.id };
   }
 
-  private checkApplication(account: ChannelAccount, data: GatewayReadyDispatchData): void {
+  private checkApplication(account: ChannelAccount<DiscordAccount>, data: GatewayReadyDispatchData): void {
     const expected = account.config.app_id;
     if (expected !== undefined && data.application?.id !== expected) {
       this.options
@@ -255,7 +253,7 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   private receive(
-    account: ChannelAccount,
+    account: ChannelAccount<DiscordAccount>,
     state: AccountState,
     message: DiscordMessage,
     link: ConnectionLink,

@@ -2,12 +2,15 @@
 // keeps Discord's per-route rate-limit buckets and, on a 429, waits out retry_after and retries.
 // A wait longer than maxRateLimitWaitMs fails the call instead of holding it. The account's api_base
 // (default https://discord.com) is where `/api/v10/...` is called: a proxy, or a fake in tests.
-// Failures become DiscordErrors whose messages never carry the bot token.
+// Failures become PlatformErrors whose messages never carry the bot token.
 import { createHash } from 'node:crypto';
 import type * as DiscordRestModule from '@discordjs/rest';
 import type { REST } from '@discordjs/rest';
 import { AppError } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { PlatformError } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
+import type { DiscordAccount } from './account.ts';
 
 export const DISCORD_API_BASE = 'https://discord.com';
 
@@ -30,19 +33,7 @@ export interface DiscordRestOptions {
   maxRateLimitWaitMs?: number;
 }
 
-/** A failed Discord call; its message never contains the token. */
-export class DiscordError extends AppError {
-  constructor(
-    message: string,
-    readonly httpStatus?: number,
-    /** The reconnect loop's hint (see channels/reconnect.ts). */
-    readonly retryAfterMs?: number,
-  ) {
-    super('upstream', message);
-  }
-}
-
-export function tokenOf(account: ChannelAccount): string {
+export function tokenOf(account: ChannelAccount<DiscordAccount>): string {
   const token = account.config.app_secret?.trim();
   if (!token) throw new AppError('conflict', `discord account "${account.id}" has no bot token (app_secret)`);
   // Some copy the token with the scheme in front; the header adds it.
@@ -50,14 +41,9 @@ export function tokenOf(account: ChannelAccount): string {
 }
 
 /** The API root of an account: its api_base (an origin, or a path ending in /api) plus /api. */
-export function apiRoot(account: ChannelAccount): string {
+export function apiRoot(account: ChannelAccount<DiscordAccount>): string {
   const base = (account.config.api_base ?? DISCORD_API_BASE).replace(/\/+$/, '');
   return base.endsWith('/api') ? base : `${base}/api`;
-}
-
-/** Removes the token from a text. */
-export function scrubToken(text: string, token: string | undefined): string {
-  return token ? text.split(token).join('<token>') : text;
 }
 
 interface Client {
@@ -71,7 +57,7 @@ export class DiscordRest {
   constructor(private readonly options: DiscordRestOptions = {}) {}
 
   /** The REST client of an account, kept while its token and API origin stay the same. */
-  async client(account: ChannelAccount): Promise<REST> {
+  async client(account: ChannelAccount<DiscordAccount>): Promise<REST> {
     const { REST } = await loadRest();
     const token = tokenOf(account);
     const api = apiRoot(account);
@@ -95,11 +81,11 @@ export class DiscordRest {
   }
 
   /**
-   * Runs one call of an account, turning every failure into a DiscordError. The REST client never
+   * Runs one call of an account, turning every failure into a PlatformError. The REST client never
    * removes the abort listener it adds, so it gets a signal of its own, linked to `signal` for the call.
    */
   async call<T>(
-    account: ChannelAccount,
+    account: ChannelAccount<DiscordAccount>,
     what: string,
     run: (rest: REST, signal: AbortSignal | undefined) => Promise<unknown>,
     signal?: AbortSignal,
@@ -120,24 +106,23 @@ export class DiscordRest {
   }
 }
 
-/** A DiscordError for a failed call, naming what failed and why in words safe to show. */
-export function describeFailure(what: string, error: unknown, token: string | undefined): DiscordError {
-  if (error instanceof DiscordError) return error;
+/** A PlatformError for a failed call, naming what failed and why in words safe to show. */
+export function describeFailure(what: string, error: unknown, token: string | undefined): PlatformError {
+  if (error instanceof PlatformError) return error;
   const sdk = restModule;
   if (sdk && error instanceof sdk.RateLimitError) {
     const seconds = Math.round(Math.max(error.retryAfter, error.sublimitTimeout, 0) / 1000);
-    return new DiscordError(
-      `discord ${what}: rate limited by Discord; retry after ${seconds} s`,
-      429,
-      Math.max(error.retryAfter, 0),
-    );
+    return new PlatformError(`discord ${what}: rate limited by Discord; retry after ${seconds} s`, {
+      status: 429,
+      retryAfterMs: Math.max(error.retryAfter, 0),
+    });
   }
   if (sdk && (error instanceof sdk.DiscordAPIError || error instanceof sdk.HTTPError)) {
     const detail =
       error.status === 401
         ? 'the bot token was refused (401 Unauthorized)'
-        : scrubToken(String(error.message), token).slice(0, 300);
-    return new DiscordError(`discord ${what} failed (${error.status}): ${detail}`, error.status);
+        : scrubSecrets(String(error.message), [token]).slice(0, 300);
+    return new PlatformError(`discord ${what} failed (${error.status}): ${detail}`, { status: error.status });
   }
   const name = (error as { name?: unknown } | undefined)?.name;
   const code =
@@ -150,5 +135,5 @@ export function describeFailure(what: string, error: unknown, token: string | un
       : name === 'AbortError' || name === 'TimeoutError'
         ? 'timed out'
         : 'request failed';
-  return new DiscordError(`discord ${what}: could not reach the Discord API (${reason})`);
+  return new PlatformError(`discord ${what}: could not reach the Discord API (${reason})`);
 }

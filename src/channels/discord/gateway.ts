@@ -27,7 +27,9 @@ import {
   type GatewaySendPayload,
 } from 'discord-api-types/v10';
 import { sleep } from '../../core/async.ts';
-import { describeFailure, DiscordError, scrubToken } from './discord-rest.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { describeFailure } from './discord-rest.ts';
+import { PlatformError } from '../platform-http.ts';
 
 /** DMs, guild messages, and their text (Message Content is privileged: enabled in the developer portal). */
 export const DISCORD_INTENTS =
@@ -150,7 +152,7 @@ class CheckedManager extends WebSocketManager {
       // reported below
     }
     if (protocol !== 'wss:' && protocol !== 'ws:') {
-      throw new DiscordError('discord GET /gateway/bot: the gateway URL is not a ws:// or wss:// URL');
+      throw new PlatformError('discord GET /gateway/bot: the gateway URL is not a ws:// or wss:// URL');
     }
     return info;
   }
@@ -232,19 +234,19 @@ export async function runGateway(
     const code = first === 'up' ? await Promise.race([ended, aborted]) : first;
     if (code === 'aborted') return;
     const fatal = code === undefined ? undefined : FATAL_CLOSES[code];
-    if (fatal) throw new DiscordError(`discord gateway closed (${code}): ${fatal}`);
-    if (failure && first !== 'up') throw new DiscordError(`discord gateway: ${failure.message}`);
+    if (fatal) throw new PlatformError(`discord gateway closed (${code}): ${fatal}`);
+    if (failure && first !== 'up') throw new PlatformError(`discord gateway: ${failure.message}`);
   } catch (error) {
-    if (error instanceof DiscordError) throw error;
+    if (error instanceof PlatformError) throw error;
     if (error instanceof DiscordAPIError || error instanceof HTTPError) {
       throw describeFailure('GET /gateway/bot', error, token);
     }
     // The shard reports a refusal before it has closed: wait for the close code that explains it.
     const code = await Promise.race([ended, sleep(1000).then(() => undefined)]);
     const known = code === undefined ? undefined : FATAL_CLOSES[code];
-    if (known) throw new DiscordError(`discord gateway closed (${code}): ${known}`);
+    if (known) throw new PlatformError(`discord gateway closed (${code}): ${known}`);
     const message = error instanceof Error ? error.message : 'connection failed';
-    throw new DiscordError(`discord gateway: ${scrubToken(message, token).slice(0, 200)}`);
+    throw new PlatformError(`discord gateway: ${scrubSecrets(message, [token]).slice(0, 200)}`);
   } finally {
     signal.removeEventListener('abort', onAbort);
     try {

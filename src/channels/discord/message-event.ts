@@ -4,9 +4,10 @@
 // attached are read for the model as data: URLs, only from Discord's CDN or the account's api_base.
 import type { GatewayMessageCreateDispatchData } from 'discord-api-types/v10';
 import { errorMessage } from '../../core/errors.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
 import type { ChannelAccount, InboundImage, InboundMessage } from '../types.ts';
 import { apiRoot } from './discord-rest.ts';
+import type { DiscordAccount } from './account.ts';
 
 export interface PictureOptions {
   /** Largest picture read, in bytes; a larger one is skipped. */
@@ -63,7 +64,7 @@ export function toInbound(
 
 /** The picture attachments of a message, as the model receives them; failures are skipped and logged. */
 export async function readPictures(
-  account: ChannelAccount,
+  account: ChannelAccount<DiscordAccount>,
   message: DiscordMessage,
   options: PictureOptions,
   warn: (detail: object, text: string) => void,
@@ -96,7 +97,7 @@ export async function readPictures(
 }
 
 async function download(
-  account: ChannelAccount,
+  account: ChannelAccount<DiscordAccount>,
   address: string,
   options: PictureOptions,
   signal?: AbortSignal,
@@ -106,21 +107,15 @@ async function download(
   if (!(url.protocol === 'https:' && CDN_HOSTS.has(url.hostname)) && url.origin !== own) {
     throw new Error("the attachment is not on Discord's CDN");
   }
-  const response = await fetch(url, {
-    redirect: 'error',
-    signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(signal ? [signal] : [])]),
-  }).catch(() => {
-    throw new Error('could not reach the attachment URL');
+  const response = await platformFetch({
+    what: 'discord attachment download',
+    url,
+    signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
   });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`the download failed (${response.status})`);
-  }
-  const bytes = await readBytesCapped(
-    response,
-    options.maxBytes,
-    () => new Error(`larger than ${options.maxBytes} bytes`),
-  );
+  if (!response.ok) throw new PlatformError(`the download failed (${response.status})`);
+  const bytes = response.body;
   const declared = response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   const type = declared?.startsWith('image/') ? declared : sniff(bytes);
   if (!type) throw new Error('the attachment is not a picture');

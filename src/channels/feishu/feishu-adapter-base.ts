@@ -2,7 +2,7 @@
 // card), and turning a received message event into an InboundMessage with its images downloaded.
 // They differ only in how events arrive: the long connection (feishu) or HTTP callbacks
 // (feishu_webhook).
-import type { AccountConfig, Platform } from '../../config/schema.ts';
+import type { Platform } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { RecentIds } from '../dedupe.ts';
 import type {
@@ -17,11 +17,13 @@ import type {
   SendTextOptions,
 } from '../types.ts';
 import { FeishuApi, credentialsOf, type OutgoingMessage } from './feishu-api.ts';
-import { FeishuError, credentialsKey, type FeishuCredentials } from './feishu-http.ts';
+import { credentialsKey, type FeishuCredentials } from './feishu-http.ts';
+import { PlatformError } from '../platform-http.ts';
 import { parseMessageEvent, receiveIdTypeOf } from './message-event.ts';
 import { cardMessage, cardPieces, textMessage, textPieces } from './message-content.ts';
 import { imageDataUrl } from './image-data-url.ts';
-import { foreignFields } from '../account-fields.ts';
+import type { FeishuAccount } from './account.ts';
+import type { PlatformAccount } from '../account-schema.ts';
 
 export interface FeishuOptions {
   /** Time limit of one API call, in ms (default 30000). */
@@ -40,8 +42,9 @@ interface Target {
   inThread: boolean;
 }
 
-export abstract class FeishuAdapterBase implements ChannelAdapter {
+export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount> {
   abstract readonly platform: Extract<Platform, 'feishu' | 'feishu_webhook'>;
+  abstract readonly accountFields: PlatformAccount<FeishuAccount>;
   readonly capabilities = { editMessage: true, typing: false, images: true, files: true };
   /** Feishu's upload limits: 10 MB for images, 30 MB for files. */
   readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 30 * 1024 * 1024 };
@@ -59,20 +62,10 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
     });
   }
 
-  abstract inboundStyle(account: AccountConfig): InboundStyle;
-
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled) {
-      if (!account.app_id) problems.push('app_id: the App ID is required');
-      if (!account.app_secret) problems.push('app_secret: the App Secret is required');
-    }
-    problems.push(...foreignFields(account, this.platform, ['verification_token', 'encrypt_key']));
-    return problems;
-  }
+  abstract inboundStyle(account: FeishuAccount): InboundStyle;
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<FeishuAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -87,37 +80,35 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
     return { messageId: first ?? '' };
   }
 
-  async sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
-    const credentials = credentialsOf(account);
-    const key =
-      media.kind === 'reference'
-        ? media.id
-        : await this.api.uploadImage(credentials, media.data, media.fileName);
-    const id = await this.post(
-      credentials,
-      { chatId, inThread: false },
-      {
-        msgType: 'image',
-        content: JSON.stringify({ image_key: key }),
-      },
-    );
-    return { messageId: id };
+  sendImage(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
+    return this.sendMedia(account, chatId, media, 'image');
   }
 
-  async sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
+    return this.sendMedia(account, chatId, media, 'file');
+  }
+
+  /** Uploads the media (unless Feishu holds it already) and posts it as an image or file message. */
+  private async sendMedia(
+    account: ChannelAccount<FeishuAccount>,
+    chatId: string,
+    media: OutboundMedia,
+    kind: 'image' | 'file',
+  ): Promise<SendResult> {
     const credentials = credentialsOf(account);
-    const key =
-      media.kind === 'reference'
-        ? media.id
-        : await this.api.uploadFile(credentials, media.data, media.fileName);
-    const id = await this.post(
-      credentials,
-      { chatId, inThread: false },
-      {
-        msgType: 'file',
-        content: JSON.stringify({ file_key: key }),
-      },
-    );
+    const upload =
+      kind === 'image' ? this.api.uploadImage.bind(this.api) : this.api.uploadFile.bind(this.api);
+    const key = media.kind === 'reference' ? media.id : await upload(credentials, media.data, media.fileName);
+    const content = JSON.stringify(kind === 'image' ? { image_key: key } : { file_key: key });
+    const id = await this.post(credentials, { chatId, inThread: false }, { msgType: kind, content });
     return { messageId: id };
   }
 
@@ -126,7 +117,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
    * with the answer as it streams; an answer too long for one card continues in further cards.
    */
   async beginReply(
-    account: ChannelAccount,
+    account: ChannelAccount<FeishuAccount>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream> {
@@ -159,7 +150,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
           rest = await show(text);
         } catch (error) {
           // Feishu refused the edit (card deleted, too old, ...): the answer goes out as new cards.
-          if (signal.aborted || !(error instanceof FeishuError) || error.code === undefined) throw error;
+          if (signal.aborted || !(error instanceof PlatformError) || error.code === undefined) throw error;
           this.log('warn', account, { err: error.message }, 'feishu card not updated; answer sent anew');
           rest = cardPieces(text);
         }
@@ -188,7 +179,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
 
   /** The bot's open_id if it is known or can be fetched; undefined (logged) otherwise. */
   private async botOpenIdIfKnown(
-    account: ChannelAccount,
+    account: ChannelAccount<FeishuAccount>,
     credentials: FeishuCredentials,
   ): Promise<string | undefined> {
     try {
@@ -209,7 +200,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
    * message once its images are downloaded. Never throws.
    */
   protected async receiveMessage(
-    account: ChannelAccount,
+    account: ChannelAccount<FeishuAccount>,
     eventId: string | undefined,
     event: unknown,
     deliver: (message: InboundMessage) => void,
@@ -261,7 +252,12 @@ export abstract class FeishuAdapterBase implements ChannelAdapter {
     }
   }
 
-  protected log(level: 'info' | 'warn', account: ChannelAccount, fields: object, message: string): void {
+  protected log(
+    level: 'info' | 'warn',
+    account: ChannelAccount<FeishuAccount>,
+    fields: object,
+    message: string,
+  ): void {
     this.options.logger?.()?.[level]({ platform: this.platform, accountId: account.id, ...fields }, message);
   }
 

@@ -4,16 +4,14 @@
 // our fetch, without redirects. Its own reconnecting is off: connect() ends when the socket closes
 // and the manager's loop reconnects with back-off, so the account's status is always the truth.
 import type { HttpInstance, HttpRequestOptions } from '@larksuiteoapi/node-sdk';
-import type { AccountConfig } from '../../config/schema.ts';
-import { AppError, errorMessage } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelAccount, ConnectionLink, InboundStyle } from '../types.ts';
 import { FeishuAdapterBase, type FeishuOptions } from './feishu-adapter-base.ts';
 import { credentialsOf } from './feishu-api.ts';
-import { FeishuError, scrubSecrets } from './feishu-http.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
+import { feishuAccount, type FeishuAccount } from './account.ts';
 
-/** The SDK refuses (silently) any other app id. */
-const APP_ID_PATTERN = /^cli_[0-9a-fA-F]{16}$/;
 const MAX_ENDPOINT_REPLY_BYTES = 64 * 1024;
 
 export interface FeishuAdapterOptions extends FeishuOptions {
@@ -28,18 +26,17 @@ export interface FeishuAdapterOptions extends FeishuOptions {
 /** The one HTTP call the WSClient makes (endpoint discovery), through fetch with our limits. */
 function endpointHttp(timeoutMs: number): HttpInstance {
   const request = async (options: HttpRequestOptions<unknown>): Promise<unknown> => {
-    const response = await fetch(options.url ?? '', {
-      method: (options.method ?? 'GET').toUpperCase(),
+    const response = await platformFetch({
+      what: 'feishu endpoint discovery',
+      url: options.url ?? '',
+      method: (options.method ?? 'GET').toUpperCase() as 'GET' | 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
-      redirect: 'error',
-      ...(options.data !== undefined ? { body: JSON.stringify(options.data) } : {}),
-      signal: AbortSignal.timeout(options.timeout ?? timeoutMs),
-    }).catch(() => {
-      // Without the transport's text: it can quote the request.
-      throw new Error('endpoint discovery: could not reach the API');
+      ...(options.data !== undefined ? { json: options.data } : {}),
+      timeoutMs: options.timeout ?? timeoutMs,
+      maxBytes: MAX_ENDPOINT_REPLY_BYTES,
     });
-    const text = await readCapped(response, MAX_ENDPOINT_REPLY_BYTES);
     if (!response.ok) throw new Error(`endpoint discovery answered status ${response.status}`);
+    const text = response.body.toString('utf8');
     const answer = JSON.parse(text) as Record<string, unknown>;
     // The SDK destructures data.URL even from a failure; an answer without data must not hide its code.
     return { ...answer, data: answer['data'] ?? {} };
@@ -59,17 +56,10 @@ function endpointHttp(timeoutMs: number): HttpInstance {
 
 export class FeishuAdapter extends FeishuAdapterBase {
   readonly platform = 'feishu' as const;
+  readonly accountFields = feishuAccount;
 
   constructor(protected override readonly options: FeishuAdapterOptions = {}) {
     super(options);
-  }
-
-  override validateAccount(account: AccountConfig): string[] {
-    const problems = super.validateAccount(account);
-    if (account.app_id && !APP_ID_PATTERN.test(account.app_id)) {
-      problems.push('app_id: must be the App ID of the console, "cli_" and 16 hexadecimal digits');
-    }
-    return problems;
   }
 
   inboundStyle(): InboundStyle {
@@ -80,11 +70,8 @@ export class FeishuAdapter extends FeishuAdapterBase {
    * Checks the credentials and learns the bot's open_id (group mentions are compared with it), then
    * holds one WebSocket until it closes or the link's signal aborts.
    */
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<FeishuAccount>, link: ConnectionLink): Promise<void> {
     const credentials = credentialsOf(account);
-    if (!APP_ID_PATTERN.test(credentials.appId)) {
-      throw new AppError('invalid', 'feishu app_id must be "cli_" and 16 hexadecimal digits');
-    }
     await this.botOpenId(credentials, link.signal, true);
     if (link.signal.aborted) return;
     // Loaded on first use: the SDK is large and only long-connection accounts need it.
@@ -145,7 +132,7 @@ export class FeishuAdapter extends FeishuAdapterBase {
       };
       const fail = (what: string): void =>
         finish(
-          new FeishuError(
+          new PlatformError(
             `feishu long connection: ${scrubSecrets(what, secrets)}${lastSdkError ? ` (${lastSdkError})` : ''}`,
           ),
         );

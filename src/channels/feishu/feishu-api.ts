@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import type { ChannelAccount } from '../types.ts';
-import { FeishuError, FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { FeishuHttp, type FeishuCredentials, type FeishuHttpOptions } from './feishu-http.ts';
+import { PlatformError } from '../platform-http.ts';
+import type { FeishuAccount } from './account.ts';
 
 export const FEISHU_API_BASE = 'https://open.feishu.cn';
 
-export function credentialsOf(account: ChannelAccount): FeishuCredentials {
+export function credentialsOf(account: ChannelAccount<FeishuAccount>): FeishuCredentials {
   const { app_id: appId, app_secret: appSecret, api_base: apiBase } = account.config;
   if (!appId || !appSecret) {
     throw new AppError('conflict', `${account.platform} account "${account.id}" has no app_id or app_secret`);
@@ -49,7 +50,7 @@ export class FeishuApi {
       unknown
     >;
     const openId = stringField(bot, 'open_id');
-    if (openId === '') throw new FeishuError('feishu bot info: the answer carries no open_id');
+    if (openId === '') throw new PlatformError('feishu bot info: the answer carries no open_id');
     return { openId, name: stringField(bot, 'app_name') };
   }
 
@@ -129,7 +130,7 @@ export class FeishuApi {
       },
     });
     const key = stringField(answer.data, 'image_key');
-    if (key === '') throw new FeishuError('feishu upload image: the answer carries no image_key');
+    if (key === '') throw new PlatformError('feishu upload image: the answer carries no image_key');
     return key;
   }
 
@@ -144,7 +145,7 @@ export class FeishuApi {
       },
     });
     const key = stringField(answer.data, 'file_key');
-    if (key === '') throw new FeishuError('feishu upload file: the answer carries no file_key');
+    if (key === '') throw new PlatformError('feishu upload file: the answer carries no file_key');
     return key;
   }
 
@@ -162,17 +163,10 @@ export class FeishuApi {
       method: 'GET',
       query: { type },
       signal,
+      maxBytes,
     });
-    if (answer) throw new FeishuError('feishu download resource: the API sent no file');
-    try {
-      return {
-        bytes: await readBytesCapped(response, maxBytes),
-        contentType: response.headers.get('content-type') ?? '',
-      };
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'a broken body';
-      throw new FeishuError(`feishu download resource: ${why}`);
-    }
+    if (answer) throw new PlatformError('feishu download resource: the API sent no file');
+    return { bytes: response.body, contentType: response.headers.get('content-type') ?? '' };
   }
 }
 

@@ -5,8 +5,7 @@
 // reach another origin), and no error message carries the app secret or a token.
 import { createHash } from 'node:crypto';
 import { sleep } from '../../core/async.ts';
-import { AppError } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 
 /** The largest JSON answer read; anything bigger is refused unread. */
 const MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -28,30 +27,6 @@ export function credentialsKey(credentials: FeishuCredentials): string {
   return `${credentials.apiBase}\u0000${credentials.appId}\u0000${secret}`;
 }
 
-/** Replaces each secret (plain or URL-encoded) in a text. */
-export function scrubSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join('<secret>');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('<secret>');
-  }
-  return out;
-}
-
-/** A failed API call; its message never contains a credential. */
-export class FeishuError extends AppError {
-  constructor(
-    message: string,
-    readonly code?: number,
-    /** The reconnect loop's hint (see channels/reconnect.ts). */
-    readonly retryAfterMs?: number,
-  ) {
-    super('upstream', message);
-  }
-}
-
 export interface FeishuHttpOptions {
   /** Time limit of one call, in ms (default 30000). */
   requestTimeoutMs?: number;
@@ -69,6 +44,8 @@ interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Sends the tenant token (default true). */
   auth?: boolean;
+  /** Largest answer read, in bytes (default 4 MiB). */
+  maxBytes?: number;
 }
 
 export interface Answer {
@@ -108,7 +85,7 @@ export class FeishuHttp {
         const token = answer['tenant_access_token'];
         const expire = Number(answer['expire'] ?? 0);
         if (typeof token !== 'string' || token === '') {
-          throw new FeishuError('feishu tenant_access_token: the answer carries no token');
+          throw new PlatformError('feishu tenant_access_token: the answer carries no token');
         }
         const lifetimeMs = Number.isFinite(expire) && expire > 0 ? expire * 1000 : 60 * 60_000;
         const now = this.now();
@@ -133,8 +110,7 @@ export class FeishuHttp {
   ): Promise<Answer> {
     const { answer, response } = await this.send(credentials, what, path, options);
     if (answer) return answer;
-    await response.body?.cancel().catch(() => undefined);
-    throw new FeishuError(
+    throw new PlatformError(
       `feishu ${what}: the API sent an answer that is not JSON (status ${response.status})`,
     );
   }
@@ -149,23 +125,21 @@ export class FeishuHttp {
     what: string,
     path: string,
     options: CallOptions,
-  ): Promise<{ answer?: Answer; response: Response }> {
+  ): Promise<{ answer?: Answer; response: PlatformResponse }> {
     for (let attempt = 1; ; attempt++) {
       const token = options.auth === false ? undefined : await this.tenantToken(credentials);
       const response = await this.fetch(credentials, what, path, options, token);
       const isJson = (response.headers.get('content-type') ?? '').includes('json');
       if (response.ok && !isJson) return { response };
       // A proxy's error page is no answer of Feishu's; a 429 is retried whatever its body.
-      let answer: Answer = { msg: 'an answer that is not JSON' };
-      if (isJson) answer = await this.parseAnswer(what, response);
-      else await response.body?.cancel().catch(() => undefined);
+      const answer: Answer = isJson ? response.json() : { msg: 'an answer that is not JSON' };
       const code = typeof answer.code === 'number' ? answer.code : response.ok ? 0 : response.status;
       if (response.ok && code === 0) return { answer, response };
       if (attempt === 1 && token !== undefined && TOKEN_CODES.has(code)) {
         this.tokens.delete(credentialsKey(credentials));
         continue;
       }
-      const retryAfterMs = retryAfterOf(response);
+      const retryAfterMs = feishuRetryAfter(response);
       if (
         attempt === 1 &&
         retryAfterMs !== undefined &&
@@ -178,54 +152,26 @@ export class FeishuHttp {
     }
   }
 
-  private async fetch(
+  private fetch(
     credentials: FeishuCredentials,
     what: string,
     path: string,
     options: CallOptions,
     token: string | undefined,
-  ): Promise<Response> {
+  ): Promise<PlatformResponse> {
     const url = new URL(`${credentials.apiBase}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
-    const headers: Record<string, string> = {};
-    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-    let body: string | FormData | undefined;
-    if (options.form) body = options.form();
-    else if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['content-type'] = 'application/json; charset=utf-8';
-    }
-    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000);
-    try {
-      return await fetch(url, {
-        method: options.method ?? 'POST',
-        headers,
-        redirect: 'error',
-        ...(body !== undefined ? { body } : {}),
-        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-      });
-    } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      const cause = (error as { cause?: { code?: unknown } }).cause;
-      // Only a code or a fixed phrase: the transport's own text can quote the request.
-      const detail =
-        typeof cause?.code === 'string' && /^[A-Z_0-9]{2,40}$/.test(cause.code)
-          ? cause.code
-          : (error as Error).name === 'TimeoutError'
-            ? 'timed out'
-            : 'request failed';
-      throw new FeishuError(`feishu ${what}: could not reach the API (${detail})`);
-    }
-  }
-
-  private async parseAnswer(what: string, response: Response): Promise<Answer> {
-    try {
-      const parsed: unknown = JSON.parse(await readCapped(response, MAX_REPLY_BYTES));
-      return typeof parsed === 'object' && parsed !== null ? (parsed as Answer) : {};
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new FeishuError(`feishu ${what}: the API sent ${why} (status ${response.status})`);
-    }
+    return platformFetch({
+      what: `feishu ${what}`,
+      url,
+      method: options.method ?? 'POST',
+      ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }),
+      ...(options.form ? { body: options.form() } : options.json !== undefined ? { json: options.json } : {}),
+      signal: options.signal,
+      timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+      maxBytes: options.maxBytes ?? MAX_REPLY_BYTES,
+      secrets: [credentials.appSecret, token],
+    });
   }
 
   private failure(
@@ -234,25 +180,22 @@ export class FeishuHttp {
     status: number,
     answer: Answer,
     retryAfterMs: number | undefined,
-  ): FeishuError {
-    const code = typeof answer.code === 'number' ? answer.code : undefined;
+  ): PlatformError {
     const cached = this.tokens.get(credentialsKey(credentials))?.token;
-    const message = scrubSecrets(String(answer.msg ?? 'no message'), [credentials.appSecret, cached]).slice(
-      0,
-      300,
-    );
-    return new FeishuError(
-      `feishu ${what} failed (status ${status}${code !== undefined ? `, code ${code}` : ''}): ${message}`,
-      code,
+    return platformFailure(`feishu ${what}`, {
+      status,
+      code: typeof answer.code === 'number' ? answer.code : undefined,
+      message: String(answer.msg ?? 'no message'),
+      secrets: [credentials.appSecret, cached],
       retryAfterMs,
-    );
+    });
   }
 }
 
 /** Feishu's wait after a rate limit, from x-ogw-ratelimit-reset (seconds) or Retry-After. */
-function retryAfterOf(response: Response): number | undefined {
+function feishuRetryAfter(response: PlatformResponse): number | undefined {
   if (response.status !== 429) return undefined;
-  const header = response.headers.get('x-ogw-ratelimit-reset') ?? response.headers.get('retry-after');
-  const seconds = Number(header ?? 1);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000;
+  const reset = Number(response.headers.get('x-ogw-ratelimit-reset') ?? Number.NaN);
+  if (Number.isFinite(reset) && reset >= 0) return reset * 1000;
+  return response.retryAfterMs ?? 1000;
 }

@@ -3,10 +3,10 @@
 // Key its signature (every event) and its encryption, and always its Verification Token; one that
 // fails is a 401 and starts nothing. Feishu waits 3 seconds for an answer and redelivers otherwise,
 // so an event is acknowledged at once and the agent answers later through the API.
-import type { AccountConfig } from '../../config/schema.ts';
 import type { ChannelAccount, InboundMessage, InboundStyle, WebhookReply, WebhookRequest } from '../types.ts';
 import { FeishuAdapterBase } from './feishu-adapter-base.ts';
 import { decryptEvent, sameSecret, validSignature } from './event-crypto.ts';
+import { feishuWebhookAccount, type FeishuAccount } from './account.ts';
 
 const refused = (error: string): WebhookReply => ({ status: 401, body: { error } });
 
@@ -27,21 +27,14 @@ function record(value: unknown): Record<string, unknown> {
 
 export class FeishuWebhookAdapter extends FeishuAdapterBase {
   readonly platform = 'feishu_webhook' as const;
-
-  override validateAccount(account: AccountConfig): string[] {
-    const problems = super.validateAccount(account);
-    if (account.enabled && !account.verification_token) {
-      problems.push('verification_token: the Verification Token of the event subscription is required');
-    }
-    return problems;
-  }
+  readonly accountFields = feishuWebhookAccount;
 
   inboundStyle(): InboundStyle {
     return 'webhook';
   }
 
   async handleWebhook(
-    account: ChannelAccount,
+    account: ChannelAccount<FeishuAccount>,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply> {

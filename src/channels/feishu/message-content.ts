@@ -1,7 +1,7 @@
 // What the bot sends, as Feishu's message content: text messages, and the interactive card a
 // streamed reply lives in (one markdown element, a shared card so it can be patched). Long texts
 // are split so each request stays under Feishu's body limits (150 KB for text, 30 KB for cards).
-import { splitText } from '../types.ts';
+import { splitText } from '../split-text.ts';
 import type { OutgoingMessage } from './feishu-api.ts';
 
 /** Characters per text message before the byte check (a CJK character is 3 bytes, escapes more). */

@@ -6,9 +6,7 @@
 //   verified with the signing secret (events-api.ts).
 // Either way an answer is a "thinking" message in the message's thread, edited as it streams.
 // api_base points the Web API (and through apps.connections.open the WebSocket) elsewhere.
-import type { AccountConfig } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { foreignFields } from '../account-fields.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -29,6 +27,7 @@ import { parseSlackEvent, type SlackFileRef } from './message-event.ts';
 import { SlackApi, credentialsOf, type SlackCredentials } from './slack-api.ts';
 import { SlackSender } from './slack-send.ts';
 import { connectSocketMode } from './socket-mode.ts';
+import { slackAccount, type SlackAccount } from './account.ts';
 
 export interface SlackOptions {
   /** Least time between two edits of a streamed answer, in ms (default 1000: Slack allows about one a second). */
@@ -48,11 +47,12 @@ export interface SlackOptions {
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 
-export const modeOf = (account: AccountConfig): 'socket' | 'events' =>
+export const modeOf = (account: SlackAccount): 'socket' | 'events' =>
   account.app_token ? 'socket' : account.signing_secret ? 'events' : 'socket';
 
-export class SlackAdapter implements ChannelAdapter {
+export class SlackAdapter implements ChannelAdapter<SlackAccount> {
   readonly platform = 'slack' as const;
+  readonly accountFields = slackAccount;
   readonly capabilities = { editMessage: true, typing: false, images: true, files: true };
   /** Slack takes files up to 1 GB; these bound what is read into memory to send one. */
   readonly maxUploadBytes = { image: 20 * 1024 * 1024, file: 50 * 1024 * 1024 };
@@ -72,32 +72,11 @@ export class SlackAdapter implements ChannelAdapter {
     this.sender = new SlackSender(this.api);
   }
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled) {
-      if (!account.app_secret) problems.push('app_secret: the bot token (xoxb-...) is required');
-      if (!account.app_token && !account.signing_secret) {
-        problems.push(
-          'app_token: the app-level token (xapp-...) of Socket Mode is required, or signing_secret for the Events API',
-        );
-      }
-    }
-    // Catches the two tokens swapped, which Slack would only answer with invalid_auth.
-    if (account.app_secret?.startsWith('xapp-')) {
-      problems.push('app_secret: this is an app-level token (xapp-); app_secret takes the bot token (xoxb-)');
-    }
-    if (account.app_token?.startsWith('xox')) {
-      problems.push('app_token: this is a bot or user token; app_token takes the app-level token (xapp-)');
-    }
-    problems.push(...foreignFields(account, 'slack', ['app_token', 'signing_secret']));
-    return problems;
-  }
-
-  inboundStyle(account: AccountConfig): InboundStyle {
+  inboundStyle(account: SlackAccount): InboundStyle {
     return modeOf(account) === 'events' ? 'webhook' : 'long-connection';
   }
 
-  connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  connect(account: ChannelAccount<SlackAccount>, link: ConnectionLink): Promise<void> {
     return connectSocketMode(account, link, {
       logger: this.logger,
       onEvent: (current, event, botUserId) => void this.receive(current, event, botUserId, link.deliver),
@@ -105,7 +84,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   async handleWebhook(
-    account: ChannelAccount,
+    account: ChannelAccount<SlackAccount>,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply> {
@@ -122,7 +101,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** The bot's user id for the Events API: auth.test (asked once), else the event's authorization. */
   private async botUserId(
-    account: ChannelAccount,
+    account: ChannelAccount<SlackAccount>,
     authorized: string | undefined,
   ): Promise<string | undefined> {
     try {
@@ -138,7 +117,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** Turns one event into a message (its images fetched) and hands it on; never throws. */
   private async receive(
-    account: ChannelAccount,
+    account: ChannelAccount<SlackAccount>,
     event: unknown,
     botUserId: string | undefined,
     deliver: (message: InboundMessage) => void,
@@ -164,7 +143,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** Images reach the model as data: URLs; other files (and images that fail) as a note in the text. */
   private async fetchImages(
-    account: ChannelAccount,
+    account: ChannelAccount<SlackAccount>,
     files: SlackFileRef[],
   ): Promise<{ images: InboundImage[]; notes: string[] }> {
     const credentials: SlackCredentials = credentialsOf(account);
@@ -196,7 +175,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<SlackAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -204,15 +183,23 @@ export class SlackAdapter implements ChannelAdapter {
     return this.sender.sendText(credentialsOf(account), chatId, text, options.threadId, options.signal);
   }
 
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<SlackAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sender.sendMedia(credentialsOf(account), chatId, 'image', media);
   }
 
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(account: ChannelAccount<SlackAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
     return this.sender.sendMedia(credentialsOf(account), chatId, 'file', media);
   }
 
-  beginReply(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): Promise<ReplyStream> {
+  beginReply(
+    account: ChannelAccount<SlackAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<ReplyStream> {
     return this.sender.beginReply(
       credentialsOf(account),
       message.chatId,

@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
 import { sleep } from '../../core/async.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
 import type { ChannelAccount, ChannelLogger } from '../types.ts';
-import { quietSlackLogger, scrubTokens } from './slack-logger.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
+import type { SlackAccount } from './account.ts';
 
 export const SLACK_API_URL = 'https://slack.com/api/';
 /** Where Slack serves users' files (url_private) and takes uploads. */
@@ -33,7 +35,7 @@ export function apiUrlOf(apiBase: string | undefined): string {
   return `${url.origin}${path}`;
 }
 
-export function credentialsOf(account: ChannelAccount): SlackCredentials {
+export function credentialsOf(account: ChannelAccount<SlackAccount>): SlackCredentials {
   const botToken = account.config.app_secret;
   if (!botToken)
     throw new AppError('conflict', `slack account "${account.id}" has no app_secret (bot token)`);
@@ -53,22 +55,6 @@ export function isFilesUrl(credentials: SlackCredentials, url: string): boolean 
     return parsed.protocol === 'https:' && parsed.host === SLACK_FILES_HOST;
   const api = new URL(credentials.apiUrl);
   return parsed.protocol === api.protocol && parsed.host === api.host;
-}
-
-/** A failed Slack call; its message names the method and Slack's error code, never a token. */
-export class SlackError extends AppError {
-  constructor(
-    message: string,
-    readonly code?: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super('upstream', message);
-  }
-
-  /** The reconnect loop's hint (see channels/reconnect.ts). */
-  get retryAfterMs(): number | undefined {
-    return this.retryAfterSeconds === undefined ? undefined : this.retryAfterSeconds * 1000;
-  }
 }
 
 type SlackSdk = typeof webApi;
@@ -137,7 +123,7 @@ export class SlackApi {
     return created;
   }
 
-  /** Calls a Web API method; a 429 is retried after its Retry-After, other failures throw SlackError. */
+  /** Calls a Web API method; a 429 is retried after its Retry-After, other failures throw PlatformError. */
   async call(
     credentials: SlackCredentials,
     method: string,
@@ -202,25 +188,24 @@ export class SlackApi {
     const uploadUrl = ticket['upload_url'];
     const fileId = ticket['file_id'];
     if (typeof uploadUrl !== 'string' || typeof fileId !== 'string') {
-      throw new SlackError('slack files.getUploadURLExternal failed: no upload_url in the answer');
+      throw new PlatformError('slack files.getUploadURLExternal failed: no upload_url in the answer');
     }
     if (!isFilesUrl(credentials, uploadUrl)) {
-      throw new SlackError(
+      throw new PlatformError(
         'slack files.getUploadURLExternal failed: the upload URL is not on the files host',
       );
     }
     // The upload URL is pre-signed: the token is not sent with the bytes.
-    const response = await fetch(uploadUrl, {
+    const response = await platformFetch({
+      what: 'slack file upload',
+      url: uploadUrl,
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
       body: data,
-      redirect: 'error',
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 60_000),
-    }).catch(() => {
-      throw new SlackError('slack file upload failed: could not reach the upload URL');
+      timeoutMs: this.options.requestTimeoutMs ?? 60_000,
+      maxBytes: 64 * 1024,
     });
-    await response.body?.cancel().catch(() => undefined);
-    if (response.status !== 200) throw new SlackError(`slack file upload failed: HTTP ${response.status}`);
+    if (response.status !== 200) throw new PlatformError(`slack file upload failed: HTTP ${response.status}`);
     await this.call(credentials, 'files.completeUploadExternal', {
       files: [{ id: fileId, title: fileName }],
       channel_id: channel,
@@ -232,29 +217,25 @@ export class SlackApi {
   /** Downloads a user's file (url_private) with the bot token, from the allowed files host only. */
   async download(credentials: SlackCredentials, url: string, maxBytes: number): Promise<Buffer> {
     if (!isFilesUrl(credentials, url))
-      throw new SlackError('slack file download refused: not on the files host');
-    const response = await fetch(url, {
+      throw new PlatformError('slack file download refused: not on the files host');
+    const response = await platformFetch({
+      what: 'slack file download',
+      url,
+      // No redirect: one could carry the token to another host.
       headers: { authorization: `Bearer ${credentials.botToken}` },
-      // A redirect could carry the token to another host.
-      redirect: 'error',
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
-    }).catch(() => {
-      throw new SlackError('slack file download failed: could not reach the files host');
+      timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+      maxBytes,
+      secrets: [credentials.botToken],
     });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new SlackError(`slack file download failed: HTTP ${response.status}`);
-    }
+    if (response.status !== 200)
+      throw new PlatformError(`slack file download failed: HTTP ${response.status}`);
     // Slack answers a download it refuses with its sign-in page (status 200, HTML).
     if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new SlackError('slack file download failed: refused (does the bot have the files:read scope?)');
+      throw new PlatformError(
+        'slack file download failed: refused (does the bot have the files:read scope?)',
+      );
     }
-    return readBytesCapped(
-      response,
-      maxBytes,
-      () => new SlackError(`slack file download failed: larger than ${maxBytes} bytes`),
-    );
+    return response.body;
   }
 }
 
@@ -265,27 +246,35 @@ function rateLimitOf(error: unknown): number | undefined {
   return typeof coded.retryAfter === 'number' && Number.isFinite(coded.retryAfter) ? coded.retryAfter : 1;
 }
 
-/** A WebClient failure as a SlackError naming the step and Slack's error code, never a token. */
-export function toSlackError(step: string, error: unknown, secrets: Array<string | undefined>): SlackError {
+/** A WebClient failure as a PlatformError naming the step and Slack's error code, never a token. */
+export function toSlackError(
+  step: string,
+  error: unknown,
+  secrets: Array<string | undefined>,
+): PlatformError {
   const coded = (error ?? {}) as { code?: unknown; data?: { error?: unknown }; statusCode?: unknown };
   switch (coded.code) {
     case 'slack_webapi_platform_error': {
-      const code = scrubTokens(String(coded.data?.error ?? 'unknown_error'), ...secrets).slice(0, 100);
-      return new SlackError(`slack ${step} failed: ${code}`, code);
+      const code = scrubSecrets(String(coded.data?.error ?? 'unknown_error'), secrets, [SLACK_TOKENS]).slice(
+        0,
+        100,
+      );
+      return new PlatformError(`slack ${step} failed: ${code}`, { code });
     }
     case 'slack_webapi_rate_limited_error': {
       const seconds = rateLimitOf(error);
-      return new SlackError(
-        `slack ${step} failed: rate limited (retry after ${seconds} s)`,
-        'ratelimited',
-        seconds,
-      );
+      return new PlatformError(`slack ${step} failed: rate limited (retry after ${seconds} s)`, {
+        code: 'ratelimited',
+        retryAfterMs: seconds === undefined ? undefined : seconds * 1000,
+      });
     }
     case 'slack_webapi_http_error':
-      return new SlackError(`slack ${step} failed: HTTP ${String(coded.statusCode)}`);
+      return new PlatformError(`slack ${step} failed: HTTP ${String(coded.statusCode)}`);
     case 'slack_webapi_request_error':
-      return new SlackError(`slack ${step} failed: could not reach the Slack API`);
+      return new PlatformError(`slack ${step} failed: could not reach the Slack API`);
     default:
-      return new SlackError(`slack ${step} failed: ${scrubTokens(errorMessage(error), ...secrets)}`);
+      return new PlatformError(
+        `slack ${step} failed: ${scrubSecrets(errorMessage(error), secrets, [SLACK_TOKENS])}`,
+      );
   }
 }

@@ -2,16 +2,11 @@
 // (debug lines carry whole payloads); warnings and errors pass, as text only (never an error
 // object, whose request may hold the Authorization header), with anything like a token removed.
 import type { Logger, LogLevel } from '@slack/bolt';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type { ChannelLogger } from '../types.ts';
 
-const TOKEN_PATTERN = /\b(?:xox[a-z]|xapp)-[A-Za-z0-9-]+/g;
-
-/** Removes Slack tokens (xoxb-, xoxp-, xapp-, ...) and the given secrets from a text. */
-export function scrubTokens(text: string, ...secrets: Array<string | undefined>): string {
-  let clean = text.replace(TOKEN_PATTERN, '[token]');
-  for (const secret of secrets) if (secret && secret.length >= 6) clean = clean.split(secret).join('[token]');
-  return clean;
-}
+/** Slack tokens (xoxb-, xoxp-, xapp-, ...), removed from any text the SDK or Slack hands us. */
+export const SLACK_TOKENS = /\b(?:xox[a-z]|xapp)-[A-Za-z0-9-]+/g;
 
 function textOf(parts: unknown[]): string {
   return parts
@@ -24,7 +19,7 @@ function textOf(parts: unknown[]): string {
 export function quietSlackLogger(logger: () => ChannelLogger | undefined): Logger {
   let level = 'warn' as LogLevel;
   const warn = (...parts: unknown[]): void => {
-    const text = scrubTokens(textOf(parts));
+    const text = scrubSecrets(textOf(parts), [], [SLACK_TOKENS]);
     if (text !== '') logger()?.warn({ platform: 'slack' }, `slack sdk: ${text}`);
   };
   return {

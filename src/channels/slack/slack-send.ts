@@ -3,7 +3,8 @@
 // files (files.uploadV2's steps), to a channel id, or to a user id through its DM.
 import { sleep } from '../../core/async.ts';
 import { AppError } from '../../core/errors.ts';
-import { splitText, type OutboundMedia, type ReplyStream, type SendResult } from '../types.ts';
+import { splitText } from '../split-text.ts';
+import type { OutboundMedia, ReplyStream, SendResult } from '../types.ts';
 import type { SlackApi, SlackCredentials } from './slack-api.ts';
 
 /**

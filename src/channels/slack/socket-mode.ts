@@ -6,12 +6,19 @@
 // before connecting, so a wrong one shows as the account's error.
 import type { ChannelAccount, ChannelLogger, ConnectionLink } from '../types.ts';
 import { apiUrlOf, toSlackError } from './slack-api.ts';
-import { quietSlackLogger, scrubTokens } from './slack-logger.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
+import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
+import type { SlackAccount } from './account.ts';
 
 export interface SocketModeOptions {
   logger: () => ChannelLogger | undefined;
   /** Each message or app_mention event, with the bot's user id (from auth.test). */
-  onEvent(account: ChannelAccount, event: unknown, botUserId: string | undefined, link: ConnectionLink): void;
+  onEvent(
+    account: ChannelAccount<SlackAccount>,
+    event: unknown,
+    botUserId: string | undefined,
+    link: ConnectionLink,
+  ): void;
   /** Time to wait for the close handshake when stopping, in ms (default 5000). */
   closeTimeoutMs?: number;
 }
@@ -49,14 +56,14 @@ export function guardEnvelopes(
   function dropped(error: unknown): void {
     const text = error instanceof Error ? error.message : 'unreadable frame';
     logger()?.warn(
-      { platform: 'slack', accountId, err: scrubTokens(text, ...secrets).slice(0, 200) },
+      { platform: 'slack', accountId, err: scrubSecrets(text, secrets, [SLACK_TOKENS]).slice(0, 200) },
       'slack: a malformed Socket Mode frame was dropped',
     );
   }
 }
 
 export async function connectSocketMode(
-  account: ChannelAccount,
+  account: ChannelAccount<SlackAccount>,
   link: ConnectionLink,
   options: SocketModeOptions,
 ): Promise<void> {
@@ -96,12 +103,14 @@ export async function connectSocketMode(
     });
   }
   app.error((error) => {
-    options
-      .logger()
-      ?.warn(
-        { platform: 'slack', accountId: account.id, err: scrubTokens(error.message, botToken, appToken) },
-        'slack event failed',
-      );
+    options.logger()?.warn(
+      {
+        platform: 'slack',
+        accountId: account.id,
+        err: scrubSecrets(error.message, [botToken, appToken], [SLACK_TOKENS]),
+      },
+      'slack event failed',
+    );
     return Promise.resolve();
   });
   if (link.signal.aborted) return;

@@ -6,10 +6,9 @@
 // file produces is scrubbed of them, transport errors are reduced to a code, and redirects are refused.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
+import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
 import type { ChannelAccount } from '../types.ts';
-import { readDownloadCapped } from './media.ts';
-import { WecomError, scrubSecrets, transportDetail } from './wecom-error.ts';
+import type { WecomAccount } from './account.ts';
 
 export const WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
 /** The largest JSON answer read; anything bigger is refused unread. */
@@ -37,7 +36,7 @@ export interface ApiRequest {
 
 type Answer = Record<string, unknown>;
 
-function baseOf(account: ChannelAccount): string {
+function baseOf(account: ChannelAccount<WecomAccount>): string {
   return (account.config.api_base ?? WECOM_API_BASE).replace(/\/+$/, '');
 }
 
@@ -48,7 +47,7 @@ export class WecomAppApi {
   constructor(private readonly options: WecomAppApiOptions = {}) {}
 
   /** The account's secrets and access token, to scrub from any text. */
-  secretsOf(account: ChannelAccount): string[] {
+  secretsOf(account: ChannelAccount<WecomAccount>): string[] {
     const { app_secret, token, encoding_aes_key } = account.config;
     const current = this.tokens.get(this.keyOf(account))?.value;
     return [app_secret, token, encoding_aes_key, current].filter((value): value is string => !!value);
@@ -56,7 +55,7 @@ export class WecomAppApi {
 
   /** One JSON call with the access token. */
   call(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     path: string,
     request: ApiRequest = {},
     signal?: AbortSignal,
@@ -66,6 +65,7 @@ export class WecomAppApi {
         account,
         path,
         { ...request, query: { ...request.query, access_token: token } },
+        MAX_REPLY_BYTES,
         signal,
       );
       return this.answerOf(account, path, response);
@@ -74,7 +74,7 @@ export class WecomAppApi {
 
   /** Downloads a file the user sent (media/get), at most `maxBytes`. */
   download(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     mediaId: string,
     maxBytes: number,
     signal?: AbortSignal,
@@ -85,19 +85,20 @@ export class WecomAppApi {
         account,
         path,
         { query: { access_token: token, media_id: mediaId } },
+        maxBytes,
         signal,
       );
       // Errors come as JSON; the file as anything else.
       if ((response.headers.get('content-type') ?? '').includes('json') || !response.ok) {
-        await this.answerOf(account, path, response);
-        throw new WecomError(`wecom ${path}: no file in the answer (status ${response.status})`);
+        this.answerOf(account, path, response);
+        throw new PlatformError(`wecom ${path}: no file in the answer (status ${response.status})`);
       }
-      return readDownloadCapped(response, maxBytes);
+      return response.body;
     });
   }
 
   private async withToken<T>(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     signal: AbortSignal | undefined,
     run: (token: string) => Promise<T>,
   ): Promise<T> {
@@ -105,7 +106,7 @@ export class WecomAppApi {
     try {
       return await run(stale.value);
     } catch (error) {
-      if (!(error instanceof WecomError) || !TOKEN_ERRORS.has(error.errcode ?? 0) || signal?.aborted)
+      if (!(error instanceof PlatformError) || !TOKEN_ERRORS.has(Number(error.code)) || signal?.aborted)
         throw error;
       const key = this.keyOf(account);
       if (this.tokens.get(key) === stale) this.tokens.delete(key);
@@ -113,7 +114,7 @@ export class WecomAppApi {
     }
   }
 
-  private token(account: ChannelAccount): Promise<Token> {
+  private token(account: ChannelAccount<WecomAccount>): Promise<Token> {
     const key = this.keyOf(account);
     const cached = this.tokens.get(key);
     if (cached && cached.expiresAt > this.now()) return Promise.resolve(cached);
@@ -125,17 +126,22 @@ export class WecomAppApi {
     return pending;
   }
 
-  private async fetchToken(account: ChannelAccount, key: string): Promise<Token> {
+  private async fetchToken(account: ChannelAccount<WecomAccount>, key: string): Promise<Token> {
     const { app_id: corpId, app_secret: secret } = account.config;
     if (!corpId || !secret) {
       throw new AppError('conflict', `wecom account "${account.id}" needs app_id (corp id) and app_secret`);
     }
     const path = '/cgi-bin/gettoken';
-    const response = await this.fetch(account, path, { query: { corpid: corpId, corpsecret: secret } });
-    const answer = await this.answerOf(account, path, response);
+    const response = await this.fetch(
+      account,
+      path,
+      { query: { corpid: corpId, corpsecret: secret } },
+      MAX_REPLY_BYTES,
+    );
+    const answer = this.answerOf(account, path, response);
     const value = answer['access_token'];
     if (typeof value !== 'string' || value === '')
-      throw new WecomError(`wecom ${path}: no access_token in the answer`);
+      throw new PlatformError(`wecom ${path}: no access_token in the answer`);
     const seconds = typeof answer['expires_in'] === 'number' ? answer['expires_in'] : 7200;
     // Renewed five minutes early (or halfway, for a short-lived token), so no call carries an expired one.
     const lifetimeMs = (seconds > 600 ? seconds - 300 : seconds / 2) * 1000;
@@ -147,58 +153,46 @@ export class WecomAppApi {
     return token;
   }
 
-  private async fetch(
-    account: ChannelAccount,
+  private fetch(
+    account: ChannelAccount<WecomAccount>,
     path: string,
     request: ApiRequest,
+    maxBytes: number,
     signal?: AbortSignal,
-  ): Promise<Response> {
-    const url = `${baseOf(account)}${path}?${new URLSearchParams(request.query ?? {}).toString()}`;
-    const body =
-      request.form !== undefined
+  ): Promise<PlatformResponse> {
+    return platformFetch({
+      what: `wecom ${path}`,
+      url: `${baseOf(account)}${path}?${new URLSearchParams(request.query ?? {}).toString()}`,
+      ...(request.form !== undefined
         ? { body: request.form() }
         : request.json !== undefined
-          ? { body: JSON.stringify(request.json), headers: { 'content-type': 'application/json' } }
-          : {};
-    try {
-      return await fetch(url, {
-        method: request.form !== undefined || request.json !== undefined ? 'POST' : 'GET',
-        redirect: 'error',
-        ...body,
-        signal: AbortSignal.any([
-          ...(signal ? [signal] : []),
-          AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
-        ]),
-      });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new WecomError(`wecom ${path}: could not reach the API (${transportDetail(error)})`);
-    }
+          ? { json: request.json }
+          : {}),
+      signal,
+      timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+      maxBytes,
+      secrets: [...this.secretsOf(account), request.query?.['access_token']],
+    });
   }
 
-  private async answerOf(account: ChannelAccount, path: string, response: Response): Promise<Answer> {
-    let answer: unknown;
-    try {
-      answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES));
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new WecomError(`wecom ${path}: the API sent ${why} (status ${response.status})`);
-    }
-    const fields = (typeof answer === 'object' && answer !== null ? answer : {}) as Answer;
+  private answerOf(account: ChannelAccount<WecomAccount>, path: string, response: PlatformResponse): Answer {
+    const fields = response.json();
     const errcode =
       typeof fields['errcode'] === 'number' ? fields['errcode'] : response.ok ? 0 : response.status;
     if (errcode !== 0) {
-      const why = scrubSecrets(String(fields['errmsg'] ?? 'no errmsg'), this.secretsOf(account)).slice(
-        0,
-        300,
-      );
-      throw new WecomError(`wecom ${path} failed (${errcode}): ${why}`, errcode);
+      throw platformFailure(`wecom ${path}`, {
+        status: response.status,
+        code: errcode,
+        message: String(fields['errmsg'] ?? 'no errmsg'),
+        secrets: this.secretsOf(account),
+        retryAfterMs: response.retryAfterMs,
+      });
     }
     return fields;
   }
 
   /** Tokens belong to the credentials and origin they were fetched with. */
-  private keyOf(account: ChannelAccount): string {
+  private keyOf(account: ChannelAccount<WecomAccount>): string {
     const { app_id, app_secret, api_base } = account.config;
     const digest = createHash('sha256').update([app_id, app_secret, api_base].join('\u0000')).digest('hex');
     return `${account.id}\u0000${digest}`;

@@ -4,8 +4,8 @@
 // key; they are downloaded (capped), decrypted and handed to the model as data: URLs.
 import { decryptFile } from '@wecom/aibot-node-sdk';
 import type { InboundImage, InboundMessage } from '../types.ts';
-import { imageDataUrl, readDownloadCapped } from './media.ts';
-import { WecomError, transportDetail } from './wecom-error.ts';
+import { imageDataUrl } from './media.ts';
+import { PlatformError, platformFetch } from '../platform-http.ts';
 
 /** Images taken from one message at most; more are dropped. */
 export const MAX_IMAGES_PER_MESSAGE = 4;
@@ -96,35 +96,31 @@ export interface ImageDownloadOptions {
   signal: AbortSignal;
 }
 
-/** Downloads and decrypts one image; fails with a WecomError that names no URL. */
+/** Downloads and decrypts one image; fails with a PlatformError that names no URL. */
 export async function downloadImage(
   image: ImageReference,
   options: ImageDownloadOptions,
 ): Promise<InboundImage> {
-  let response: Response;
-  try {
-    response = await fetch(image.url, {
-      signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
-    });
-  } catch (error) {
-    throw new WecomError(`wecom: could not download an image (${transportDetail(error)})`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new WecomError(`wecom: the image download failed (status ${response.status})`);
-  }
   // The encrypted file is padded to 32 bytes at most: the cap is on the image, not its padding.
-  const encrypted = await readDownloadCapped(response, options.maxBytes + 32);
+  const response = await platformFetch({
+    what: 'wecom image download',
+    url: image.url,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes + 32,
+  });
+  if (!response.ok) throw new PlatformError(`wecom: the image download failed (status ${response.status})`);
+  const encrypted = response.body;
   let bytes: Buffer;
   try {
     bytes = image.aeskey ? decryptFile(encrypted, image.aeskey) : encrypted;
   } catch {
-    throw new WecomError('wecom: an image could not be decrypted');
+    throw new PlatformError('wecom: an image could not be decrypted');
   }
   if (bytes.length > options.maxBytes) {
-    throw new WecomError(`wecom: an image is larger than ${options.maxBytes} bytes`);
+    throw new PlatformError(`wecom: an image is larger than ${options.maxBytes} bytes`);
   }
   const url = imageDataUrl(bytes);
-  if (!url) throw new WecomError('wecom: a downloaded image is in no known image format');
+  if (!url) throw new PlatformError('wecom: a downloaded image is in no known image format');
   return { url };
 }

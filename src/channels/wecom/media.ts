@@ -1,16 +1,5 @@
-// Bytes in and out of WeCom: capped downloads, images as data: URLs for the model, and text split by
+// Bytes in and out of WeCom: images as data: URLs for the model, and text split by
 // UTF-8 bytes (WeCom counts limits in bytes, and one Chinese character is three of them).
-import { WecomError } from './wecom-error.ts';
-import { readBytesCapped } from '../../core/read-capped.ts';
-
-/** The body as bytes; past `limit` bytes the read stops and fails. */
-export async function readDownloadCapped(response: Response, limit: number): Promise<Buffer> {
-  return readBytesCapped(
-    response,
-    limit,
-    () => new WecomError(`wecom: the download is larger than ${limit} bytes`),
-  );
-}
 
 const SIGNATURES: Array<[string, (bytes: Buffer) => boolean]> = [
   ['image/png', (b) => b.subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]))],

@@ -6,7 +6,6 @@
 //   message API, whole (wecom-app.ts).
 // api_base points either at another origin: the long-connection server (its http(s) scheme becomes
 // ws(s)) or the app API (default https://qyapi.weixin.qq.com).
-import type { AccountConfig } from '../../config/schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -24,12 +23,7 @@ import type {
 import { AppError } from '../../core/errors.ts';
 import type { WecomApp, WecomAppOptions } from './wecom-app.ts';
 import type { WecomBot, WecomBotOptions } from './wecom-bot.ts';
-import { foreignFields } from '../account-fields.ts';
-
-/** A 43-character EncodingAESKey that decodes to 32 bytes. */
-function isEncodingAesKey(value: string): boolean {
-  return /^[A-Za-z0-9+/]{43}$/.test(value) && Buffer.from(`${value}=`, 'base64').length === 32;
-}
+import { modeOf, wecomAccount, type WecomAccount } from './account.ts';
 
 export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<WecomAppOptions, 'logger'> {
   /** Least time between two edits of a streamed answer, in ms (default 1000). */
@@ -37,10 +31,9 @@ export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<Weco
   logger?: () => ChannelLogger | undefined;
 }
 
-const modeOf = (account: AccountConfig): 'bot' | 'app' => account.mode ?? 'bot';
-
-export class WecomAdapter implements ChannelAdapter {
+export class WecomAdapter implements ChannelAdapter<WecomAccount> {
   readonly platform = 'wecom' as const;
+  readonly accountFields = wecomAccount;
   /** WeCom's limits for temporary media: 10 MB per image, 20 MB per file. */
   readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 20 * 1024 * 1024 };
   /** Capabilities are per platform: in app mode beginReply declines and answers are plain messages. */
@@ -64,41 +57,16 @@ export class WecomAdapter implements ChannelAdapter {
     return this.appInstance;
   }
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    const need = (field: keyof AccountConfig, what: string): void => {
-      if (account.enabled && !account[field]) problems.push(`${field}: ${what} is required`);
-    };
-    if (modeOf(account) === 'bot') {
-      need('app_id', 'the bot id');
-      need('app_secret', 'the bot secret');
-    } else {
-      need('app_id', 'the corp id');
-      need('agent_id', "the app's AgentId");
-      need('app_secret', "the app's Secret");
-      need('token', "the callback's Token");
-      need('encoding_aes_key', "the callback's EncodingAESKey");
-      if (account.agent_id !== undefined && !/^\d{1,12}$/.test(account.agent_id)) {
-        problems.push("agent_id: must be the app's numeric AgentId");
-      }
-      if (account.encoding_aes_key !== undefined && !isEncodingAesKey(account.encoding_aes_key)) {
-        problems.push('encoding_aes_key: must be the 43-character EncodingAESKey of the callback');
-      }
-    }
-    problems.push(...foreignFields(account, 'wecom', ['mode', 'agent_id', 'token', 'encoding_aes_key']));
-    return problems;
-  }
-
-  inboundStyle(account: AccountConfig): InboundStyle {
+  inboundStyle(account: WecomAccount): InboundStyle {
     return modeOf(account) === 'app' ? 'webhook' : 'long-connection';
   }
 
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<WecomAccount>, link: ConnectionLink): Promise<void> {
     return (await this.bot()).connect(account, link);
   }
 
   async handleWebhook(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply> {
@@ -106,7 +74,7 @@ export class WecomAdapter implements ChannelAdapter {
   }
 
   async beginReply(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined> {
@@ -117,7 +85,7 @@ export class WecomAdapter implements ChannelAdapter {
   }
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     text: string,
     _options?: SendTextOptions,
@@ -128,16 +96,20 @@ export class WecomAdapter implements ChannelAdapter {
       : (await this.bot()).sendText(account, chatId, text);
   }
 
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<WecomAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, chatId, 'image', media);
   }
 
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(account: ChannelAccount<WecomAccount>, chatId: string, media: OutboundMedia): Promise<SendResult> {
     return this.sendMedia(account, chatId, 'file', media);
   }
 
   private async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     kind: 'image' | 'file',
     media: OutboundMedia,

@@ -16,7 +16,8 @@ import { AppError } from '../../core/errors.ts';
 import { WecomAppApi } from './app-api.ts';
 import { openPayload, signatureValid, xmlFields, type CallbackKeys } from './callback-crypto.ts';
 import { imageDataUrl, splitUtf8 } from './media.ts';
-import { WecomError } from './wecom-error.ts';
+import { PlatformError } from '../platform-http.ts';
+import type { WecomAccount } from './account.ts';
 
 /** Longest text message of the app message API, in UTF-8 bytes. */
 export const APP_TEXT_LIMIT = 2048;
@@ -37,7 +38,7 @@ const REFUSED: WebhookReply = {
 };
 const RECEIVED: WebhookReply = { status: 200, body: '', contentType: 'text/plain; charset=utf-8' };
 
-function keysOf(account: ChannelAccount): CallbackKeys {
+function keysOf(account: ChannelAccount<WecomAccount>): CallbackKeys {
   const { token, encoding_aes_key: encodingAesKey, app_id: corpId } = account.config;
   if (!token || !encodingAesKey || !corpId) {
     throw new AppError('conflict', `wecom account "${account.id}" needs token, encoding_aes_key and app_id`);
@@ -59,7 +60,7 @@ export class WecomApp {
   }
 
   async handleWebhook(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     request: WebhookRequest,
     deliver: (message: InboundMessage) => void,
   ): Promise<WebhookReply> {
@@ -92,7 +93,7 @@ export class WecomApp {
 
   /** App chats have no editing: the answer is sent whole when it is ready. */
   /** `chatId` is a user id (or several joined with "|", as message/send takes them). */
-  async sendText(account: ChannelAccount, chatId: string, text: string): Promise<SendResult> {
+  async sendText(account: ChannelAccount<WecomAccount>, chatId: string, text: string): Promise<SendResult> {
     let first: string | undefined;
     for (const content of splitUtf8(text, APP_TEXT_LIMIT)) {
       const sent = await this.send(account, chatId, { msgtype: 'text', text: { content } });
@@ -102,7 +103,7 @@ export class WecomApp {
   }
 
   async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     kind: 'image' | 'file',
     media: OutboundMedia,
@@ -119,7 +120,7 @@ export class WecomApp {
         },
       });
       if (typeof uploaded['media_id'] !== 'string') {
-        throw new WecomError('wecom /cgi-bin/media/upload: no media_id in the answer');
+        throw new PlatformError('wecom /cgi-bin/media/upload: no media_id in the answer');
       }
       mediaId = uploaded['media_id'];
     }
@@ -127,7 +128,7 @@ export class WecomApp {
   }
 
   private async send(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     content: Record<string, unknown>,
   ): Promise<SendResult> {
@@ -138,7 +139,10 @@ export class WecomApp {
   }
 
   /** A user's text (or image, or recognised voice) as an InboundMessage; undefined for events and the rest. */
-  private toInbound(account: ChannelAccount, fields: Record<string, string>): InboundMessage | undefined {
+  private toInbound(
+    account: ChannelAccount<WecomAccount>,
+    fields: Record<string, string>,
+  ): InboundMessage | undefined {
     const sender = fields['FromUserName'];
     const agentId = fields['AgentID'];
     if (!sender) return undefined;
@@ -173,11 +177,11 @@ export class WecomApp {
   }
 
   /** The user's image as a data: URL; undefined (and a warning) when it cannot be fetched. */
-  private async image(account: ChannelAccount, mediaId: string): Promise<string | undefined> {
+  private async image(account: ChannelAccount<WecomAccount>, mediaId: string): Promise<string | undefined> {
     try {
       const bytes = await this.api.download(account, mediaId, this.options.maxImageBytes ?? 5 * 1024 * 1024);
       const url = imageDataUrl(bytes);
-      if (!url) throw new WecomError('wecom: a downloaded image is in no known image format');
+      if (!url) throw new PlatformError('wecom: a downloaded image is in no known image format');
       return url;
     } catch (error) {
       this.options

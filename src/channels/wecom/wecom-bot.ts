@@ -6,6 +6,7 @@
 // active-push command (aibot_send_msg) and the chunked media upload of the same connection.
 import { WSClient, generateReqId, type Logger as SdkLogger, type WsFrame } from '@wecom/aibot-node-sdk';
 import { AppError } from '../../core/errors.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelLogger,
@@ -17,7 +18,8 @@ import type {
 } from '../types.ts';
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
-import { WecomError, scrubSecrets } from './wecom-error.ts';
+import { PlatformError } from '../platform-http.ts';
+import type { WecomAccount } from './account.ts';
 
 export const WECOM_WS_URL = 'wss://openws.work.weixin.qq.com';
 /** Longest content of one stream frame, in UTF-8 bytes (the protocol's limit). */
@@ -41,7 +43,7 @@ export interface WecomBotOptions {
   logger?: () => ChannelLogger | undefined;
 }
 
-function credentials(account: ChannelAccount): { botId: string; secret: string } {
+function credentials(account: ChannelAccount<WecomAccount>): { botId: string; secret: string } {
   const { app_id: botId, app_secret: secret } = account.config;
   if (!botId || !secret) {
     throw new AppError('conflict', `wecom account "${account.id}" needs app_id (bot id) and app_secret`);
@@ -50,7 +52,7 @@ function credentials(account: ChannelAccount): { botId: string; secret: string }
 }
 
 /** The long-connection URL: api_base with its scheme turned into ws(s), else WeCom's own. */
-export function wsUrlOf(account: ChannelAccount): string {
+export function wsUrlOf(account: ChannelAccount<WecomAccount>): string {
   const base = account.config.api_base;
   if (!base) return WECOM_WS_URL;
   const url = new URL(base);
@@ -58,17 +60,17 @@ export function wsUrlOf(account: ChannelAccount): string {
   return url.toString();
 }
 
-/** Waits for the server's receipt of a frame; a refusal (a bare frame in the SDK) becomes a WecomError. */
+/** Waits for the server's receipt of a frame; a refusal (a bare frame in the SDK) becomes a PlatformError. */
 async function acked<T>(command: string, pending: Promise<T>, secret: string): Promise<T> {
   try {
     return await pending;
   } catch (error) {
     if (error instanceof Error)
-      throw new WecomError(`wecom ${command}: ${scrubSecrets(error.message, [secret])}`);
+      throw new PlatformError(`wecom ${command}: ${scrubSecrets(error.message, [secret])}`);
     const frame = (error ?? {}) as { errcode?: unknown; errmsg?: unknown };
     const code = typeof frame.errcode === 'number' ? frame.errcode : undefined;
     const why = scrubSecrets(String(frame.errmsg ?? 'no errmsg'), [secret]).slice(0, 300);
-    throw new WecomError(`wecom ${command} failed (${code ?? 'no errcode'}): ${why}`, code);
+    throw new PlatformError(`wecom ${command} failed (${code ?? 'no errcode'}): ${why}`, { code });
   }
 }
 
@@ -78,7 +80,7 @@ export class WecomBot {
 
   constructor(private readonly options: WecomBotOptions = {}) {}
 
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<WecomAccount>, link: ConnectionLink): Promise<void> {
     const { botId, secret } = credentials(account);
     const scrub = (text: string): string => scrubSecrets(text, [secret]);
     const client = new WSClient({
@@ -109,7 +111,7 @@ export class WecomBot {
       };
       const onAbort = (): void => end();
       const authTimer = setTimeout(
-        () => end(new WecomError('wecom: the long-connection server did not answer the subscription')),
+        () => end(new PlatformError('wecom: the long-connection server did not answer the subscription')),
         this.options.authTimeoutMs ?? 15_000,
       );
       client.on('authenticated', () => {
@@ -128,14 +130,14 @@ export class WecomBot {
       client.on('disconnected', () => {
         if (replaced) {
           end(
-            new WecomError(
+            new PlatformError(
               'wecom: another connection to this bot took over (is a second server using the same bot id?)',
-              undefined,
-              REPLACED_RETRY_MS,
+              { retryAfterMs: REPLACED_RETRY_MS },
             ),
           );
         } else if (authenticated) end();
-        else end(new WecomError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
+        else
+          end(new PlatformError(`wecom: ${lastError ?? 'the long-connection server closed the connection'}`));
       });
       if (link.signal.aborted) return end();
       link.signal.addEventListener('abort', onAbort, { once: true });
@@ -145,7 +147,7 @@ export class WecomBot {
 
   /** Opens the stream message at once; updates show the answer so far, finish closes it. */
   async beginReply(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     message: InboundMessage,
     signal: AbortSignal,
   ): Promise<ReplyStream> {
@@ -183,7 +185,7 @@ export class WecomBot {
     };
   }
 
-  async sendText(account: ChannelAccount, chatId: string, text: string): Promise<SendResult> {
+  async sendText(account: ChannelAccount<WecomAccount>, chatId: string, text: string): Promise<SendResult> {
     const { secret } = credentials(account);
     let first: string | undefined;
     for (const piece of splitUtf8(text, MARKDOWN_LIMIT)) {
@@ -198,7 +200,7 @@ export class WecomBot {
   }
 
   async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<WecomAccount>,
     chatId: string,
     kind: 'image' | 'file',
     media: OutboundMedia,
@@ -223,7 +225,7 @@ export class WecomBot {
     return { messageId: messageIdOf(ack) };
   }
 
-  private client(account: ChannelAccount): WSClient {
+  private client(account: ChannelAccount<WecomAccount>): WSClient {
     const client = this.live.get(account.id);
     if (!client?.isConnected) {
       throw new AppError('unavailable', `wecom account "${account.id}" is not connected right now`);
@@ -231,7 +233,7 @@ export class WecomBot {
     return client;
   }
 
-  private receive(account: ChannelAccount, frame: unknown, link: ConnectionLink): void {
+  private receive(account: ChannelAccount<WecomAccount>, frame: unknown, link: ConnectionLink): void {
     const read = readBotMessage(account.id, frame);
     if (!read) return;
     if (read.images.length === 0) return link.deliver(read.message);
@@ -257,7 +259,7 @@ export class WecomBot {
   }
 
   /** The SDK's log lines, scrubbed, as warnings of the channel logger; its chatter is dropped. */
-  private sdkLogger(account: ChannelAccount, scrub: (text: string) => string): SdkLogger {
+  private sdkLogger(account: ChannelAccount<WecomAccount>, scrub: (text: string) => string): SdkLogger {
     const warn = (message: string, ...args: unknown[]): void =>
       this.options.logger?.()?.warn(
         {

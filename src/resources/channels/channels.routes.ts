@@ -11,6 +11,7 @@ import {
   createdAccountView,
   platformParams,
   platformView,
+  platformsView,
 } from './channels.schema.ts';
 import type { ChannelsService } from './channels.service.ts';
 
@@ -18,6 +19,10 @@ export function registerChannelRoutes(app: FastifyInstance, channels: ChannelsSe
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['channels'];
   api.get('/channels', { schema: { tags, response: { 200: channelsView } } }, async () => channels.all());
+  // The account form of each platform (static, so it is matched before /channels/:platform).
+  api.get('/channels/platforms', { schema: { tags, response: { 200: platformsView } } }, async () =>
+    channels.platforms(),
+  );
   api.get(
     '/channels/:platform',
     { schema: { tags, params: platformParams, response: { 200: platformView } } },

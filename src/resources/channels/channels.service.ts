@@ -1,14 +1,14 @@
-// Channel platforms and their accounts, kept in the channels section of the config file. Secrets
-// (app_secret, and the api platform's api_key) are write-only: views show hasSecret.
-import type { ConfigStore } from '../../config/config-store.ts';
+// Channel platforms and their accounts, kept in the channels section of the config file. What a
+// platform's accounts take is its declaration's (channels/<platform>/account.ts): the checks, which
+// fields are secret (write-only: views show hasSecret and secretsSet) and the form.
 import {
-  ACCOUNT_SECRET_FIELDS,
-  PLATFORMS,
-  accountSchema,
-  type AccountConfig,
-  type Config,
-  type Platform,
-} from '../../config/schema.ts';
+  describePlatform,
+  metaOf,
+  platformFieldsView,
+  type PlatformAccount,
+} from '../../channels/account-schema.ts';
+import type { ConfigStore } from '../../config/config-store.ts';
+import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../../config/schema.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { own, randomToken } from '../../core/ids.ts';
 import type { AccountBody, AccountPatch, AccountView, PlatformView } from './channels.schema.ts';
@@ -21,14 +21,13 @@ export function platformOf(name: string): Platform {
   return name as Platform;
 }
 
-function secretOf(platform: Platform, account: AccountConfig): string | undefined {
-  return platform === 'api' ? account.api_key : account.app_secret;
-}
-
-/** Connection state and per-platform checks, from the channel manager. */
+/** Connection state and the platforms' account fields, from the channel manager. */
 export interface ChannelRuntime {
   status(platform: Platform, accountId: string): AccountView['status'];
-  validateAccount(platform: Platform, account: AccountConfig): string[];
+  /** The problems of an account for its platform ("field: why"), none when it may be saved. */
+  validateAccount(platform: Platform, account: unknown): string[];
+  accountFields(platform: Platform): PlatformAccount | undefined;
+  platformAccounts(): PlatformAccount[];
 }
 
 function accountView(
@@ -37,7 +36,10 @@ function accountView(
   account: AccountConfig,
   runtime: ChannelRuntime,
 ): AccountView {
-  const main = platform === 'api' ? 'api_key' : 'app_secret';
+  const fields = runtime.accountFields(platform);
+  const shown = fields
+    ? platformFieldsView(fields, account)
+    : { hasSecret: false, secretsSet: [], plain: {} };
   return {
     id,
     name: account.name,
@@ -46,25 +48,45 @@ function accountView(
     dmPolicy: account.dm_policy,
     groupPolicy: account.group_policy,
     allowFrom: account.allow_from,
-    appId: account.app_id ?? '',
-    hasSecret: Boolean(secretOf(platform, account)),
-    secretsSet: ACCOUNT_SECRET_FIELDS.filter((field) => field !== main && Boolean(account[field])),
+    appId: '',
+    hasSecret: shown.hasSecret,
+    secretsSet: shown.secretsSet,
     ...(account.group_require_mention === undefined
       ? {}
       : { groupRequireMention: account.group_require_mention }),
-    ...(account.mode === undefined ? {} : { mode: account.mode }),
-    ...(account.agent_id === undefined ? {} : { agentId: account.agent_id }),
-    ...(account.card_template_id === undefined ? {} : { cardTemplateId: account.card_template_id }),
+    ...shown.plain,
     status: runtime.status(platform, id),
   };
 }
 
 /** Refuses an account its platform cannot use (a missing credential, another platform's field). */
 function checkAccount(runtime: ChannelRuntime, platform: Platform, id: string, raw: unknown): void {
-  const parsed = accountSchema.safeParse(raw);
-  if (!parsed.success) return; // the config schema reports it with its path when the file is validated
-  const problems = runtime.validateAccount(platform, parsed.data);
+  const problems = runtime.validateAccount(platform, raw);
   if (problems.length > 0) throw invalid(`${platform} account "${id}": ${problems.join('; ')}`);
+}
+
+/**
+ * The fields a write sets: those given, less the secrets left empty (an empty secret keeps the
+ * stored one). An api account also takes its key as app_secret, as the other platforms name it.
+ */
+function writtenFields(
+  runtime: ChannelRuntime,
+  platform: Platform,
+  input: Record<string, unknown>,
+): Record<string, unknown> {
+  const fields = runtime.accountFields(platform)?.fields ?? {};
+  const given = { ...input };
+  if (platform === 'api' && given['api_key'] === undefined && given['app_secret'] !== undefined) {
+    given['api_key'] = given['app_secret'];
+    delete given['app_secret'];
+  }
+  return Object.fromEntries(
+    Object.entries(given).filter(([name, value]) => {
+      if (value === undefined) return false;
+      const field = fields[name];
+      return !(field && metaOf(field).secret && value === '');
+    }),
+  );
 }
 
 function platformView(config: Config, platform: Platform, runtime: ChannelRuntime): PlatformView {
@@ -84,6 +106,8 @@ function defined(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
+const isSet = (value: unknown): boolean => typeof value === 'string' && value !== '';
+
 export class ChannelsService {
   constructor(
     private readonly store: ConfigStore,
@@ -97,6 +121,11 @@ export class ChannelsService {
         PLATFORMS.map((platform) => [platform, platformView(config, platform, this.runtime)]),
       ),
     };
+  }
+
+  /** Every platform's account form: its fields, their labels and help, and which are secret. */
+  platforms() {
+    return { platforms: this.runtime.platformAccounts().map(describePlatform) };
   }
 
   platform(name: string) {
@@ -118,13 +147,12 @@ export class ChannelsService {
       if (own(current.channels[platform]?.accounts, input.id)) {
         throw conflict(`account "${input.id}" already exists on platform "${platform}"`);
       }
-      const { id, binding, api_key, app_secret, ...fields } = input;
-      const secret = platform === 'api' ? (api_key ?? app_secret) : app_secret;
-      if (platform === 'api' && !secret) generated = `sk-${randomToken(24)}`;
-      const stored = defined({
-        ...fields,
-        ...(platform === 'api' ? { api_key: secret ?? generated } : { app_secret: secret }),
-      });
+      const { id, binding, ...fields } = input;
+      const stored = writtenFields(this.runtime, platform, fields);
+      if (platform === 'api' && !isSet(stored['api_key'])) {
+        generated = `sk-${randomToken(24)}`;
+        stored['api_key'] = generated;
+      }
       checkAccount(this.runtime, platform, id, stored);
       if (!current.channels[platform]) editor.set(['channels', platform], { enabled: true, accounts: {} });
       editor.set(['channels', platform, 'accounts', id], stored);
@@ -145,12 +173,7 @@ export class ChannelsService {
     await this.store.update((editor, current) => {
       if (!own(current.channels[platform]?.accounts, id))
         throw notFound(`account "${id}" not found on platform "${platform}"`);
-      const { api_key, app_secret, ...fields } = patch;
-      const secret = platform === 'api' ? (api_key ?? app_secret) : app_secret;
-      const changes = defined({
-        ...fields,
-        ...(secret ? { [platform === 'api' ? 'api_key' : 'app_secret']: secret } : {}),
-      });
+      const changes = writtenFields(this.runtime, platform, patch);
       checkAccount(this.runtime, platform, id, {
         ...(editor.get(['channels', platform, 'accounts', id]) as object),
         ...changes,

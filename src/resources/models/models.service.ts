@@ -9,7 +9,7 @@ import {
   type OpenAICompatibleOptions,
 } from '../../model-providers/openai-compatible.ts';
 import type { ModelProvider } from '../../model-providers/types.ts';
-import { scrubSecret } from '../../model-providers/upstream-failure.ts';
+import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ConnectionTestAnswer,
   DefaultProviderBody,
@@ -175,7 +175,7 @@ export class ModelsService {
         ok: false,
         latencyMs: elapsed(),
         model,
-        error: scrubSecret(errorMessage(error), provider.api_key),
+        error: scrubSecrets(errorMessage(error), [provider.api_key]),
       };
     }
   }

@@ -1,5 +1,6 @@
-// The add / edit form of one channel account: the platform's fields, write-only secrets ("set" /
-// "not set"; an empty secret keeps the stored one), policies, allowlist, mention rule, enabled.
+// The add / edit form of one channel account: the platform's fields (as GET /channels/platforms
+// describes them), write-only secrets ("set" / "not set"; an empty secret keeps the stored one),
+// policies, allowlist, mention rule, enabled. A refused save shows each problem at its field.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
@@ -8,9 +9,13 @@ import {
   isSecretSet,
   plainValue,
   POLICY_LABELS,
+  problemsAtFields,
+  visibleFields,
   type AccountView,
+  type FieldSpec,
   type PlatformSpec,
   type Policy,
+  type ProblemsAtFields,
 } from './platform-fields.ts';
 
 export interface AccountTarget {
@@ -26,15 +31,26 @@ interface Draft extends Pick<
 > {
   allowFrom: string;
   groupRequireMention: boolean;
-  mode: 'bot' | 'app';
+  /** The platform's fields as typed (a field of fixed values holds its value). */
   values: Record<string, string>;
 }
+
+/** The value of the platform's `mode` field, where it has one. */
+function modeOf(draft: Draft): string {
+  return draft.values['mode'] ?? '';
+}
+
+/** The form's own fields that a problem can name besides the platform's. */
+const COMMON_KEYS = ['id', 'name', 'description', 'allow_from'];
 
 function draftOf(target: AccountTarget): Draft {
   const account = target.account;
   const values: Record<string, string> = {};
-  for (const field of target.spec.fields)
-    if (!field.secret && account) values[field.key] = plainValue(account, field.key);
+  for (const field of target.spec.fields) {
+    if (field.secret) continue;
+    const stored = account ? plainValue(account, field.key) : '';
+    values[field.key] = stored || (field.options?.[0]?.value ?? '');
+  }
   return {
     id: account?.id ?? '',
     name: account?.name ?? '',
@@ -44,7 +60,6 @@ function draftOf(target: AccountTarget): Draft {
     groupPolicy: account?.groupPolicy ?? 'allow',
     allowFrom: (account?.allowFrom ?? []).join('\n'),
     groupRequireMention: account?.groupRequireMention ?? false,
-    mode: account?.mode ?? 'bot',
     values,
   };
 }
@@ -66,9 +81,7 @@ function bodyOf(target: AccountTarget, draft: Draft): Record<string, unknown> {
     body['group_policy'] = draft.groupPolicy;
     body['group_require_mention'] = draft.groupRequireMention;
   }
-  if (spec.id === 'wecom') body['mode'] = draft.mode;
-  for (const field of spec.fields) {
-    if (field.mode && spec.id === 'wecom' && field.mode !== draft.mode) continue;
+  for (const field of visibleFields(spec, modeOf(draft))) {
     // An empty secret keeps the stored one; an emptied plain field is left as it was too (the
     // account update merges, and has no way to remove a field).
     const value = (draft.values[field.key] ?? '').trim();
@@ -88,10 +101,10 @@ export function AccountDialog({
   onSaved: (created: { apiKey?: string } | null) => Promise<void>;
 }) {
   const [draft, setDraft] = useState<Draft | null>(null);
-  const [error, setError] = useState('');
+  const [problems, setProblems] = useState<ProblemsAtFields | null>(null);
   useEffect(() => {
     setDraft(target ? draftOf(target) : null);
-    setError('');
+    setProblems(null);
   }, [target]);
 
   const save = async (event: Event) => {
@@ -110,7 +123,10 @@ export function AccountDialog({
       toast(account ? `Account "${account.id}" saved` : `Account "${draft.id}" added`, 'success');
       await onSaved(account ? null : answer);
     } catch (failure) {
-      if (failure instanceof ApiError && failure.status !== 401) setError(failure.message);
+      if (failure instanceof ApiError && failure.status !== 401) {
+        const keys = [...COMMON_KEYS, ...visibleFields(spec, modeOf(draft)).map((field) => field.key)];
+        setProblems(problemsAtFields(failure.message, keys));
+      }
     }
   };
 
@@ -119,6 +135,8 @@ export function AccountDialog({
   const set = (change: Partial<Draft>) => draft && setDraft({ ...draft, ...change });
   const setValue = (key: string, value: string) =>
     draft && setDraft({ ...draft, values: { ...draft.values, [key]: value } });
+  const problemAt = (key: string) => <FieldProblem key={`problem-${key}`} id={key} problems={problems} />;
+  const invalidAt = (key: string) => (problems?.byField[key] ? { 'aria-invalid': true } : {});
   return (
     <Dialog
       title={account ? `Edit ${spec?.label ?? ''} account ${account.id}` : `Add ${spec?.label ?? ''} account`}
@@ -132,7 +150,7 @@ export function AccountDialog({
       {spec && draft && (
         <form id="account-form" class="stack" onSubmit={(event) => void save(event)}>
           {spec.intro && <p class="muted">{spec.intro}</p>}
-          <FormError error={error} />
+          <FormError error={problems?.rest.join('; ')} />
           <div class="form-grid">
             <label class="field">
               <span class="field-label">Account ID</span>
@@ -142,7 +160,9 @@ export function AccountDialog({
                 disabled={account !== null}
                 value={draft.id}
                 onInput={(event) => set({ id: event.currentTarget.value })}
+                {...invalidAt('id')}
               />
+              {problemAt('id')}
             </label>
             <label class="field">
               <span class="field-label">Display name</span>
@@ -150,58 +170,21 @@ export function AccountDialog({
                 class="input"
                 value={draft.name}
                 onInput={(event) => set({ name: event.currentTarget.value })}
+                {...invalidAt('name')}
               />
+              {problemAt('name')}
             </label>
-            {spec.id === 'wecom' && (
-              <label class="field">
-                <span class="field-label">Mode</span>
-                <select
-                  class="input"
-                  value={draft.mode}
-                  onChange={(event) => set({ mode: event.currentTarget.value as 'bot' | 'app' })}
-                >
-                  <option value="bot">Smart robot (long connection)</option>
-                  <option value="app">Self-built app (callbacks)</option>
-                </select>
-              </label>
-            )}
-            {spec.fields
-              .filter((field) => !(field.mode && field.mode !== draft.mode))
-              .map((field) => {
-                const state = account && field.secret ? isSecretSet(spec, account, field.key) : undefined;
-                return (
-                  <label key={`${field.key}-${field.mode ?? ''}`} class="field">
-                    <span class="field-label">
-                      {field.label}{' '}
-                      {state !== undefined && (
-                        <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>
-                          {state ? 'set' : 'not set'}
-                        </span>
-                      )}
-                    </span>
-                    {field.secret && field.key !== 'api_base' ? (
-                      <input
-                        class="input"
-                        type="password"
-                        autoComplete="off"
-                        placeholder={account ? 'unchanged' : ''}
-                        value={draft.values[field.key] ?? ''}
-                        onInput={(event) => setValue(field.key, event.currentTarget.value)}
-                      />
-                    ) : (
-                      <input
-                        class="input"
-                        type="text"
-                        autoComplete="off"
-                        placeholder={field.secret && account ? 'unchanged' : ''}
-                        value={draft.values[field.key] ?? ''}
-                        onInput={(event) => setValue(field.key, event.currentTarget.value)}
-                      />
-                    )}
-                    {field.help && <span class="field-help">{field.help}</span>}
-                  </label>
-                );
-              })}
+            {visibleFields(spec, modeOf(draft)).map((field) => (
+              <PlatformField
+                key={`${field.key}-${field.mode ?? ''}`}
+                field={field}
+                value={draft.values[field.key] ?? ''}
+                state={account ? isSecretSet(spec, account, field) : undefined}
+                editing={account !== null}
+                problem={problems?.byField[field.key]}
+                onInput={(value) => setValue(field.key, value)}
+              />
+            ))}
             <PolicySelect
               label="Direct messages"
               value={draft.dmPolicy}
@@ -223,7 +206,9 @@ export function AccountDialog({
                 placeholder="one user or chat id per line"
                 value={draft.allowFrom}
                 onInput={(event) => set({ allowFrom: event.currentTarget.value })}
+                {...invalidAt('allow_from')}
               />
+              {problemAt('allow_from')}
               <span class="field-help">
                 Used by the "Only the allowlist" policies: user ids (and group chat ids for groups), one per
                 line.
@@ -235,7 +220,9 @@ export function AccountDialog({
                 class="input"
                 value={draft.description}
                 onInput={(event) => set({ description: event.currentTarget.value })}
+                {...invalidAt('description')}
               />
+              {problemAt('description')}
             </label>
             {spec.groups && (
               <label class="check">
@@ -281,6 +268,73 @@ function PolicySelect({
           </option>
         ))}
       </select>
+    </label>
+  );
+}
+
+/** A problem of one field, in words, under it. */
+function FieldProblem({ id, problems }: { id: string; problems: ProblemsAtFields | null }) {
+  const why = problems?.byField[id];
+  return why ? (
+    <span class="field-error" role="alert">
+      {why}
+    </span>
+  ) : null;
+}
+
+/** One of the platform's fields: a select for fixed values, a password box for a reported secret. */
+function PlatformField({
+  field,
+  value,
+  state,
+  editing,
+  problem,
+  onInput,
+}: {
+  field: FieldSpec;
+  value: string;
+  /** For a secret of a stored account: whether it is set. */
+  state: boolean | undefined;
+  editing: boolean;
+  problem: string | undefined;
+  onInput: (value: string) => void;
+}) {
+  return (
+    <label class="field">
+      <span class="field-label">
+        {field.label}{' '}
+        {state !== undefined && (
+          <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>
+            {state ? 'set' : 'not set'}
+          </span>
+        )}
+      </span>
+      {field.options ? (
+        <select class="input" value={value} onChange={(event) => onInput(event.currentTarget.value)}>
+          {field.options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          class="input"
+          // A secret whose being set is reported is typed unseen; an API origin is not a password.
+          {...(field.secret && field.reported !== false ? { type: 'password' } : { type: 'text' })}
+          autoComplete="off"
+          placeholder={field.secret && editing ? 'unchanged' : ''}
+          value={value}
+          onInput={(event) => onInput(event.currentTarget.value)}
+          aria-invalid={problem ? true : undefined}
+        />
+      )}
+      {problem && (
+        <span class="field-error" role="alert">
+          {problem}
+        </span>
+      )}
+      {field.help && <span class="field-help">{field.help}</span>}
     </label>
   );
 }

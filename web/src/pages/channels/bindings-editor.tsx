@@ -5,7 +5,7 @@ import { api, ApiError } from '../../api.ts';
 import { toast } from '../../ui/toast.tsx';
 import { FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
-import { PLATFORM_SPECS, type PlatformView } from './platform-fields.ts';
+import type { PlatformSpec, PlatformView } from './platform-fields.ts';
 
 interface Binding {
   agentId: string;
@@ -41,9 +41,12 @@ function bindingOf(row: Row): Binding {
 
 export function BindingsEditor({
   agents,
+  specs,
   platforms,
 }: {
   agents: string[];
+  /** The platforms, in list order (GET /channels/platforms). */
+  specs: PlatformSpec[];
   platforms: Record<string, PlatformView>;
 }) {
   const [rows, setRows] = useState<Row[] | null>(null);
@@ -170,7 +173,7 @@ export function BindingsEditor({
                       }
                     >
                       <option value="">Any</option>
-                      {PLATFORM_SPECS.map((spec) => (
+                      {specs.map((spec) => (
                         <option key={spec.id} value={spec.id}>
                           {spec.label}
                         </option>

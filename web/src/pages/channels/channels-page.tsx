@@ -12,13 +12,7 @@ import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
 import { BindingsEditor } from './bindings-editor.tsx';
-import {
-  PLATFORM_SPECS,
-  POLICY_LABELS,
-  type AccountView,
-  type PlatformSpec,
-  type PlatformView,
-} from './platform-fields.ts';
+import { POLICY_LABELS, type AccountView, type PlatformSpec, type PlatformView } from './platform-fields.ts';
 
 const REFRESH_MS = 5000;
 
@@ -69,6 +63,8 @@ function AccountRow({
 
 export function ChannelsPage(_props: PageProps) {
   const [platforms, setPlatforms] = useState<Record<string, PlatformView> | null>(null);
+  // What each platform's accounts take, as the server declares it: loaded once.
+  const [specs, setSpecs] = useState<PlatformSpec[] | null>(null);
   const agents = useAgentIds();
   const [target, setTarget] = useState<AccountTarget | null>(null);
   const [newKey, setNewKey] = useState<string | null>(null);
@@ -81,6 +77,12 @@ export function ChannelsPage(_props: PageProps) {
     } catch {
       if (!quiet) setPlatforms({});
     }
+  }, []);
+  useEffect(() => {
+    api<{ platforms: PlatformSpec[] }>('/channels/platforms').then(
+      (answer) => setSpecs(answer.platforms),
+      () => setSpecs([]),
+    );
   }, []);
   useEffect(() => {
     void reload();
@@ -114,11 +116,11 @@ export function ChannelsPage(_props: PageProps) {
       <p class="muted">
         Where your agents meet their users: chat platforms, and API keys for your own applications.
       </p>
-      {platforms === null ? (
+      {platforms === null || specs === null ? (
         <p class="muted">Loading…</p>
       ) : (
         <div class="card-stack">
-          {PLATFORM_SPECS.map((spec) => {
+          {specs.map((spec) => {
             const platform = platforms[spec.id];
             const accounts = Object.values(platform?.accounts ?? {});
             return (
@@ -159,7 +161,7 @@ export function ChannelsPage(_props: PageProps) {
               </section>
             );
           })}
-          <BindingsEditor agents={agents} platforms={platforms} />
+          <BindingsEditor agents={agents} specs={specs} platforms={platforms} />
         </div>
       )}
       <AccountDialog

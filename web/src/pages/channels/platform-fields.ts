@@ -1,5 +1,6 @@
-// What each platform's account form asks for (the fields its adapter checks on the server), and
-// the shapes of the channels answers.
+// The shapes of the channels answers, and helpers over a platform's account form. The forms
+// themselves (which fields a platform takes, their labels, help and which are secret) come from the
+// server, GET /channels/platforms, where each platform declares them once beside its adapter.
 
 export type Policy = 'allow' | 'allowlist' | 'disabled';
 
@@ -15,15 +16,14 @@ export interface AccountView {
   hasSecret: boolean;
   secretsSet: string[];
   groupRequireMention?: boolean;
-  mode?: 'bot' | 'app';
-  agentId?: string;
-  cardTemplateId?: string;
   status: {
     state: 'connected' | 'connecting' | 'error' | 'disabled';
     error?: string;
     since: string;
     instance?: string;
   };
+  /** The platform's other plain fields, camelCased (mode, agentId, ...). */
+  [field: string]: unknown;
 }
 
 export interface PlatformView {
@@ -31,14 +31,20 @@ export interface PlatformView {
   accounts: Record<string, AccountView>;
 }
 
+/** One field of a platform's account form, as GET /channels/platforms describes it. */
 export interface FieldSpec {
   key: string;
   label: string;
   help?: string;
   /** Write-only: never shown, only "set" / "not set"; left empty, it keeps its value. */
-  secret?: boolean;
-  /** Shown only in this wecom mode. */
-  mode?: 'bot' | 'app';
+  secret: boolean;
+  /** A secret whose being set views report; false for one never reported (an API origin). */
+  reported?: boolean;
+  required: boolean;
+  /** Shown only while the account's `mode` field has this value. */
+  mode?: string;
+  /** A field of fixed values: shown as a select. */
+  options?: Array<{ value: string; label: string }>;
 }
 
 export interface PlatformSpec {
@@ -46,175 +52,57 @@ export interface PlatformSpec {
   label: string;
   intro: string;
   /** The field that holds the main secret (hasSecret). */
-  mainSecret: 'api_key' | 'app_secret';
+  mainSecret: string;
   fields: FieldSpec[];
   /** Whether group chats exist on the platform (group policy, mention rule). */
   groups: boolean;
 }
 
-const API_BASE: FieldSpec = {
-  key: 'api_base',
-  label: 'API base URL (optional)',
-  help: 'The platform API’s origin: a private deployment, a proxy or Lark international. Never shown once saved.',
-  secret: true,
-};
+const camelCase = (key: string): string =>
+  key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-export const PLATFORM_SPECS: PlatformSpec[] = [
-  {
-    id: 'api',
-    label: 'API',
-    intro: 'Keys for applications that call the chat endpoint. Each application should get its own account.',
-    mainSecret: 'api_key',
-    groups: false,
-    fields: [
-      {
-        key: 'api_key',
-        label: 'API key',
-        help: 'Left empty on create, a key is generated and shown once. At least 16 characters.',
-        secret: true,
-      },
-    ],
-  },
-  {
-    id: 'feishu',
-    label: 'Feishu / Lark',
-    intro: 'A Feishu or Lark app over the long connection.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_id', label: 'App ID', help: '"cli_" and 16 hexadecimal digits.' },
-      { key: 'app_secret', label: 'App Secret', secret: true },
-      { key: 'verification_token', label: 'Verification Token (optional)', secret: true },
-      { key: 'encrypt_key', label: 'Encrypt Key (optional)', secret: true },
-      API_BASE,
-    ],
-  },
-  {
-    id: 'feishu_webhook',
-    label: 'Feishu (event callbacks)',
-    intro: 'A Feishu app that receives events at /webhooks/feishu_webhook/<account id>.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_id', label: 'App ID' },
-      { key: 'app_secret', label: 'App Secret', secret: true },
-      { key: 'verification_token', label: 'Verification Token', secret: true },
-      { key: 'encrypt_key', label: 'Encrypt Key (optional)', secret: true },
-      API_BASE,
-    ],
-  },
-  {
-    id: 'dingtalk',
-    label: 'DingTalk',
-    intro: 'A DingTalk robot in Stream mode.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_id', label: 'Client ID (AppKey)' },
-      { key: 'app_secret', label: 'Client Secret (AppSecret)', secret: true },
-      {
-        key: 'card_template_id',
-        label: 'AI card template ID (optional)',
-        help: 'Answers stream into this card; plain Markdown when empty.',
-      },
-      API_BASE,
-    ],
-  },
-  {
-    id: 'wecom',
-    label: 'WeCom',
-    intro: 'A WeCom smart robot (long connection), or a self-built app over callbacks.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_id', label: 'Bot ID', mode: 'bot' },
-      { key: 'app_secret', label: 'Bot Secret', secret: true, mode: 'bot' },
-      { key: 'app_id', label: 'Corp ID', mode: 'app' },
-      { key: 'agent_id', label: 'AgentId', help: 'The app’s numeric AgentId.', mode: 'app' },
-      { key: 'app_secret', label: 'App Secret', secret: true, mode: 'app' },
-      { key: 'token', label: 'Callback Token', secret: true, mode: 'app' },
-      {
-        key: 'encoding_aes_key',
-        label: 'Callback EncodingAESKey',
-        help: '43 characters.',
-        secret: true,
-        mode: 'app',
-      },
-      API_BASE,
-    ],
-  },
-  {
-    id: 'telegram',
-    label: 'Telegram',
-    intro: 'A Telegram bot over long polling.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [{ key: 'app_secret', label: 'Bot token', help: 'From @BotFather.', secret: true }, API_BASE],
-  },
-  {
-    id: 'slack',
-    label: 'Slack',
-    intro: 'A Slack app in Socket Mode (app-level token) or over the Events API (signing secret).',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_secret', label: 'Bot token (xoxb-…)', secret: true },
-      { key: 'app_token', label: 'App-level token (xapp-…)', help: 'For Socket Mode.', secret: true },
-      {
-        key: 'signing_secret',
-        label: 'Signing secret',
-        help: 'For the Events API instead of Socket Mode.',
-        secret: true,
-      },
-      API_BASE,
-    ],
-  },
-  {
-    id: 'discord',
-    label: 'Discord',
-    intro: 'A Discord bot.',
-    mainSecret: 'app_secret',
-    groups: true,
-    fields: [
-      { key: 'app_id', label: 'Application ID (optional)' },
-      { key: 'app_secret', label: 'Bot token', secret: true },
-      API_BASE,
-    ],
-  },
-];
-
-export function platformSpec(id: string): PlatformSpec {
-  return (
-    PLATFORM_SPECS.find((spec) => spec.id === id) ?? {
-      id,
-      label: id,
-      intro: '',
-      mainSecret: 'app_secret',
-      groups: true,
-      fields: [],
-    }
-  );
-}
-
-/** Whether a secret field is set on a stored account (api_base is never reported). */
-export function isSecretSet(spec: PlatformSpec, account: AccountView, key: string): boolean | undefined {
-  if (key === 'api_base') return undefined;
-  if (key === spec.mainSecret) return account.hasSecret;
-  return account.secretsSet.includes(key);
+/** Whether a secret field is set on a stored account; undefined for one never reported. */
+export function isSecretSet(spec: PlatformSpec, account: AccountView, field: FieldSpec): boolean | undefined {
+  if (!field.secret || field.reported === false) return undefined;
+  if (field.key === spec.mainSecret) return account.hasSecret;
+  return account.secretsSet.includes(field.key);
 }
 
 /** The visible value of a plain field on a stored account. */
 export function plainValue(account: AccountView, key: string): string {
-  switch (key) {
-    case 'app_id':
-      return account.appId;
-    case 'agent_id':
-      return account.agentId ?? '';
-    case 'card_template_id':
-      return account.cardTemplateId ?? '';
-    default:
-      return '';
+  const value = account[camelCase(key)];
+  return typeof value === 'string' ? value : '';
+}
+
+/** The fields of the form shown for the account's current mode (all, on a platform without modes). */
+export function visibleFields(spec: PlatformSpec, mode: string): FieldSpec[] {
+  return spec.fields.filter((field) => field.mode === undefined || field.mode === mode);
+}
+
+export interface ProblemsAtFields {
+  /** Each field's problem, in words ("The bot token is required"). */
+  byField: Record<string, string>;
+  /** What names no field of the form. */
+  rest: string[];
+}
+
+/**
+ * Splits an API error into the form's fields: `telegram account "x": app_secret: the bot token is
+ * required; api_base: must be an http(s) URL`, or `body.name: Too big: ...`.
+ */
+export function problemsAtFields(message: string, keys: readonly string[]): ProblemsAtFields {
+  const body = message.replace(/^[a-z_]+ account "[^"]*": /, '');
+  const byField: Record<string, string> = {};
+  const rest: string[] = [];
+  for (const problem of body.split('; ')) {
+    const match = /^(?:body\.)?([a-z_]+)(?:\.\d+)?: (.+)$/s.exec(problem);
+    const key = match?.[1];
+    const why = match?.[2];
+    if (key && why && keys.includes(key) && byField[key] === undefined) {
+      byField[key] = why.charAt(0).toUpperCase() + why.slice(1);
+    } else rest.push(problem);
   }
+  return { byField, rest };
 }
 
 export const POLICY_LABELS: Record<Policy, string> = {

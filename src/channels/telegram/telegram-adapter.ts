@@ -3,10 +3,8 @@
 // API origin its api_base (default https://api.telegram.org; a self-hosted Bot API server or a proxy
 // may be set). The token is part of every request URL, so it is scrubbed from every message this
 // adapter produces; redirects are refused so it is never sent to another origin.
-import { sleep } from '../core/async.ts';
-import { AppError, errorMessage } from '../core/errors.ts';
-import { readCapped } from '../core/read-capped.ts';
-import type { AccountConfig } from '../config/schema.ts';
+import { sleep } from '../../core/async.ts';
+import { AppError, errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -17,9 +15,10 @@ import type {
   OutboundMedia,
   SendResult,
   SendTextOptions,
-} from './types.ts';
-import { splitText } from './types.ts';
-import { foreignFields } from './account-fields.ts';
+} from '../types.ts';
+import { PlatformError, platformFailure, platformFetch } from '../platform-http.ts';
+import { splitText } from '../split-text.ts';
+import { telegramAccount, type TelegramAccount } from './account.ts';
 
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -36,22 +35,6 @@ export interface TelegramOptions {
   /** A send answered with 429 is retried once when retry_after is at most this many seconds (default 5). */
   maxRetryAfterSeconds?: number;
   logger?: () => ChannelLogger | undefined;
-}
-
-/** A failed Bot API call; its message never contains the token. */
-export class TelegramError extends AppError {
-  constructor(
-    message: string,
-    readonly errorCode?: number,
-    readonly retryAfter?: number,
-  ) {
-    super('upstream', message);
-  }
-
-  /** The reconnect loop's hint (see channels/reconnect.ts). */
-  get retryAfterMs(): number | undefined {
-    return this.retryAfter === undefined ? undefined : this.retryAfter * 1000;
-  }
 }
 
 interface TgUser {
@@ -77,24 +60,15 @@ interface TgAnswer {
   parameters?: { retry_after?: number };
 }
 
-function tokenOf(account: ChannelAccount): string {
+function tokenOf(account: ChannelAccount<TelegramAccount>): string {
   const token = account.config.app_secret;
   if (!token)
     throw new AppError('conflict', `telegram account "${account.id}" has no bot token (app_secret)`);
   return token;
 }
 
-function apiBase(account: ChannelAccount): string {
+function apiBase(account: ChannelAccount<TelegramAccount>): string {
   return (account.config.api_base ?? TELEGRAM_API_BASE).replace(/\/+$/, '');
-}
-
-/** Removes the token (plain or URL-encoded) from a text. */
-export function scrubToken(text: string, token: string | undefined): string {
-  if (!token) return text;
-  let out = text.split(token).join('<token>');
-  const encoded = encodeURIComponent(token);
-  if (encoded !== token) out = out.split(encoded).join('<token>');
-  return out;
 }
 
 export function toInbound(accountId: string, update: TgUpdate): InboundMessage | undefined {
@@ -115,8 +89,9 @@ export function toInbound(accountId: string, update: TgUpdate): InboundMessage |
   };
 }
 
-export class TelegramAdapter implements ChannelAdapter {
+export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
   readonly platform = 'telegram' as const;
+  readonly accountFields = telegramAccount;
   /** The Bot API's limits for uploads: 10 MB for photos, 50 MB for other files. */
   readonly maxUploadBytes = { image: 10 * 1024 * 1024, file: 50 * 1024 * 1024 };
   readonly capabilities = { editMessage: false, typing: true, images: false, files: true };
@@ -126,13 +101,6 @@ export class TelegramAdapter implements ChannelAdapter {
   /** Where each account's polling goes on after a reconnect: past the last update seen. */
   private readonly offsets = new Map<string, number>();
 
-  validateAccount(account: AccountConfig): string[] {
-    const problems: string[] = [];
-    if (account.enabled && !account.app_secret) problems.push('app_secret: the bot token is required');
-    problems.push(...foreignFields(account, 'telegram', []));
-    return problems;
-  }
-
   inboundStyle(): InboundStyle {
     return 'long-connection';
   }
@@ -141,7 +109,7 @@ export class TelegramAdapter implements ChannelAdapter {
    * Long polling with getUpdates until a poll fails or the link's signal aborts. The manager's
    * reconnect loop waits (honouring retry_after) and calls again; the offset is kept across calls.
    */
-  async connect(account: ChannelAccount, link: ConnectionLink): Promise<void> {
+  async connect(account: ChannelAccount<TelegramAccount>, link: ConnectionLink): Promise<void> {
     const timeout = this.options.pollTimeoutSeconds ?? 30;
     const { signal } = link;
     while (!signal.aborted) {
@@ -182,7 +150,11 @@ export class TelegramAdapter implements ChannelAdapter {
     }
   }
 
-  showTyping(account: ChannelAccount, message: InboundMessage, signal: AbortSignal): () => void {
+  showTyping(
+    account: ChannelAccount<TelegramAccount>,
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): () => void {
     // A chat action lasts about five seconds on the client; it is renewed until the answer is sent.
     const send = (): void => {
       void this.call(
@@ -199,7 +171,7 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   async sendText(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     chatId: string,
     text: string,
     options: SendTextOptions = {},
@@ -224,16 +196,24 @@ export class TelegramAdapter implements ChannelAdapter {
     return { messageId: first ?? '' };
   }
 
-  sendImage(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendImage(
+    account: ChannelAccount<TelegramAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, 'sendPhoto', 'photo', chatId, media);
   }
 
-  sendFile(account: ChannelAccount, chatId: string, media: OutboundMedia): Promise<SendResult> {
+  sendFile(
+    account: ChannelAccount<TelegramAccount>,
+    chatId: string,
+    media: OutboundMedia,
+  ): Promise<SendResult> {
     return this.sendMedia(account, 'sendDocument', 'document', chatId, media);
   }
 
   private async sendMedia(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     field: string,
     chatId: string,
@@ -251,7 +231,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   /** One send call, retried once after a short 429 wait. */
   private async send(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     body: Record<string, unknown> | (() => FormData),
     signal?: AbortSignal,
@@ -264,63 +244,42 @@ export class TelegramAdapter implements ChannelAdapter {
     try {
       return await attempt();
     } catch (error) {
-      const wait = error instanceof TelegramError ? error.retryAfter : undefined;
-      if (wait === undefined || wait > (this.options.maxRetryAfterSeconds ?? 5)) throw error;
-      await sleep(wait * 1000, signal);
+      const wait = error instanceof PlatformError ? error.retryAfterMs : undefined;
+      if (wait === undefined || wait > (this.options.maxRetryAfterSeconds ?? 5) * 1000) throw error;
+      await sleep(wait, signal);
       return attempt();
     }
   }
 
   private async call(
-    account: ChannelAccount,
+    account: ChannelAccount<TelegramAccount>,
     method: string,
     body: Record<string, unknown> | (() => FormData),
     signal: AbortSignal | undefined,
     timeoutMs: number,
   ): Promise<unknown> {
     const token = tokenOf(account);
-    const url = `${apiBase(account)}/bot${token}/${method}`;
-    const isForm = typeof body === 'function';
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        redirect: 'error',
-        ...(isForm
-          ? { body: body() }
-          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-        signal: AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(timeoutMs)]),
+    const what = `telegram ${method}`;
+    const response = await platformFetch({
+      what,
+      url: `${apiBase(account)}/bot${token}/${method}`,
+      method: 'POST',
+      ...(typeof body === 'function' ? { body: body() } : { json: body }),
+      signal,
+      timeoutMs,
+      maxBytes: MAX_REPLY_BYTES,
+      secrets: [token],
+    });
+    const answer = response.json() as unknown as Partial<TgAnswer>;
+    if (answer.ok !== true) {
+      const retryAfter = answer.parameters?.retry_after;
+      throw platformFailure(what, {
+        status: response.status,
+        code: answer.error_code ?? response.status,
+        message: String(answer.description ?? 'no description'),
+        secrets: [token],
+        retryAfterMs: typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter * 1000 : undefined,
       });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      const cause = (error as { cause?: { code?: unknown } }).cause;
-      // Only a code or a fixed phrase: the transport's own text can quote the URL, token included.
-      const detail =
-        typeof cause?.code === 'string' && /^[A-Z_0-9]{2,40}$/.test(cause.code)
-          ? cause.code
-          : (error as Error).name === 'TimeoutError'
-            ? 'timed out'
-            : 'request failed';
-      throw new TelegramError(
-        `telegram ${method}: could not reach the Bot API (${scrubToken(detail, token)})`,
-      );
-    }
-    let answer: TgAnswer;
-    try {
-      answer = JSON.parse(await readCapped(response, MAX_REPLY_BYTES)) as TgAnswer;
-    } catch (error) {
-      const why = error instanceof AppError ? error.message : 'an answer that is not JSON';
-      throw new TelegramError(`telegram ${method}: the Bot API sent ${why} (status ${response.status})`);
-    }
-    if (!answer || answer.ok !== true) {
-      const code = answer?.error_code ?? response.status;
-      const description = scrubToken(String(answer?.description ?? 'no description'), token).slice(0, 300);
-      const retryAfter = answer?.parameters?.retry_after;
-      throw new TelegramError(
-        `telegram ${method} failed (${code}): ${description}`,
-        code,
-        typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter : undefined,
-      );
     }
     return answer.result;
   }
