@@ -26,6 +26,7 @@ import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
 import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
 import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import { metaOf } from './channels/account-schema.ts';
 import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
@@ -382,7 +383,12 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     bindings: new BindingsService(store, agents),
     channels: new ChannelsService(store, domain.channels),
     webhooks: new WebhooksService(domain.channels),
-    config: new ConfigService(store),
+    config: new ConfigService(store, (platform) => {
+      const fields = domain.channels.accountFields(platform as Platform)?.fields ?? {};
+      return Object.entries(fields)
+        .filter(([, field]) => metaOf(field).secret === true)
+        .map(([name]) => name);
+    }),
     cron: new CronService(domain.scheduler, agents),
     logs: new LogsService(domain.engine.runLogs),
     messages: new MessagesService(store, domain.channels, {

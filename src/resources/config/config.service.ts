@@ -52,8 +52,33 @@ function redactTree(value: unknown, key?: string): unknown {
  * The whole configuration, every section and key (so every key that can be set can be read), with
  * no secret: secrets are `true` when set, user passwords `true`, URL credentials `***`.
  */
-export function configView(config: Config) {
+/** The account fields a platform declares secret (channels/<platform>/account.ts). */
+export type SecretFields = (platform: string) => readonly string[];
+
+/** Channel accounts: besides the names above, every field the platform declares secret. */
+function redactAccounts(config: Config, secretFields: SecretFields): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config.channels).map(([platform, section]) => {
+      const declared = new Set(secretFields(platform));
+      const accounts = Object.fromEntries(
+        Object.entries(section?.accounts ?? {}).map(([id, account]) => [
+          id,
+          Object.fromEntries(
+            Object.entries(account).map(([field, value]) => [
+              field,
+              declared.has(field) && typeof value === 'string' ? value !== '' : redactTree(value, field),
+            ]),
+          ),
+        ]),
+      );
+      return [platform, { ...(redactTree(section) as object), accounts }];
+    }),
+  );
+}
+
+export function configView(config: Config, secretFields: SecretFields = () => []) {
   const view = redactTree(config) as Record<string, unknown>;
+  view['channels'] = redactAccounts(config, secretFields);
   view['models'] = {
     default_provider: config.models.default_provider,
     providers: Object.fromEntries(
@@ -93,7 +118,7 @@ function isObject(value: unknown): value is Patch {
  * Drops the read-only fields of views (hasApiKey, hasSecret, id, default) and keeps the stored
  * credentials of a base_url shown redacted, so a GET can be PUT back.
  */
-function stripViewFields(patch: Patch, config: Config): Patch {
+function stripViewFields(patch: Patch, config: Config, secretFields: SecretFields): Patch {
   const models = patch['models'];
   if (isObject(models) && isObject(models['providers'])) {
     for (const [id, provider] of Object.entries(models['providers'])) {
@@ -112,10 +137,16 @@ function stripViewFields(patch: Patch, config: Config): Patch {
     cluster['redis_url'] = restoreUrlCredentials(cluster['redis_url'], config.cluster.redis_url);
   const channels = patch['channels'];
   if (isObject(channels)) {
-    for (const platform of Object.values(channels)) {
+    for (const [name, platform] of Object.entries(channels)) {
       const accounts = isObject(platform) ? platform['accounts'] : undefined;
-      if (isObject(accounts))
-        for (const account of Object.values(accounts)) if (isObject(account)) delete account['hasSecret'];
+      if (!isObject(accounts)) continue;
+      const declared = secretFields(name);
+      for (const account of Object.values(accounts)) {
+        if (!isObject(account)) continue;
+        delete account['hasSecret'];
+        // A declared secret sent back as the view shows it (true / false): what is stored stays.
+        for (const field of declared) if (typeof account[field] === 'boolean') delete account[field];
+      }
     }
   }
   dropShownSecrets(patch);
@@ -123,15 +154,18 @@ function stripViewFields(patch: Patch, config: Config): Patch {
 }
 
 export class ConfigService {
-  constructor(private readonly store: ConfigStore) {}
+  constructor(
+    private readonly store: ConfigStore,
+    private readonly secretFields: SecretFields = () => [],
+  ) {}
 
   view() {
-    return configView(this.store.current);
+    return configView(this.store.current, this.secretFields);
   }
 
   /** Deep-merges a partial configuration; the whole result is validated before anything is written. */
   async update(patch: ConfigPatch): Promise<ConfigUpdateAnswer> {
-    const body = stripViewFields(structuredClone(patch) as Patch, this.store.current);
+    const body = stripViewFields(structuredClone(patch) as Patch, this.store.current, this.secretFields);
     const security = isObject(body['security']) ? body['security'] : undefined;
     const users = security && isObject(security['users']) ? security['users'] : undefined;
     if (security && users) delete security['users'];
