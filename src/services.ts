@@ -22,6 +22,12 @@ import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
 import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
+import { agentModel } from './turns/agent-model.ts';
+import { Compactor } from './turns/compactor.ts';
+import { memoryAccess } from './turns/memory-access.ts';
+import { MemoryIndex } from './storage/memory-index.ts';
+import { SessionSearch } from './storage/session-search.ts';
+import { KeywordIndex } from './storage/search/keyword-index.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
 import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
@@ -78,6 +84,10 @@ export interface Services {
   chains: ChainCatalog;
   models: ModelRegistry;
   sessions: SessionStore;
+  /** The agents' memory files in the keyword index. */
+  memory: MemoryIndex;
+  /** Keyword search over the agents' transcripts. */
+  sessionSearch: SessionSearch;
   turns: TurnRunner;
   scheduler: CronScheduler;
   /** Receiving loops and adapters of the chat platforms. */
@@ -184,11 +194,22 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const sessions = new SessionStore(db);
+  const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
+  const sessions = new SessionStore(db, undefined, undefined, keywords);
+  const memory = new MemoryIndex(db, keywords, workspace);
+  const sessionSearch = new SessionSearch(db, keywords);
+  const compactor = new Compactor({
+    sessions,
+    defaults: () => store.current.agents.defaults.compaction,
+    models,
+    onCompaction: ({ key, trigger, result }) =>
+      options.logger?.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction'),
+  });
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
     workspaces.forget(agentId);
     await sessions.clearAgent(agentId);
+    await memory.forget(agentId);
   });
   await chains.init();
   if (cluster.mode === 'clustered') {
@@ -200,7 +221,11 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     run: (key, work, lockOptions) =>
       cluster.locks.run(key, work, { waitMs: store.current.server.request_timeout_ms, ...lockOptions }),
   };
-  const turns = new TurnRunner(chains.agents, sessions, sessionLocks);
+  const turns = new TurnRunner(chains.agents, sessions, sessionLocks, {
+    compactor,
+    access: (agentId, key) => memoryAccess(memory, sessionSearch, agentId, key),
+    model: (agentId) => agentModel(chains.agents, models, () => globals(store.current), agentId),
+  });
   // Clustered, cron tasks are BullMQ job schedulers fired by a worker on every instance.
   const trigger =
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
@@ -238,6 +263,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     chains,
     models,
     sessions,
+    memory,
+    sessionSearch,
     turns,
     scheduler,
     channels,
@@ -251,6 +278,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await scheduler.stop();
       await cluster.close();
       await engine.close();
+      memory.close();
       await modelThreads?.close();
       await db.destroy();
     },

@@ -2,6 +2,7 @@
 // Objects are strict, so an unknown key is reported with its path instead of being ignored.
 import { z } from 'zod';
 import { idSchema } from '../core/ids.ts';
+import { compactionSchema } from './compaction.ts';
 
 export const DEFAULT_PORT = 9527;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -13,6 +14,8 @@ const id = idSchema;
 export const providerModelSchema = z.strictObject({
   name: z.string().min(1),
   alias: z.string().optional(),
+  /** This model's context window in tokens (default: its provider's). */
+  context_window: z.int().positive().max(100_000_000).optional(),
 });
 
 export const providerSchema = z.strictObject({
@@ -24,6 +27,8 @@ export const providerSchema = z.strictObject({
   /** Other provider ids tried in order when this one fails before answering. */
   failover: z.array(id).default([]),
   timeout_ms: z.int().positive().max(3_600_000).optional(),
+  /** Context window of the provider's models in tokens (default 128,000), for compaction. */
+  context_window: z.int().positive().max(100_000_000).optional(),
 });
 
 const policy = z.enum(['allow', 'allowlist', 'disabled']);
@@ -232,7 +237,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   agents: z
     .strictObject({
-      defaults: z.record(z.string(), z.unknown()).default({}),
+      defaults: z.looseObject({ compaction: compactionSchema.optional() }).default({}),
     })
     .prefault({}),
   channels: z.partialRecord(z.enum(PLATFORMS), platformSchema).default({}),

@@ -12,6 +12,8 @@ export interface SearchScope {
   agentId: string;
   /** Only sources (session keys) starting with one of these; undefined: every source of the agent. */
   prefixes?: string[];
+  /** Only these sources exactly. */
+  sources?: string[];
 }
 
 export interface Candidate {
@@ -59,7 +61,12 @@ function toCandidate(row: Row): Candidate {
 }
 
 function scopeFilter(scope: SearchScope): RawBuilder<unknown> {
-  const base = sql`d.corpus = ${scope.corpus} and d.agent_id = ${scope.agentId}`;
+  let base = sql`d.corpus = ${scope.corpus} and d.agent_id = ${scope.agentId}`;
+  if (scope.sources !== undefined)
+    base =
+      scope.sources.length === 0
+        ? sql`${base} and 1 = 0`
+        : sql`${base} and d.source in (${sql.join(scope.sources.map((source) => sql`${source}`))})`;
   if (scope.prefixes === undefined) return base;
   if (scope.prefixes.length === 0) return sql`${base} and 1 = 0`;
   const any = sql.join(
