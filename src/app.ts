@@ -28,6 +28,7 @@ import { registerModelRoutes } from './resources/models/models.routes.ts';
 import { registerOpenAIModelRoutes } from './resources/openai-models/openai-models.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
+import { registerMemoryRoutes } from './resources/memory/memory.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
 import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerRuleRoutes(api, resources.rules);
       registerToolRoutes(api, resources.tools);
       registerSessionRoutes(api, resources.sessions);
+      registerMemoryRoutes(api, resources.memory);
       registerWorkspaceRoutes(api, resources.workspace);
       registerSkillRoutes(api, resources.skills);
       registerChannelRoutes(api, resources.channels);

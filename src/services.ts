@@ -43,6 +43,7 @@ import { ChannelsService } from './resources/channels/channels.service.ts';
 import { ConfigService } from './resources/config/config.service.ts';
 import { CronService } from './resources/cron/cron.service.ts';
 import { LogsService } from './resources/logs/logs.service.ts';
+import { MemoryService } from './resources/memory/memory.service.ts';
 import { MessagesService } from './resources/messages/messages.service.ts';
 import { ModelsService } from './resources/models/models.service.ts';
 import { RulesService } from './resources/rules/rules.service.ts';
@@ -64,6 +65,8 @@ export interface ResourceServices {
   config: ConfigService;
   cron: CronService;
   logs: LogsService;
+  /** An agent's memory files: search and list. */
+  memory: MemoryService;
   messages: MessagesService;
   models: ModelsService;
   /** The loaded agents as OpenAI models (GET /models). */
@@ -303,6 +306,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     config: new ConfigService(store),
     cron: new CronService(domain.scheduler, agents),
     logs: new LogsService(domain.engine.runLogs),
+    memory: new MemoryService(domain.memory, agents),
     messages: new MessagesService(store, domain.channels, {
       requireAgent: (agentId) => agents.requireAgent(agentId),
       workspace,
@@ -315,7 +319,10 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       () => store.current.server.request_timeout_ms,
       () => Object.keys(publicGlobals(store.current)),
     ),
-    sessions: new SessionsService(domain.sessions, agents),
+    sessions: new SessionsService(domain.sessions, agents, {
+      search: domain.sessionSearch,
+      compact: (agentId, key, signal) => domain.turns.compact(agentId, key, signal),
+    }),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

@@ -207,8 +207,20 @@ export class SessionStore {
    */
   async history(key: string): Promise<ChatMessage[]> {
     const summary = await this.latestSummary(key);
-    const messages = await this.entries(key, summary?.lastId ?? 0);
-    return [...(summary ? [summaryMessage(summary)] : []), ...fitLimits(messages, this.limits).map(forModel)];
+    // Only the newest maxMessages can be given, so only they are read.
+    const rows = await this.db
+      .selectFrom('session_messages')
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+      .where('session_key', '=', key)
+      .where('id', '>', summary?.lastId ?? 0)
+      .orderBy('id', 'desc')
+      .limit(this.limits.maxMessages)
+      .execute();
+    const messages = rows.reverse().map(storedMessage);
+    // A window that starts inside a turn starts at its next turn instead.
+    const start = messages.length === this.limits.maxMessages ? messages.findIndex((entry) => entry.message.role === 'user') : 0;
+    const whole = start > 0 ? messages.slice(start) : messages;
+    return [...(summary ? [summaryMessage(summary)] : []), ...fitLimits(whole, this.limits).map(forModel)];
   }
 
   /** An agent's sessions, most recently updated first, and how many there are in all. */
