@@ -177,7 +177,8 @@ export function createScriptedModel(options: { window: number }): ScriptedModel 
       // The role and text frames only: no finish, no [DONE], until the caller aborts.
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          for (const chunk of frames.slice(0, 2)) controller.enqueue(encoder.encode(chunk));
+          const text = frames.filter((chunk) => chunk.includes('"content"') && chunk.includes('"finish_reason":null'));
+          for (const chunk of text) controller.enqueue(encoder.encode(chunk));
           signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true });
         },
       });
