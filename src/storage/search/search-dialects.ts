@@ -105,7 +105,7 @@ export const sqliteSearch: SearchDialect = {
       const match = terms.words.map((word) => `${quote(word)}*`).join(' OR ');
       const { rows } = await sql<Row>`
         select ${COLUMNS}, -bm25(search_words) as rank
-        from search_words join search_documents d on d.id = search_words.rowid
+        from search_words cross join search_documents d on d.id = search_words.rowid
         where search_words match ${match} and ${filter}
         order by bm25(search_words) limit ${limit}`.execute(db);
       lists.push(rows.map(toCandidate));
@@ -114,7 +114,7 @@ export const sqliteSearch: SearchDialect = {
       const match = terms.substrings.map(quote).join(' OR ');
       const { rows } = await sql<Row>`
         select ${COLUMNS}, -bm25(search_trigrams) as rank
-        from search_trigrams join search_documents d on d.id = search_trigrams.rowid
+        from search_trigrams cross join search_documents d on d.id = search_trigrams.rowid
         where search_trigrams match ${match} and ${filter}
         order by bm25(search_trigrams) limit ${limit}`.execute(db);
       lists.push(rows.map(toCandidate));
@@ -132,10 +132,10 @@ export const sqliteSearch: SearchDialect = {
     const query =
       term.word !== undefined
         ? sql<{ count: number }>`select count(*) as count from (select 1 from search_words
-            join search_documents d on d.id = search_words.rowid
+            cross join search_documents d on d.id = search_words.rowid
             where search_words match ${`${quote(term.word)}*`} and ${filter} limit ${FREQUENCY_CAP})`
         : sql<{ count: number }>`select count(*) as count from (select 1 from search_trigrams
-            join search_documents d on d.id = search_trigrams.rowid
+            cross join search_documents d on d.id = search_trigrams.rowid
             where search_trigrams match ${quote(term.substring ?? '')} and ${filter} limit ${FREQUENCY_CAP})`;
     const { rows } = await query.execute(db);
     return Number(rows[0]?.count ?? 0);
