@@ -37,13 +37,14 @@ const HALF_LIFE_MS = 30 * DAY_MS;
 export const DEFAULT_THRESHOLD = 0.5;
 
 interface Weighted {
-  kind: 'word' | 'text';
+  kind: 'word' | 'substring' | 'pair';
   term: string;
   weight: number;
 }
 
 export class KeywordIndex {
   private readonly dialect: SearchDialect;
+  private readonly totals = new Map<string, { at: number; count: number }>();
 
   constructor(
     private readonly db: Db,
@@ -91,11 +92,26 @@ export class KeywordIndex {
   async search(scope: SearchScope, query: string, options: SearchOptions): Promise<SearchHit[]> {
     const terms = queryTerms(query);
     if (isEmpty(terms) || options.limit <= 0) return [];
-    const candidates = await this.dialect.candidates(this.db, scope, terms, CANDIDATES);
-    if (candidates.length === 0) return [];
-    const weights = await this.weights(scope, terms, candidates);
-    const total = weights.reduce((sum, term) => sum + term.weight, 0);
     const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+    const weights = await this.weights(scope, terms);
+    const total = weights.reduce((sum, term) => sum + term.weight, 0);
+    // A hit must cover `threshold` of the weight, so it holds at least one of the heaviest terms
+    // whose weight leaves less than that to the rest: only those are looked up.
+    const needed: Weighted[] = [];
+    let rest = total;
+    for (const term of [...weights].sort((a, b) => b.weight - a.weight)) {
+      if (rest < threshold * total) break;
+      needed.push(term);
+      rest -= term.weight;
+    }
+    // Substrings (identifiers, CJK) are rare and tokenizers split identifiers differently
+    // (PostgreSQL reads "A-7731" as "a" and "-7731"), so they are always looked up.
+    const lookup: QueryTerms = {
+      words: needed.filter((term) => term.kind === 'word').map((term) => term.term),
+      substrings: terms.substrings,
+      pairs: terms.pairs,
+    };
+    const candidates = await this.dialect.candidates(this.db, scope, lookup, CANDIDATES);
     const covered = candidates
       .map((candidate) => ({ candidate, coverage: coverage(candidate.text, weights) / total }))
       .filter((entry) => entry.coverage >= threshold);
@@ -113,26 +129,30 @@ export class KeywordIndex {
       .slice(0, options.limit);
   }
 
-  /** IDF weights of the query's terms over the scope (a term no document holds weighs the most). */
-  private async weights(scope: SearchScope, terms: QueryTerms, candidates: Candidate[]): Promise<Weighted[]> {
-    const counted = await sql<{ count: number }>`select count(*) as count from search_documents
-      where corpus = ${scope.corpus} and agent_id = ${scope.agentId}`.execute(this.db);
-    const documents = Math.max(1, Number(counted.rows[0]?.count ?? 0));
+  /** The scope's document count, kept for a second: it only weighs terms, and counting costs a scan. */
+  private async total(scope: SearchScope): Promise<number> {
+    const key = `${scope.corpus}\u0000${scope.agentId}`;
+    const now = Date.now();
+    const known = this.totals.get(key);
+    if (known && now - known.at < 1000) return known.count;
+    const count = await this.dialect.total(this.db, scope);
+    if (this.totals.size > 1000) this.totals.clear();
+    this.totals.set(key, { at: now, count });
+    return count;
+  }
+
+  /** IDF weights of the query's terms (a term no document holds weighs the most). */
+  private async weights(scope: SearchScope, terms: QueryTerms): Promise<Weighted[]> {
+    const documents = Math.max(1, await this.total(scope));
     const idf = (frequency: number): number =>
-      Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+      Math.log(1 + (documents - Math.min(frequency, documents) + 0.5) / (frequency + 0.5));
     const weighted: Weighted[] = [];
     for (const word of terms.words)
       weighted.push({ kind: 'word', term: word, weight: idf(await this.dialect.frequency(this.db, scope, { word })) });
     for (const substring of terms.substrings)
-      weighted.push({
-        kind: 'text',
-        term: substring,
-        weight: idf(await this.dialect.frequency(this.db, scope, { substring })),
-      });
-    for (const pair of terms.pairs) {
-      const frequency = candidates.filter((candidate) => candidate.text.toLowerCase().includes(pair)).length;
-      weighted.push({ kind: 'text', term: pair, weight: idf(frequency) });
-    }
+      weighted.push({ kind: 'substring', term: substring, weight: idf(await this.dialect.frequency(this.db, scope, { substring })) });
+    for (const pair of terms.pairs)
+      weighted.push({ kind: 'pair', term: pair, weight: idf(await this.dialect.frequency(this.db, scope, { pair })) });
     return weighted;
   }
 }

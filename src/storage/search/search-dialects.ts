@@ -31,7 +31,9 @@ export interface Candidate {
 export interface SearchDialect {
   candidates(db: Db, scope: SearchScope, terms: QueryTerms, limit: number): Promise<Candidate[]>;
   /** How many documents of the scope hold each term (capped), for weighting rare terms above common ones. */
-  frequency(db: Db, scope: SearchScope, term: { word?: string; substring?: string }): Promise<number>;
+  frequency(db: Db, scope: SearchScope, term: { word?: string; substring?: string; pair?: string }): Promise<number>;
+  /** How many documents the scope holds. */
+  total(db: Db, scope: SearchScope): Promise<number>;
 }
 
 interface Row {
@@ -97,7 +99,18 @@ function merge(lists: Candidate[][]): Candidate[] {
   return [...byId.values()];
 }
 
+async function total(db: Db, scope: SearchScope): Promise<number> {
+  const { rows } = await sql<{ count: number }>`select count(*) as count from search_documents
+    where corpus = ${scope.corpus} and agent_id = ${scope.agentId}`.execute(db);
+  return Number(rows[0]?.count ?? 0);
+}
+
 export const sqliteSearch: SearchDialect = {
+  // The vocabulary counts words over the whole index, so the total is the whole index too.
+  async total(db) {
+    const { rows } = await sql<{ count: number }>`select count(*) as count from search_documents`.execute(db);
+    return Number(rows[0]?.count ?? 0);
+  },
   async candidates(db, scope, terms, limit) {
     const filter = scopeFilter(scope);
     const lists: Candidate[][] = [];
@@ -128,15 +141,20 @@ export const sqliteSearch: SearchDialect = {
     return merge(lists);
   },
   async frequency(db, scope, term) {
+    // Words: the vocabulary's document counts (over the whole index: cheap, and close enough for
+    // weighting). Substrings: counted in the scope, up to a cap.
+    if (term.word !== undefined) {
+      const { rows } = await sql<{ count: number | null }>`select sum(doc) as count from search_vocabulary
+        where term >= ${term.word} and term < ${`${term.word}\u{10FFFF}`}`.execute(db);
+      return Number(rows[0]?.count ?? 0);
+    }
     const filter = scopeFilter(scope);
-    const query =
-      term.word !== undefined
-        ? sql<{ count: number }>`select count(*) as count from (select 1 from search_words
-            cross join search_documents d on d.id = search_words.rowid
-            where search_words match ${`${quote(term.word)}*`} and ${filter} limit ${FREQUENCY_CAP})`
-        : sql<{ count: number }>`select count(*) as count from (select 1 from search_trigrams
-            cross join search_documents d on d.id = search_trigrams.rowid
-            where search_trigrams match ${quote(term.substring ?? '')} and ${filter} limit ${FREQUENCY_CAP})`;
+    const query = term.substring
+      ? sql<{ count: number }>`select count(*) as count from (select 1 from search_trigrams
+          cross join search_documents d on d.id = search_trigrams.rowid
+          where search_trigrams match ${quote(term.substring)} and ${filter} limit ${FREQUENCY_CAP})`
+      : sql<{ count: number }>`select count(*) as count from (select 1 from search_documents d
+          where ${filter} and d.text like ${likePattern(term.pair ?? '')} escape '\\' limit ${FREQUENCY_CAP})`;
     const { rows } = await query.execute(db);
     return Number(rows[0]?.count ?? 0);
   },
@@ -148,6 +166,7 @@ function prefixQuery(words: string[]): string {
 }
 
 export const postgresSearch: SearchDialect = {
+  total,
   async candidates(db, scope, terms, limit) {
     const filter = scopeFilter(scope);
     const lists: Candidate[][] = [];
@@ -175,7 +194,7 @@ export const postgresSearch: SearchDialect = {
         ? sql<{ count: number }>`select count(*) as count from (select 1 from search_documents d
             where d.words @@ to_tsquery('simple', ${prefixQuery([term.word])}) and ${filter} limit ${FREQUENCY_CAP}) as hits`
         : sql<{ count: number }>`select count(*) as count from (select 1 from search_documents d
-            where d.text ilike ${likePattern(term.substring ?? '')} and ${filter} limit ${FREQUENCY_CAP}) as hits`;
+            where d.text ilike ${likePattern(term.substring ?? term.pair ?? '')} and ${filter} limit ${FREQUENCY_CAP}) as hits`;
     const { rows } = await query.execute(db);
     return Number(rows[0]?.count ?? 0);
   },
