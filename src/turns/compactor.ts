@@ -85,12 +85,18 @@ export class Compactor {
       prepare: async (request) => {
         const settings = this.settings(request.compaction);
         if (!settings.enabled) return shape(await this.deps.sessions.history(session.key));
-        let history = await this.history(session);
-        const total = requestTokens([...request.system, ...history, ...request.inputs], request.tools) + request.reserve;
+        // Stored token counts: the check reads no more than the history it returns anyway.
+        const summary = await this.deps.sessions.latestSummary(session.key);
+        const messages = await this.active(session, summary);
+        const history = [...(summary ? [summaryMessage(summary)] : []), ...messages.map(forModel)];
+        const total =
+          requestTokens([...request.system, ...request.inputs], request.tools) +
+          request.reserve +
+          (summary?.tokens ?? 0) +
+          messages.reduce((sum, entry) => sum + entry.tokens, 0);
         if (total <= (request.window * settings.triggerPercent) / 100) return shape(history);
         const result = await this.compact(session, request, 'threshold');
-        if (result.compacted) history = await this.history(session);
-        return shape(history);
+        return shape(result.compacted ? await this.history(session) : history);
       },
       overflow: async (request) => {
         const result = await this.compact(session, request, 'overflow');
