@@ -18,6 +18,7 @@ import { registerService } from './commands/service.ts';
 import { registerSkills } from './commands/skills.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerWorkspace } from './commands/workspace.ts';
+import { registerMemory } from './commands/memory.ts';
 
 const ADDRESS_HELP = `
 Server address: --url (host:port, http://host:port or .../api/v1), else SERVICE_URL, else the host
@@ -55,6 +56,7 @@ export function buildProgram(cx: Context): Command {
   registerRules(program, cx);
   registerSkills(program, cx);
   registerWorkspace(program, cx);
+  registerMemory(program, cx);
   registerCron(program, cx);
   registerMessaging(program, cx);
   registerAuth(program, cx);
