@@ -37,12 +37,90 @@ export function random(seed: number): () => number {
   };
 }
 
-const FIRST = ['Alice', 'Bruno', 'Chen', 'Dara', 'Emeka', 'Farah', 'Goran', 'Hana', 'Ivan', 'Jun', 'Kofi', 'Lena', 'Mateo', 'Nadia', 'Omar', 'Priya', 'Quinn', 'Rosa', 'Sven', 'Tariq', 'Uma', 'Vera', 'Wim', 'Xenia', 'Yusuf', 'Zara'];
-const LAST = ['Adler', 'Banda', 'Costa', 'Duval', 'Eklund', 'Fischer', 'Garcia', 'Haddad', 'Ito', 'Jansen', 'Kowalski', 'Lindqvist', 'Moreau', 'Novak', 'Okafor', 'Petrov', 'Quist', 'Rossi', 'Sato', 'Tanaka'];
+const FIRST = [
+  'Alice',
+  'Bruno',
+  'Chen',
+  'Dara',
+  'Emeka',
+  'Farah',
+  'Goran',
+  'Hana',
+  'Ivan',
+  'Jun',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Nadia',
+  'Omar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sven',
+  'Tariq',
+  'Uma',
+  'Vera',
+  'Wim',
+  'Xenia',
+  'Yusuf',
+  'Zara',
+];
+const LAST = [
+  'Adler',
+  'Banda',
+  'Costa',
+  'Duval',
+  'Eklund',
+  'Fischer',
+  'Garcia',
+  'Haddad',
+  'Ito',
+  'Jansen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Novak',
+  'Okafor',
+  'Petrov',
+  'Quist',
+  'Rossi',
+  'Sato',
+  'Tanaka',
+];
 const VALUES = {
-  city: ['Lisbon', 'Porto', 'Nairobi', 'Osaka', 'Quito', 'Tallinn', 'Hanoi', 'Lagos', 'Bergen', 'Cusco', 'Dakar', 'Gdansk'],
-  drink: ['oolong tea', 'espresso', 'mint lemonade', 'chai latte', 'cold brew', 'hibiscus tea', 'yerba mate', 'kefir'],
-  employer: ['Acme Logistics', 'Blue Harbor Bank', 'Cedar Labs', 'Delta Foods', 'Echo Media', 'Fjord Energy', 'Granite Health'],
+  city: [
+    'Lisbon',
+    'Porto',
+    'Nairobi',
+    'Osaka',
+    'Quito',
+    'Tallinn',
+    'Hanoi',
+    'Lagos',
+    'Bergen',
+    'Cusco',
+    'Dakar',
+    'Gdansk',
+  ],
+  drink: [
+    'oolong tea',
+    'espresso',
+    'mint lemonade',
+    'chai latte',
+    'cold brew',
+    'hibiscus tea',
+    'yerba mate',
+    'kefir',
+  ],
+  employer: [
+    'Acme Logistics',
+    'Blue Harbor Bank',
+    'Cedar Labs',
+    'Delta Foods',
+    'Echo Media',
+    'Fjord Energy',
+    'Granite Health',
+  ],
   pet: ['a beagle', 'two cats', 'a parrot', 'a tortoise', 'a greyhound', 'three goldfish', 'a ferret'],
 };
 const SAY: Record<Fact['attribute'], Array<(user: string, value: string) => string>> = {
@@ -57,7 +135,16 @@ const ASK: Record<Fact['attribute'], (user: string) => string> = {
   employer: (u) => `Where does ${u} work?`,
   pet: (u) => `What pet does ${u} have?`,
 };
-const FILLER = ['Reviewed the deployment checklist.', 'Standup moved to the small room.', 'Lunch order placed for the team.', 'Printer on floor 3 jammed again.', 'Backups finished without errors.', 'Updated the onboarding wiki page.', 'Weekly metrics look stable.', 'Rotated the on-call schedule.'];
+const FILLER = [
+  'Reviewed the deployment checklist.',
+  'Standup moved to the small room.',
+  'Lunch order placed for the team.',
+  'Printer on floor 3 jammed again.',
+  'Backups finished without errors.',
+  'Updated the onboarding wiki page.',
+  'Weekly metrics look stable.',
+  'Rotated the on-call schedule.',
+];
 
 function pick<T>(next: () => number, list: readonly T[]): T {
   return list[Math.floor(next() * list.length)] as T;
@@ -66,7 +153,11 @@ function pick<T>(next: () => number, list: readonly T[]): T {
 /** `users` people, `days` dated notes of `linesPerDay` lines; about a fifth of the facts get an update. */
 export function generateCorpus(seed: number, users: number, days: number, linesPerDay: number): Corpus {
   const next = random(seed);
-  const names = Array.from({ length: users }, (_, index) => `${FIRST[index % FIRST.length]} ${LAST[Math.floor(index / FIRST.length) % LAST.length]}${index >= FIRST.length * LAST.length ? index : ''}`);
+  const names = Array.from(
+    { length: users },
+    (_, index) =>
+      `${FIRST[index % FIRST.length]} ${LAST[Math.floor(index / FIRST.length) % LAST.length]}${index >= FIRST.length * LAST.length ? index : ''}`,
+  );
   const files = new Map<string, string[]>();
   const facts: Fact[] = [];
   const latest = new Map<string, Fact>();

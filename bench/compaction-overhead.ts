@@ -16,22 +16,31 @@ const t = await createTestApp({
     engine: { model_workers: 0 },
     models: {
       default_provider: 'scripted',
-      providers: { scripted: { base_url: 'http://127.0.0.1:9/v1', model: 'scripted-1', context_window: 10_000_000 } },
+      providers: {
+        scripted: { base_url: 'http://127.0.0.1:9/v1', model: 'scripted-1', context_window: 10_000_000 },
+      },
     },
   },
   services: { models: { fetch: model.fetch, maxRetries: 0 } },
 });
 try {
-  for (const [id, enabled] of [['on', true], ['off', false]] as const) {
+  for (const [id, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
     const definition = agentDefinition(id, { systemPrompt: 'You are a bench agent.', tools: [] });
-    (definition.metadata.nodes[0] as { configuration: Record<string, unknown> }).configuration['compaction'] = { enabled };
+    (definition.metadata.nodes[0] as { configuration: Record<string, unknown> }).configuration['compaction'] =
+      { enabled };
     await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: definition });
   }
   const turn = (agentId: string, index: number) =>
     t.services.turns.complete({
       agentId,
       input: `message ${index} about nothing in particular`,
-      session: { key: `agent:${agentId}:channel:api:scope:per_peer:s`, info: { agentId, channel: 'api', scope: 'per_peer' } },
+      session: {
+        key: `agent:${agentId}:channel:api:scope:per_peer:s`,
+        info: { agentId, channel: 'api', scope: 'per_peer' },
+      },
       signal: AbortSignal.timeout(30_000),
     });
   const timed = async (agentId: string): Promise<number[]> => {
@@ -53,9 +62,17 @@ try {
   const callsPerTurn = model.count('turn') / ((TURNS + 20) * 2);
   // The context check alone, on the session just built (below its trigger).
   const { services } = t;
-  const compactor = new Compactor({ sessions: services.sessions, defaults: () => undefined, models: services.models });
+  const compactor = new Compactor({
+    sessions: services.sessions,
+    defaults: () => undefined,
+    models: services.models,
+  });
   const control = compactor.control(
-    { key: 'agent:on:channel:api:scope:per_peer:s', agentId: 'on', memory: memoryAccess(services.memory, services.sessionSearch, 'on', undefined) },
+    {
+      key: 'agent:on:channel:api:scope:per_peer:s',
+      agentId: 'on',
+      memory: memoryAccess(services.memory, services.sessionSearch, 'on', undefined),
+    },
     (history) => history,
   );
   const request = {

@@ -22,7 +22,12 @@ function baseline(): (query: string, k: number) => Chunk[] {
   const chunks: Chunk[] = [];
   for (const [path, lines] of corpus.files)
     for (let start = 0; start < lines.length; start += 8)
-      chunks.push({ path, start: start + 1, end: Math.min(lines.length, start + 8), stems: [...documentStems(lines.slice(start, start + 8).join('\n'))] });
+      chunks.push({
+        path,
+        start: start + 1,
+        end: Math.min(lines.length, start + 8),
+        stems: [...documentStems(lines.slice(start, start + 8).join('\n'))],
+      });
   const average = chunks.reduce((sum, chunk) => sum + chunk.stems.length, 0) / chunks.length;
   const prefixFrequency = new Map<string, number>();
   const documentFrequency = (word: string): number => {
@@ -65,7 +70,11 @@ const unanswerable = corpus.questions.filter((question) => !question.evidence);
 const ours = { at5: 0, at10: 0, lines5: 0, lines10: 0, newerFirst: 0, updates: 0, abstained: 0 };
 const base = { at5: 0, at10: 0, sameLines5: 0, sameLines10: 0, abstained: 0 };
 for (const question of corpus.questions) {
-  const hits = (await index.memory.search('bench', question.text, 10)).map((hit) => ({ path: hit.path, start: hit.startLine, end: hit.endLine }));
+  const hits = (await index.memory.search('bench', question.text, 10)).map((hit) => ({
+    path: hit.path,
+    start: hit.startLine,
+    end: hit.endLine,
+  }));
   const lines = (list: typeof hits) => list.reduce((sum, hit) => sum + hit.end - hit.start + 1, 0);
   if (!question.evidence) {
     if (hits.length === 0) ours.abstained += 1;
@@ -84,12 +93,28 @@ for (const question of corpus.questions) {
     if (rank >= 0 && (older < 0 || rank < older)) ours.newerFirst += 1;
   }
   const chunks = bm25(question.text, 10);
-  if (chunks.slice(0, 5).some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence))) base.at5 += 1;
-  if (chunks.some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence))) base.at10 += 1;
+  if (
+    chunks
+      .slice(0, 5)
+      .some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence))
+  )
+    base.at5 += 1;
+  if (chunks.some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence)))
+    base.at10 += 1;
   // The same number of lines as ours returned: ceil(lines / 8) chunks.
   const same = (count: number) => chunks.slice(0, Math.max(1, Math.ceil(count / 8)));
-  if (same(lines(hits.slice(0, 5))).some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence))) base.sameLines5 += 1;
-  if (same(lines(hits)).some((chunk) => holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence))) base.sameLines10 += 1;
+  if (
+    same(lines(hits.slice(0, 5))).some((chunk) =>
+      holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence),
+    )
+  )
+    base.sameLines5 += 1;
+  if (
+    same(lines(hits)).some((chunk) =>
+      holds({ path: chunk.path, start: chunk.start, end: chunk.end }, evidence),
+    )
+  )
+    base.sameLines10 += 1;
 }
 await index.close();
 const share = (value: number, of: number) => Math.round((value / Math.max(1, of)) * 1000) / 1000;

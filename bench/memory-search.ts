@@ -19,7 +19,10 @@ try {
   await t.services.memory.sync('main');
   const indexMs = performance.now() - indexing;
   const next = random(11);
-  const queries = Array.from({ length: QUERIES }, () => corpus.questions[Math.floor(next() * corpus.questions.length)]?.text ?? 'tea');
+  const queries = Array.from(
+    { length: QUERIES },
+    () => corpus.questions[Math.floor(next() * corpus.questions.length)]?.text ?? 'tea',
+  );
   const inProcess: number[] = [];
   for (const query of queries) {
     const start = performance.now();
@@ -29,7 +32,9 @@ try {
   const overHttp: number[] = [];
   for (const query of queries) {
     const start = performance.now();
-    const response = await fetch(`${t.url}/api/v1/agents/main/memory/search?q=${encodeURIComponent(query)}&limit=10`);
+    const response = await fetch(
+      `${t.url}/api/v1/agents/main/memory/search?q=${encodeURIComponent(query)}&limit=10`,
+    );
     await response.json();
     if (!response.ok) throw new Error(`search answered ${response.status}`);
     overHttp.push(performance.now() - start);

@@ -62,7 +62,16 @@ export function compactionSettings(
  * provider's, else 128,000. `providerId` may be unknown (a provider built from a node's own URL).
  */
 export function contextWindowOf(
-  models: { providers: Record<string, { model: string; context_window?: number | undefined; models: Array<{ name: string; alias?: string | undefined; context_window?: number | undefined }> }> },
+  models: {
+    providers: Record<
+      string,
+      {
+        model: string;
+        context_window?: number | undefined;
+        models: Array<{ name: string; alias?: string | undefined; context_window?: number | undefined }>;
+      }
+    >;
+  },
   providerId: string,
   model: string,
 ): number {

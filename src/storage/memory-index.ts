@@ -129,7 +129,9 @@ export class MemoryIndex {
       const state = this.agents.get(agentId);
       const age = state ? this.now() - state.checkedAt : Infinity;
       const limit =
-        state && state.watchers.length > 0 ? (this.options.watchedPollMs ?? 30_000) : (this.options.pollMs ?? 1000);
+        state && state.watchers.length > 0
+          ? (this.options.watchedPollMs ?? 30_000)
+          : (this.options.pollMs ?? 1000);
       if (state && !state.dirty && age < limit) return;
       const dir = await this.workspace(agentId);
       const next = state ?? { checkedAt: 0, dirty: false, watchers: [] };
@@ -199,7 +201,11 @@ export class MemoryIndex {
     if (gone.length > 0) {
       await this.db.transaction().execute(async (trx) => {
         await this.index.remove('memory', agentId, gone, trx);
-        await trx.deleteFrom('memory_files').where('agent_id', '=', agentId).where('path', 'in', gone).execute();
+        await trx
+          .deleteFrom('memory_files')
+          .where('agent_id', '=', agentId)
+          .where('path', 'in', gone)
+          .execute();
       });
     }
     for (const [path, info] of changed) await this.indexFile(agentId, dir, path, info);

@@ -70,7 +70,10 @@ export function forModel(stored: StoredMessage): ChatMessage {
   const { message } = stored;
   if (stored.status === null || message.role !== 'assistant') return message;
   if (stored.status === 'stopped')
-    return { ...message, content: `${message.content ?? ''}\n\n[this answer was stopped before it was finished]`.trim() };
+    return {
+      ...message,
+      content: `${message.content ?? ''}\n\n[this answer was stopped before it was finished]`.trim(),
+    };
   return { ...message, content: `[this turn failed: ${stored.error ?? 'unknown error'}]` };
 }
 

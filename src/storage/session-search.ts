@@ -23,7 +23,10 @@ const SNIPPET_CHARS = 500;
 export function snippetAround(text: string, terms: string[]): string {
   if (text.length <= SNIPPET_CHARS) return text;
   const lower = text.toLowerCase();
-  const at = Math.min(...terms.map((term) => lower.indexOf(term.toLowerCase())).filter((index) => index >= 0), text.length);
+  const at = Math.min(
+    ...terms.map((term) => lower.indexOf(term.toLowerCase())).filter((index) => index >= 0),
+    text.length,
+  );
   const start = at === text.length ? 0 : Math.max(0, at - SNIPPET_CHARS / 4);
   return `${start > 0 ? '…' : ''}${text.slice(start, start + SNIPPET_CHARS)}${start + SNIPPET_CHARS < text.length ? '…' : ''}`;
 }
@@ -34,7 +37,13 @@ export class SessionSearch {
     private readonly index: KeywordIndex,
   ) {}
 
-  async search(agentId: string, scope: SessionScope, query: string, limit: number, threshold?: number): Promise<SessionHit[]> {
+  async search(
+    agentId: string,
+    scope: SessionScope,
+    query: string,
+    limit: number,
+    threshold?: number,
+  ): Promise<SessionHit[]> {
     const hits = await this.index.search({ corpus: 'session', agentId, ...scope }, query, {
       limit,
       ...(threshold === undefined ? {} : { threshold }),
@@ -43,7 +52,11 @@ export class SessionSearch {
     const rows =
       ids.length === 0
         ? []
-        : await this.db.selectFrom('session_messages').select(['id', 'message']).where('id', 'in', ids).execute();
+        : await this.db
+            .selectFrom('session_messages')
+            .select(['id', 'message'])
+            .where('id', 'in', ids)
+            .execute();
     const roles = new Map(rows.map((row) => [Number(row.id), (JSON.parse(row.message) as ChatMessage).role]));
     const terms = query.split(/\s+/).filter((term) => term.length > 1);
     return hits.map((hit) => ({

@@ -136,7 +136,18 @@ export class SessionStore {
         const text = searchableText(message);
         const id = ids[index];
         return text && id !== undefined
-          ? [{ corpus: 'session' as const, agentId: info.agentId, source: key, startLine: 1, endLine: 1, refId: id, at: now, text }]
+          ? [
+              {
+                corpus: 'session' as const,
+                agentId: info.agentId,
+                source: key,
+                startLine: 1,
+                endLine: 1,
+                refId: id,
+                at: now,
+                text,
+              },
+            ]
           : [];
       });
       await this.index.insert(documents, trx);
@@ -218,7 +229,10 @@ export class SessionStore {
       .execute();
     const messages = rows.reverse().map(storedMessage);
     // A window that starts inside a turn starts at its next turn instead.
-    const start = messages.length === this.limits.maxMessages ? messages.findIndex((entry) => entry.message.role === 'user') : 0;
+    const start =
+      messages.length === this.limits.maxMessages
+        ? messages.findIndex((entry) => entry.message.role === 'user')
+        : 0;
     const whole = start > 0 ? messages.slice(start) : messages;
     return [...(summary ? [summaryMessage(summary)] : []), ...fitLimits(whole, this.limits).map(forModel)];
   }

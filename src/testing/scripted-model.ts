@@ -45,7 +45,10 @@ export function wireTokens(body: Record<string, unknown>): number {
   let total = tools.length > 0 ? Math.ceil(JSON.stringify(tools.map((tool) => tool.function)).length / 4) : 0;
   for (const message of messages) {
     const text = typeof message.content === 'string' ? message.content : '';
-    const calls = (message.tool_calls ?? []).reduce((sum, call) => sum + call.function.name.length + call.function.arguments.length, 0);
+    const calls = (message.tool_calls ?? []).reduce(
+      (sum, call) => sum + call.function.name.length + call.function.arguments.length,
+      0,
+    );
     total += Math.ceil((text.length + calls) / 4) + 4;
   }
   return total;
@@ -61,7 +64,8 @@ export function validateBody(body: Record<string, unknown>): string[] {
   for (const [index, message] of (messages as WireMessage[]).entries()) {
     const where = `messages[${index}]`;
     if (!['system', 'user', 'assistant', 'tool'].includes(message.role)) problems.push(`${where}: bad role`);
-    if (message.role !== 'tool' && open.size > 0) problems.push(`${where}: tool calls ${[...open].join(',')} have no result`);
+    if (message.role !== 'tool' && open.size > 0)
+      problems.push(`${where}: tool calls ${[...open].join(',')} have no result`);
     if (message.role === 'tool') {
       if (!message.tool_call_id || !open.delete(message.tool_call_id))
         problems.push(`${where}: tool result ${String(message.tool_call_id)} answers no open call`);
@@ -73,7 +77,8 @@ export function validateBody(body: Record<string, unknown>): string[] {
           problems.push(`${where}: malformed tool call`);
         open.add(call.id);
       }
-      if (message.content === undefined && !message.tool_calls?.length) problems.push(`${where}: empty assistant message`);
+      if (message.content === undefined && !message.tool_calls?.length)
+        problems.push(`${where}: empty assistant message`);
     }
     if ((message.role === 'user' || message.role === 'system') && message.content === undefined)
       problems.push(`${where}: no content`);
@@ -102,7 +107,14 @@ export function extractiveSummary(request: string, drop?: string): string {
     if (drop !== undefined && trimmed.includes(drop)) continue;
     lines.push(trimmed);
   }
-  return ['## Goals', 'Continue helping the user.', '## Facts and decisions', ...lines, '## Open questions', 'none'].join('\n');
+  return [
+    '## Goals',
+    'Continue helping the user.',
+    '## Facts and decisions',
+    ...lines,
+    '## Open questions',
+    'none',
+  ].join('\n');
 }
 
 function turnReply(messages: WireMessage[], callId: string): ScriptedReply {
@@ -125,24 +137,40 @@ export function createScriptedModel(options: { window: number }): ScriptedModel 
   const answer = (body: Record<string, unknown>, reply: ScriptedReply): Response => {
     const model = typeof body['model'] === 'string' ? body['model'] : 'scripted';
     if (body['stream'] === true)
-      return new Response(sseChunks(model, reply, true).join(''), { headers: { 'content-type': 'text/event-stream' } });
+      return new Response(sseChunks(model, reply, true).join(''), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
     return Response.json(completionJson(model, reply));
   };
   const refuse = (status: number, message: string, code: string | null): Response =>
     Response.json({ error: { message, type: 'invalid_request_error', code } }, { status });
-  const handle = async (body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Response> => {
+  const handle = async (
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> => {
     const messages = (body['messages'] ?? []) as WireMessage[];
     const kind = kindOf(messages);
     const tokens = wireTokens(body);
     requests.push({ kind, body, tokens });
-    for (const problem of validateBody(body)) violations.push(`${kind} request ${requests.length}: ${problem}`);
+    for (const problem of validateBody(body))
+      violations.push(`${kind} request ${requests.length}: ${problem}`);
     if (tokens > options.window) {
-      violations.push(`${kind} request ${requests.length}: ${tokens} tokens passes the window of ${options.window}`);
-      return refuse(400, `This model's maximum context length is ${options.window} tokens.`, 'context_length_exceeded');
+      violations.push(
+        `${kind} request ${requests.length}: ${tokens} tokens passes the window of ${options.window}`,
+      );
+      return refuse(
+        400,
+        `This model's maximum context length is ${options.window} tokens.`,
+        'context_length_exceeded',
+      );
     }
     if (kind === 'turn' && overflows > 0) {
       overflows -= 1;
-      return refuse(400, `This model's maximum context length is ${options.window} tokens.`, 'context_length_exceeded');
+      return refuse(
+        400,
+        `This model's maximum context length is ${options.window} tokens.`,
+        'context_length_exceeded',
+      );
     }
     const request = typeof messages[1]?.content === 'string' ? messages[1].content : '';
     if (kind === 'summary') {
@@ -163,7 +191,13 @@ export function createScriptedModel(options: { window: number }): ScriptedModel 
         .filter((line) => !line.startsWith('## ') && extractIdentifiers(line).length > 0);
       if (facts.length === 0) return answer(body, { text: 'NO_REPLY' });
       return answer(body, {
-        toolCalls: [{ id: 'call_flush', name: 'memory_write', arguments: { text: facts.map((line) => `- ${line}`).join('\n') } }],
+        toolCalls: [
+          {
+            id: 'call_flush',
+            name: 'memory_write',
+            arguments: { text: facts.map((line) => `- ${line}`).join('\n') },
+          },
+        ],
       });
     }
     if (turnFailures > 0) {
@@ -171,13 +205,19 @@ export function createScriptedModel(options: { window: number }): ScriptedModel 
       return refuse(500, 'the model is down', null);
     }
     if (stall !== undefined) {
-      const frames = sseChunks(typeof body['model'] === 'string' ? body['model'] : 'scripted', { text: stall }, false);
+      const frames = sseChunks(
+        typeof body['model'] === 'string' ? body['model'] : 'scripted',
+        { text: stall },
+        false,
+      );
       stall = undefined;
       const encoder = new TextEncoder();
       // The role and text frames only: no finish, no [DONE], until the caller aborts.
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          const text = frames.filter((chunk) => chunk.includes('"content"') && chunk.includes('"finish_reason":null'));
+          const text = frames.filter(
+            (chunk) => chunk.includes('"content"') && chunk.includes('"finish_reason":null'),
+          );
           for (const chunk of text) controller.enqueue(encoder.encode(chunk));
           signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true });
         },
@@ -192,8 +232,9 @@ export function createScriptedModel(options: { window: number }): ScriptedModel 
     violations,
     count: (kind) => requests.filter((request) => request.kind === kind).length,
     flushTurns: () =>
-      requests.filter((request) => request.kind === 'flush' && (request.body['messages'] as unknown[]).length === 2)
-        .length,
+      requests.filter(
+        (request) => request.kind === 'flush' && (request.body['messages'] as unknown[]).length === 2,
+      ).length,
     failSummaries(fault, times) {
       for (let index = 0; index < times; index += 1) summaryFaults.push(fault);
     },

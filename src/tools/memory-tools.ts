@@ -53,13 +53,15 @@ export function createMemorySearchTool(): Tool {
   return {
     name: 'memory_search',
     description:
-      "Search your memory files (MEMORY.md and the dated notes in memory/) by keywords; hits give path, lines and text. Use it before answering about people, earlier work, decisions or identifiers you may have written down.",
+      'Search your memory files (MEMORY.md and the dated notes in memory/) by keywords; hits give path, lines and text. Use it before answering about people, earlier work, decisions or identifiers you may have written down.',
     parameters: searchArguments.parameters,
     toolType: 'builtin',
     async execute(args, context) {
       const { query, limit } = searchArguments.parse(args);
       const hits = await memoryOf(context).search(query, limit);
-      return lines(hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`));
+      return lines(
+        hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`),
+      );
     },
   };
 }
@@ -103,7 +105,11 @@ export function createSessionSearchTool(): Tool {
     async execute(args, context) {
       const { query, limit } = sessionArguments.parse(args);
       const hits = await memoryOf(context).searchSessions(query, limit);
-      return lines(hits.map((hit) => `[${hit.at} ${hit.role}, message ${hit.messageId}] (score ${hit.score})\n${hit.snippet}`));
+      return lines(
+        hits.map(
+          (hit) => `[${hit.at} ${hit.role}, message ${hit.messageId}] (score ${hit.score})\n${hit.snippet}`,
+        ),
+      );
     },
   };
 }

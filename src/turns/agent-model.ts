@@ -28,7 +28,10 @@ export function agentModel(
   agentId: string,
 ): AgentModel {
   const view = agents.get(agentId);
-  const nodes = (view.metadata['nodes'] ?? []) as Array<{ type?: unknown; configuration?: Record<string, unknown> }>;
+  const nodes = (view.metadata['nodes'] ?? []) as Array<{
+    type?: unknown;
+    configuration?: Record<string, unknown>;
+  }>;
   const node = nodes.find((entry) => entry.type === 'ai/agent');
   if (!node) throw new AppError('conflict', `agent "${agentId}" has no ai/agent node to compact with`);
   const config = node.configuration ?? {};

@@ -226,7 +226,12 @@ export class TurnRunner {
       ...(session && compactor && memory
         ? {
             context: compactor.control(
-              { key: session.key, agentId: input.agentId, memory, ...(openingIds[0] ? { beforeId: openingIds[0] } : {}) },
+              {
+                key: session.key,
+                agentId: input.agentId,
+                memory,
+                ...(openingIds[0] ? { beforeId: openingIds[0] } : {}),
+              },
               shape,
             ),
           }
@@ -260,10 +265,15 @@ export class TurnRunner {
     const keepUnfinished = async (error: unknown): Promise<void> => {
       if (!session) return;
       const stopped = input.signal.aborted;
-      await this.sessions.append(session.key, session.info, [{ role: 'assistant', content: text === '' ? null : text }], {
-        status: stopped ? 'stopped' : 'failed',
-        ...(stopped ? {} : { error: errorMessage(error) }),
-      });
+      await this.sessions.append(
+        session.key,
+        session.info,
+        [{ role: 'assistant', content: text === '' ? null : text }],
+        {
+          status: stopped ? 'stopped' : 'failed',
+          ...(stopped ? {} : { error: errorMessage(error) }),
+        },
+      );
     };
     let result: Awaited<ReturnType<AgentDirectory['run']>>;
     try {

@@ -4,7 +4,11 @@
 // request is then: system prompt, summary, the newest turns verbatim. Before each compaction the
 // agent gets one silent memory-flush turn. A summary that fails its guard leaves the history as it
 // was. Callers hold the session's lock, so one compaction runs per session (across instances too).
-import { compactionSettings, type CompactionOverride, type CompactionSettings } from '../config/compaction.ts';
+import {
+  compactionSettings,
+  type CompactionOverride,
+  type CompactionSettings,
+} from '../config/compaction.ts';
 import { AppError, isAppError } from '../core/errors.ts';
 import type { ContextControl, ContextRequest } from '../engine/ai/conversation.ts';
 import { requestTokens } from '../engine/ai/context-fit.ts';
@@ -50,7 +54,12 @@ export interface SessionRef {
 }
 
 /** Where the kept tail starts: a user message, so no tool call is parted from its results. */
-function keepFrom(messages: StoredMessage[], keepTokens: number, maxTailTokens: number, onlyLastTurn: boolean): number {
+function keepFrom(
+  messages: StoredMessage[],
+  keepTokens: number,
+  maxTailTokens: number,
+  onlyLastTurn: boolean,
+): number {
   const starts = messages.flatMap((entry, index) => (entry.message.role === 'user' ? [index] : []));
   if (starts.length === 0) return 0;
   if (onlyLastTurn) return starts.at(-1) ?? 0;
@@ -123,7 +132,11 @@ export class Compactor {
    * of the summariser leave the session unchanged and are reported in the result, never thrown;
    * only a stopped turn (its signal) throws.
    */
-  async compact(session: SessionRef, request: ContextRequest, trigger: CompactionTrigger): Promise<CompactionResult> {
+  async compact(
+    session: SessionRef,
+    request: ContextRequest,
+    trigger: CompactionTrigger,
+  ): Promise<CompactionResult> {
     const settings = this.settings(request.compaction);
     const summary = await this.deps.sessions.latestSummary(session.key);
     const messages = await this.active(session, summary);
@@ -137,7 +150,8 @@ export class Compactor {
       this.deps.onCompaction?.({ key: session.key, trigger, result });
       return result;
     };
-    if (folded.length === 0) return report({ compacted: false, reason: 'nothing to fold', folded: 0, flushed: false });
+    if (folded.length === 0)
+      return report({ compacted: false, reason: 'nothing to fold', folded: 0, flushed: false });
     const target = this.target(settings, request);
     const foldedMessages = folded.map(forModel);
     let flushed = false;
@@ -156,7 +170,12 @@ export class Compactor {
         summary?.content ?? '',
         ...foldedMessages.flatMap((message) =>
           message.role === 'user' || message.role === 'assistant'
-            ? [message.content ?? '', ...(message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.arguments) : [])]
+            ? [
+                message.content ?? '',
+                ...(message.role === 'assistant'
+                  ? (message.toolCalls ?? []).map((call) => call.arguments)
+                  : []),
+              ]
             : [],
         ),
       ].join('\n'),
@@ -185,9 +204,15 @@ export class Compactor {
       content,
       previousLastId: summary?.lastId ?? 0,
     });
-    if (!stored) return report({ compacted: false, reason: 'another compaction came first', folded: 0, flushed });
+    if (!stored)
+      return report({ compacted: false, reason: 'another compaction came first', folded: 0, flushed });
     const latest = await this.deps.sessions.latestSummary(session.key);
-    return report({ compacted: true, folded: folded.length, flushed, ...(latest ? { summary: latest } : {}) });
+    return report({
+      compacted: true,
+      folded: folded.length,
+      flushed,
+      ...(latest ? { summary: latest } : {}),
+    });
   }
 
   private target(settings: CompactionSettings, request: ContextRequest): SummaryTarget {
@@ -197,7 +222,10 @@ export class Compactor {
     try {
       return { provider: this.deps.models.get(providerId), model: settings.model.slice(slash + 1) };
     } catch (error) {
-      throw new AppError('invalid', `compaction.model: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AppError(
+        'invalid',
+        `compaction.model: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -30,7 +30,8 @@ export function memoryAccess(
     get: (path, from, lines) => memory.read(agentId, path, from, lines),
     write: (target, text) => memory.append(agentId, target, text),
     searchSessions: async (query, limit) => {
-      if (sessionKey === undefined) throw new AppError('invalid', 'session search needs a conversation with a session');
+      if (sessionKey === undefined)
+        throw new AppError('invalid', 'session search needs a conversation with a session');
       return sessions.search(agentId, sessionScopeOf(sessionKey), query, limit);
     },
   };

@@ -44,7 +44,9 @@ export function transcriptLine(message: ChatMessage): string {
     case 'user':
       return `user: ${message.content}`;
     case 'assistant': {
-      const calls = (message.toolCalls ?? []).map((call) => `\n[called ${call.name}(${call.arguments})]`).join('');
+      const calls = (message.toolCalls ?? [])
+        .map((call) => `\n[called ${call.name}(${call.arguments})]`)
+        .join('');
       return `assistant: ${message.content ?? ''}${calls}`;
     }
     case 'tool': {
@@ -95,7 +97,10 @@ async function ask(input: SummariseInput, messages: ChatMessage[]): Promise<stri
 export async function summarise(input: SummariseInput): Promise<string> {
   const attempts = input.attempts ?? 3;
   // Half the window for the transcript, the rest for the instructions, the summary so far and the answer.
-  const budget = Math.max(500, Math.floor(input.window / 2) - estimateTokens({ role: 'user', content: input.previous ?? '' }));
+  const budget = Math.max(
+    500,
+    Math.floor(input.window / 2) - estimateTokens({ role: 'user', content: input.previous ?? '' }),
+  );
   let summary = input.previous;
   for (const piece of pieces(input.messages, budget)) {
     const transcript = piece.join('\n\n');
@@ -108,7 +113,14 @@ export async function summarise(input: SummariseInput): Promise<string> {
       const messages: ChatMessage[] = [
         { role: 'system', content: SUMMARY_INSTRUCTIONS },
         { role: 'user', content: request },
-        ...(reason ? [{ role: 'user' as const, content: `Your previous summary was refused: ${reason}. Write it again.` }] : []),
+        ...(reason
+          ? [
+              {
+                role: 'user' as const,
+                content: `Your previous summary was refused: ${reason}. Write it again.`,
+              },
+            ]
+          : []),
       ];
       try {
         const text = await ask(input, messages);
@@ -121,7 +133,8 @@ export async function summarise(input: SummariseInput): Promise<string> {
         reason = `the summariser failed (${errorMessage(error)})`;
       }
     }
-    if (done === undefined) throw new AppError('upstream', `compaction failed after ${attempts} attempts: ${reason}`);
+    if (done === undefined)
+      throw new AppError('upstream', `compaction failed after ${attempts} attempts: ${reason}`);
     summary = done;
   }
   return summary ?? '';

@@ -16,7 +16,9 @@ afterEach(async () => {
 });
 
 async function messagesOf(app: MemoryApp, sessionId: string): Promise<Array<Record<string, unknown>>> {
-  const response = await app.t.app.inject({ url: `/api/v1/agents/${AGENT}/sessions/${sessionId}/messages?size=100` });
+  const response = await app.t.app.inject({
+    url: `/api/v1/agents/${AGENT}/sessions/${sessionId}/messages?size=100`,
+  });
   assert.equal(response.statusCode, 200, response.body);
   return response.json<{ data: Array<Record<string, unknown>> }>().data;
 }
@@ -64,7 +66,11 @@ describe('compaction paths', () => {
     m.model.failSummaries('hang', 2);
     const before = await services.sessions.entries(m.key('t'));
     const result = await compactor.compact(
-      { key: m.key('t'), agentId: AGENT, memory: memoryAccess(services.memory, services.sessionSearch, AGENT, m.key('t')) },
+      {
+        key: m.key('t'),
+        agentId: AGENT,
+        memory: memoryAccess(services.memory, services.sessionSearch, AGENT, m.key('t')),
+      },
       {
         system: [],
         inputs: [],
@@ -95,7 +101,8 @@ describe('compaction paths', () => {
     assert.equal(m.model.flushTurns(), 1);
     const summaries = await m.t.services.sessions.summaries(m.key('o'));
     assert.equal(summaries.length, 1);
-    for (let index = 0; index < 5; index += 1) assert.ok(summaries[0]?.content.includes(`ORD-${900 + index}`));
+    for (let index = 0; index < 5; index += 1)
+      assert.ok(summaries[0]?.content.includes(`ORD-${900 + index}`));
     // Refused twice: the error stands (one retry only).
     m.model.overflowNext(2);
     await assert.rejects(m.turn('o', 'again?'), /maximum context length/);
@@ -107,7 +114,12 @@ describe('compaction paths', () => {
     const post = (url: string) => m?.t.app.inject({ method: 'POST', url }) ?? assert.fail();
     const response = await post(`/api/v1/agents/${AGENT}/sessions/m/compact`);
     assert.equal(response.statusCode, 200, response.body);
-    const body = response.json<{ compacted: boolean; flushed: boolean; folded: number; summary: { content: string } }>();
+    const body = response.json<{
+      compacted: boolean;
+      flushed: boolean;
+      folded: number;
+      summary: { content: string };
+    }>();
     assert.equal(body.compacted, true);
     assert.equal(body.flushed, true);
     assert.ok(body.folded >= 8 && body.folded % 2 === 0, `${body.folded} folded`);
@@ -116,8 +128,11 @@ describe('compaction paths', () => {
     const views = await messagesOf(m, 'm');
     assert.equal(views.filter((view) => view['role'] === 'user').length, 8);
     assert.ok(views.some((view) => view['role'] === 'summary'));
-    assert.equal(views.filter((view) => view["folded"] === true).length, body.folded);
-    const again = (await post(`/api/v1/agents/${AGENT}/sessions/m/compact`)).json<{ compacted: boolean; flushed: boolean }>();
+    assert.equal(views.filter((view) => view['folded'] === true).length, body.folded);
+    const again = (await post(`/api/v1/agents/${AGENT}/sessions/m/compact`)).json<{
+      compacted: boolean;
+      flushed: boolean;
+    }>();
     assert.deepEqual([again.compacted, again.flushed], [false, false], 'nothing left to fold, no flush');
     assert.equal(m.model.flushTurns(), 1);
     const missing = await post(`/api/v1/agents/${AGENT}/sessions/nope/compact`);
@@ -207,7 +222,9 @@ describe('compaction paths', () => {
         signal: AbortSignal.timeout(30_000),
       }),
     );
-    const sent: ChatMessage['role'][] = lastTurnMessages(m).map((message) => message.role as ChatMessage['role']);
+    const sent: ChatMessage['role'][] = lastTurnMessages(m).map(
+      (message) => message.role as ChatMessage['role'],
+    );
     assert.deepEqual(sent, ['system', 'user', 'assistant', 'user']);
     assert.match(String(lastTurnMessages(m)[2]?.content), /^a partial ans\n\n\[this answer was stopped/);
   });

@@ -30,12 +30,20 @@ describe('a 1,000-turn session with large tool outputs and 50 planted identifier
 
   it('keeps every raw message, in order, and summaries record contiguous ranges', async () => {
     const entries = await m.t.services.sessions.entries(key());
-    const users = entries.filter((entry) => entry.message.role === 'user').map((entry) => entry.message.content);
-    assert.deepEqual(users, Array.from({ length: TURNS }, (_, index) => userInput(index)));
+    const users = entries
+      .filter((entry) => entry.message.role === 'user')
+      .map((entry) => entry.message.content);
+    assert.deepEqual(
+      users,
+      Array.from({ length: TURNS }, (_, index) => userInput(index)),
+    );
     // 2 messages per turn, 4 for a turn that reads a file.
     assert.equal(entries.length, TURNS * 2 + (TURNS / 10) * 2);
     const ids = entries.map((entry) => entry.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     const summaries = await m.t.services.sessions.summaries(key());
     let next = ids[0];
     for (const summary of summaries) {

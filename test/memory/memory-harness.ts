@@ -29,7 +29,12 @@ export async function startMemoryApp(
       models: {
         default_provider: 'scripted',
         providers: {
-          scripted: { base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-test', model: 'scripted-1', context_window: window },
+          scripted: {
+            base_url: 'http://127.0.0.1:9/v1',
+            api_key: 'sk-test',
+            model: 'scripted-1',
+            context_window: window,
+          },
         },
       },
       agents: { defaults: { compaction: { keep_recent_tokens: 800, ...options.compaction } } },
@@ -43,7 +48,10 @@ export async function startMemoryApp(
   });
   const created = await t.app.inject({ method: 'POST', url: '/api/v1/agents', payload: definition });
   if (created.statusCode !== 201) throw new Error(created.body);
-  await writeFile(join(await t.services.workspace(AGENT), 'big.txt'), `${'lorem ipsum dolor sit amet '.repeat(150)}\n`);
+  await writeFile(
+    join(await t.services.workspace(AGENT), 'big.txt'),
+    `${'lorem ipsum dolor sit amet '.repeat(150)}\n`,
+  );
   const key = (sessionId: string) => `agent:${AGENT}:channel:api:scope:per_peer:${sessionId}`;
   return {
     t,

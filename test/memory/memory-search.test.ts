@@ -33,7 +33,10 @@ async function search(app: TestApp, q: string, limit = 5): Promise<Hit[]> {
   return response.json<{ results: Hit[] }>().results;
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, ms: number): Promise<{ value: T; after: number }> {
+async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  ms: number,
+): Promise<{ value: T; after: number }> {
   const start = Date.now();
   for (;;) {
     const value = await probe();
@@ -49,7 +52,10 @@ describe('memory search', () => {
     const created = await m.t.app.inject({
       method: 'POST',
       url: `/api/v1/agents/${AGENT}/workspace/files`,
-      payload: { path: 'memory/2026-11-20.md', content: '# 客户\n\n- 客户的订单号是 A-7731\n- 客户住在上海\n' },
+      payload: {
+        path: 'memory/2026-11-20.md',
+        content: '# 客户\n\n- 客户的订单号是 A-7731\n- 客户住在上海\n',
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     const hits = await search(m.t, '订单号');
@@ -70,7 +76,10 @@ describe('memory search', () => {
     await mkdir(join(dir, 'memory'), { recursive: true });
     await writeFile(join(dir, 'memory', '2026-11-01.md'), '- Alice lives in Paris\n');
     assert.equal((await search(m.t, 'Where does Alice live?'))[0]?.snippet, '- Alice lives in Paris');
-    await writeFile(join(dir, 'memory', '2026-11-21.md'), '- Alice lives in Berlin now\n- Bob likes green tea\n');
+    await writeFile(
+      join(dir, 'memory', '2026-11-21.md'),
+      '- Alice lives in Berlin now\n- Bob likes green tea\n',
+    );
     const { after } = await eventually(async () => {
       const hits = await search(m?.t ?? assert.fail(), 'Where does Alice live?');
       return hits[0]?.snippet.includes('Berlin') ? hits : undefined;
@@ -84,7 +93,10 @@ describe('memory search', () => {
     );
     assert.deepEqual(await search(m.t, 'Where does Zoltan live?'), [], 'never mentioned: no result');
     await writeFile(join(dir, 'MEMORY.md'), '# Curated\n\nThe team standup is at 09:30.\n');
-    await eventually(async () => ((await search(m?.t ?? assert.fail(), 'standup')).length > 0 ? true : undefined), 2000);
+    await eventually(
+      async () => ((await search(m?.t ?? assert.fail(), 'standup')).length > 0 ? true : undefined),
+      2000,
+    );
   });
 
   it('validates its query and knows its agents', async () => {
@@ -101,7 +113,7 @@ describe('memory search', () => {
     assert.deepEqual(files.json(), { files: [] });
   });
 
-  it('the memory tools write today\'s note and find it again in a later turn', async () => {
+  it("the memory tools write today's note and find it again in a later turn", async () => {
     m = await startMemoryApp();
     const access = (await import('../../src/turns/memory-access.ts')).memoryAccess(
       m.t.services.memory,
@@ -113,7 +125,10 @@ describe('memory search', () => {
     assert.match(path, /^memory\/\d{4}-\d{2}-\d{2}\.md$/);
     const hits = await access.search('VPN ticket', 5);
     assert.equal(hits[0]?.path, path);
-    assert.equal((await access.get(path, 1, 10)).text.trim(), '- the VPN password hint is "blue door" (ticket TKT-4411)');
+    assert.equal(
+      (await access.get(path, 1, 10)).text.trim(),
+      '- the VPN password hint is "blue door" (ticket TKT-4411)',
+    );
     await assert.rejects(access.get('../secret.md', 1, 10), /MEMORY\.md or memory/);
   });
 });
@@ -123,14 +138,17 @@ describe('session search', () => {
   const CRM_KEY = 'sk-crm-0123456789abcdef';
   const OTHER_KEY = 'sk-other-0123456789abcdef';
 
-  it('is scoped as the session list: an api account never sees another account\'s conversation', async () => {
+  it("is scoped as the session list: an api account never sees another account's conversation", async () => {
     t = await createTestApp({
       config: {
         security: { requireAuth: true, users: { admin: `a-long-password:${ADMIN_KEY}` } },
         channels: {
           api: {
             enabled: true,
-            accounts: { crm: { name: 'CRM', api_key: CRM_KEY }, other: { name: 'Other', api_key: OTHER_KEY } },
+            accounts: {
+              crm: { name: 'CRM', api_key: CRM_KEY },
+              other: { name: 'Other', api_key: OTHER_KEY },
+            },
           },
         },
       },
@@ -151,7 +169,9 @@ describe('session search', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       assert.equal(response.statusCode, 200, response.body);
-      return response.json<{ results: Array<{ sessionKey: string; sessionId: string; role: string; snippet: string }> }>().results;
+      return response.json<{
+        results: Array<{ sessionKey: string; sessionId: string; role: string; snippet: string }>;
+      }>().results;
     };
     const crm = await find('invoice', CRM_KEY);
     assert.ok(crm.length > 0);
@@ -182,8 +202,16 @@ describe('session search', () => {
       { role: 'user', content: 'my parcel PCL-7788 is missing' },
     ]);
     const { memoryAccess } = await import('../../src/turns/memory-access.ts');
-    const first = memoryAccess(m.t.services.memory, m.t.services.sessionSearch, AGENT, `agent:${AGENT}:channel:telegram:scope:per_peer:1`);
+    const first = memoryAccess(
+      m.t.services.memory,
+      m.t.services.sessionSearch,
+      AGENT,
+      `agent:${AGENT}:channel:telegram:scope:per_peer:1`,
+    );
     const hits = await first.searchSessions('parcel missing', 10);
-    assert.deepEqual(hits.map((hit) => hit.snippet), ['my parcel PCL-5531 is missing']);
+    assert.deepEqual(
+      hits.map((hit) => hit.snippet),
+      ['my parcel PCL-5531 is missing'],
+    );
   });
 });

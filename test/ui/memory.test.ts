@@ -26,7 +26,10 @@ describe('web UI: memory', () => {
         const note = await started.app.inject({
           method: 'POST',
           url: '/api/v1/agents/main/workspace/files',
-          payload: { path: 'memory/2026-11-20.md', content: '# Orders\n\n- 客户的订单号是 A-7731\n- Dana wants invoices by e-mail\n' },
+          payload: {
+            path: 'memory/2026-11-20.md',
+            content: '# Orders\n\n- 客户的订单号是 A-7731\n- Dana wants invoices by e-mail\n',
+          },
         });
         assert.equal(note.statusCode, 201, note.body);
         for (const content of ['first question', 'second question', 'third question']) {
@@ -71,7 +74,9 @@ describe('web UI: memory', () => {
     assert.equal(await ui.page.locator('.message-user').count(), 3, 'every message is still shown');
     await screenshotAllModes(ui, 'chat-compacted');
     const messages = await server.app.inject({ url: '/api/v1/agents/main/sessions/ui-seeded/messages' });
-    assert.ok(messages.json<{ data: Array<{ role: string }> }>().data.some((view) => view.role === 'summary'));
+    assert.ok(
+      messages.json<{ data: Array<{ role: string }> }>().data.some((view) => view.role === 'summary'),
+    );
     assertNoConsoleErrors(ui);
   });
 });

@@ -32,20 +32,29 @@ export function registerMemory(program: Command, cx: Context): void {
     ),
   )
     .addHelpText('after', '\nExample:\n  agent-service memory search order number A-7731 -a main')
-    .action(async (words: string[], options: { agent: string; limit: string; json?: boolean }, command: Command) => {
-      const api = await cx.api(command);
-      const { results } = await api.get<{ results: Hit[] }>(`/agents/${enc(options.agent)}/memory/search`, {
-        q: words.join(' '),
-        limit: options.limit,
-      });
-      cx.print(options.json, results, () =>
-        results.length === 0
-          ? 'no results'
-          : results
-              .map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine}  (score ${hit.score})\n${hit.snippet.replace(/^/gm, '  ')}`)
-              .join('\n\n'),
-      );
-    });
+    .action(
+      async (
+        words: string[],
+        options: { agent: string; limit: string; json?: boolean },
+        command: Command,
+      ) => {
+        const api = await cx.api(command);
+        const { results } = await api.get<{ results: Hit[] }>(`/agents/${enc(options.agent)}/memory/search`, {
+          q: words.join(' '),
+          limit: options.limit,
+        });
+        cx.print(options.json, results, () =>
+          results.length === 0
+            ? 'no results'
+            : results
+                .map(
+                  (hit) =>
+                    `${hit.path}:${hit.startLine}-${hit.endLine}  (score ${hit.score})\n${hit.snippet.replace(/^/gm, '  ')}`,
+                )
+                .join('\n\n'),
+        );
+      },
+    );
 
   withJson(agentOption(memory.command('files').description("list the agent's memory files"))).action(
     async (options: { agent: string; json?: boolean }, command: Command) => {
@@ -54,7 +63,10 @@ export function registerMemory(program: Command, cx: Context): void {
         `/agents/${enc(options.agent)}/memory/files`,
       );
       cx.print(options.json, files, () =>
-        cx.table(['PATH', 'SIZE', 'MODIFIED'], files.map((file) => [file.path, String(file.size), file.modifiedAt])),
+        cx.table(
+          ['PATH', 'SIZE', 'MODIFIED'],
+          files.map((file) => [file.path, String(file.size), file.modifiedAt]),
+        ),
       );
     },
   );
@@ -68,7 +80,10 @@ export function registerMemory(program: Command, cx: Context): void {
     ),
   ).action(async (session: string, options: { agent: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
-    const result = await api.json<Compacted>('POST', `/agents/${enc(options.agent)}/sessions/${enc(session)}/compact`);
+    const result = await api.json<Compacted>(
+      'POST',
+      `/agents/${enc(options.agent)}/sessions/${enc(session)}/compact`,
+    );
     cx.print(options.json, result, () =>
       result.compacted
         ? `✓ folded ${result.folded} messages into a summary${result.flushed ? ' (memory flushed first)' : ''}`

@@ -185,7 +185,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           const format = replyFormat(params);
           const tools = await toolSet.tools(() => undefined);
           const wire = definedParams(wireParams(params, format));
-          const systemMessages: ChatMessage[] = system && !ownSystem ? [{ role: 'system', content: system }] : [];
+          const systemMessages: ChatMessage[] =
+            system && !ownSystem ? [{ role: 'system', content: system }] : [];
           const window = contextWindowOf(modelsConfig(deps.globals()), provider.id, model);
           const context: ContextRequest = {
             system: systemMessages,

@@ -70,7 +70,7 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionsSe
         tags,
         summary: 'Compact a session now',
         description:
-          "Runs the memory flush, then folds all but the newest turns into a summary entry. Messages are never deleted. A summariser that fails its guard leaves the session unchanged (compacted: false, with the reason).",
+          'Runs the memory flush, then folds all but the newest turns into a summary entry. Messages are never deleted. A summariser that fails its guard leaves the session unchanged (compacted: false, with the reason).',
         params: sessionParams,
         response: { 200: compactAnswer },
       },
@@ -78,7 +78,12 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionsSe
     async (request, reply) => {
       const run = runSignal(reply, COMPACT_TIMEOUT_MS);
       try {
-        return await sessions.compact(request.params.agentId, request.params.sessionKey, request.principal, run.signal);
+        return await sessions.compact(
+          request.params.agentId,
+          request.params.sessionKey,
+          request.principal,
+          run.signal,
+        );
       } finally {
         run.done();
       }

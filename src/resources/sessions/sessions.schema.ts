@@ -94,9 +94,7 @@ export const compactAnswer = z.object({
   reason: z.string().optional().meta({ description: 'why nothing was folded, or why the compaction failed' }),
   folded: z.int().meta({ description: 'messages folded into the new summary' }),
   flushed: z.boolean().meta({ description: 'whether the memory flush turn ran first' }),
-  summary: z
-    .object({ id: z.int(), firstId: z.int(), lastId: z.int(), content: z.string() })
-    .optional(),
+  summary: z.object({ id: z.int(), firstId: z.int(), lastId: z.int(), content: z.string() }).optional(),
 });
 
 export const renameBody = z.object({

@@ -50,10 +50,6 @@ function view(summary: SessionSummary): SessionView {
   };
 }
 
-function messageView(message: ChatMessage): SessionMessageView {
-  return baseView(message);
-}
-
 /** A stored message with its id, whether a summary folds it, and how its turn ended. */
 function storedView(entry: StoredMessage, summaries: StoredSummary[]): SessionMessageView {
   const folder = summaries.find((summary) => entry.id <= summary.lastId);
@@ -171,7 +167,11 @@ export class SessionsService {
   }
 
   /** Keyword search over the agent's transcripts the caller may see (as the session list). */
-  async search(agentId: string, query: SessionSearchQuery, caller: Principal | undefined): Promise<SessionSearchAnswer> {
+  async search(
+    agentId: string,
+    query: SessionSearchQuery,
+    caller: Principal | undefined,
+  ): Promise<SessionSearchAnswer> {
     this.agents.requireAgent(agentId);
     const scope = caller?.kind === 'account' ? { prefixes: [accountPrefix(agentId, caller.accountId)] } : {};
     const hits = await this.memory.search.search(agentId, scope, query.q, query.limit);
@@ -181,7 +181,12 @@ export class SessionsService {
   }
 
   /** Compacts a session now: the memory flush, then a summary of all but its newest turns. */
-  async compact(agentId: string, key: string, caller: Principal | undefined, signal: AbortSignal): Promise<CompactAnswer> {
+  async compact(
+    agentId: string,
+    key: string,
+    caller: Principal | undefined,
+    signal: AbortSignal,
+  ): Promise<CompactAnswer> {
     const summary = await this.summary(agentId, key, caller);
     const result = await this.memory.compact(agentId, summary.key, signal);
     return {

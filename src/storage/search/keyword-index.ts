@@ -3,9 +3,15 @@
 // Ranking: the share of the query's weight a document covers (rare terms weigh more, as in BM25's
 // IDF), plus a small bonus for newer facts and for the engine's own rank. A document covering less
 // than `threshold` of the query is not returned, so an entity never mentioned finds nothing.
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter } from 'kysely';
 import type { Db } from '../database.ts';
-import { postgresSearch, sqliteSearch, type Candidate, type SearchDialect, type SearchScope } from './search-dialects.ts';
+import {
+  postgresSearch,
+  sqliteSearch,
+  type Candidate,
+  type SearchDialect,
+  type SearchScope,
+} from './search-dialects.ts';
 import { documentStems, holdsWord, isEmpty, queryTerms, type QueryTerms } from './search-terms.ts';
 
 export type { Corpus, SearchScope } from './search-dialects.ts';
@@ -80,8 +86,16 @@ export class KeywordIndex {
   }
 
   /** Removes the documents of some sources of an agent (every source when none is given). */
-  async remove(corpus: 'memory' | 'session', agentId: string, sources?: string[], db: Db = this.db): Promise<void> {
-    let query = db.deleteFrom('search_documents').where('corpus', '=', corpus).where('agent_id', '=', agentId);
+  async remove(
+    corpus: 'memory' | 'session',
+    agentId: string,
+    sources?: string[],
+    db: Db = this.db,
+  ): Promise<void> {
+    let query = db
+      .deleteFrom('search_documents')
+      .where('corpus', '=', corpus)
+      .where('agent_id', '=', agentId);
     if (sources !== undefined) {
       if (sources.length === 0) return;
       query = query.where('source', 'in', sources);
@@ -148,11 +162,23 @@ export class KeywordIndex {
       Math.log(1 + (documents - Math.min(frequency, documents) + 0.5) / (frequency + 0.5));
     const weighted: Weighted[] = [];
     for (const word of terms.words)
-      weighted.push({ kind: 'word', term: word, weight: idf(await this.dialect.frequency(this.db, scope, { word })) });
+      weighted.push({
+        kind: 'word',
+        term: word,
+        weight: idf(await this.dialect.frequency(this.db, scope, { word })),
+      });
     for (const substring of terms.substrings)
-      weighted.push({ kind: 'substring', term: substring, weight: idf(await this.dialect.frequency(this.db, scope, { substring })) });
+      weighted.push({
+        kind: 'substring',
+        term: substring,
+        weight: idf(await this.dialect.frequency(this.db, scope, { substring })),
+      });
     for (const pair of terms.pairs)
-      weighted.push({ kind: 'pair', term: pair, weight: idf(await this.dialect.frequency(this.db, scope, { pair })) });
+      weighted.push({
+        kind: 'pair',
+        term: pair,
+        weight: idf(await this.dialect.frequency(this.db, scope, { pair })),
+      });
     return weighted;
   }
 }

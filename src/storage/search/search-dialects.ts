@@ -31,7 +31,11 @@ export interface Candidate {
 export interface SearchDialect {
   candidates(db: Db, scope: SearchScope, terms: QueryTerms, limit: number): Promise<Candidate[]>;
   /** How many documents of the scope hold each term (capped), for weighting rare terms above common ones. */
-  frequency(db: Db, scope: SearchScope, term: { word?: string; substring?: string; pair?: string }): Promise<number>;
+  frequency(
+    db: Db,
+    scope: SearchScope,
+    term: { word?: string; substring?: string; pair?: string },
+  ): Promise<number>;
   /** How many documents the scope holds. */
   total(db: Db, scope: SearchScope): Promise<number>;
 }

@@ -57,9 +57,14 @@ export function queryTerms(query: string): QueryTerms {
   for (const match of query.matchAll(CJK_RUN)) {
     const run = [...match[0]];
     if (run.length === 2) pairs.add(run.join(''));
-    for (let index = 0; index + 3 <= run.length; index += 1) substrings.add(run.slice(index, index + 3).join(''));
+    for (let index = 0; index + 3 <= run.length; index += 1)
+      substrings.add(run.slice(index, index + 3).join(''));
   }
-  return { words: [...words].slice(0, 16), substrings: [...substrings].slice(0, 16), pairs: [...pairs].slice(0, 8) };
+  return {
+    words: [...words].slice(0, 16),
+    substrings: [...substrings].slice(0, 16),
+    pairs: [...pairs].slice(0, 8),
+  };
 }
 
 /** Whether a query has anything to search for. */

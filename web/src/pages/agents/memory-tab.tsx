@@ -33,11 +33,7 @@ export function Highlighted({ text, terms }: { text: string; terms: string[] }) 
   if (terms.length === 0) return <>{text}</>;
   const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const parts = text.split(new RegExp(`(${escaped.join('|')})`, 'giu'));
-  return (
-    <>
-      {parts.map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}
-    </>
-  );
+  return <>{parts.map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}</>;
 }
 
 export function MemoryTab({ agentId }: { agentId: string }) {

@@ -88,7 +88,13 @@ export function fromHistory(messages: StoredMessage[]): ChatItem[] {
     }
     if (message.role === 'user') {
       turn = undefined;
-      items.push({ kind: 'user', id: itemId(), text: message.content ?? '', images: message.images ?? [], ...folded });
+      items.push({
+        kind: 'user',
+        id: itemId(),
+        text: message.content ?? '',
+        images: message.images ?? [],
+        ...folded,
+      });
       continue;
     }
     if (message.role === 'system') continue;
