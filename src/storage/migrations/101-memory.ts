@@ -3,7 +3,7 @@
 // keyword index beside them. The index is one table of search documents (memory-file chunks and
 // session messages) with, on SQLite, two FTS5 tables over it (words with BM25; trigrams for Chinese,
 // Japanese and Korean) and, on PostgreSQL, a `simple` tsvector plus a pg_trgm index.
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely';
 import { columnTypes, hasColumn, type Dialect } from './column-types.ts';
 
 /** Held while pg_trgm is installed: schemas migrating at once would race on the one extension row. */
@@ -82,6 +82,7 @@ export function memory(dialect: Dialect): Migration {
         await sql`create virtual table if not exists search_vocabulary using fts5vocab(search_words, 'row')`.execute(
           db,
         );
+        await backfill(db, sql`json_extract(m.message, '$.content')`);
         return;
       }
       await sql`select pg_advisory_xact_lock(${EXTENSION_LOCK})`.execute(db);
@@ -96,6 +97,16 @@ export function memory(dialect: Dialect): Migration {
       await sql`create index if not exists search_documents_trigrams on search_documents using gin (text public.gin_trgm_ops)`.execute(
         db,
       );
+      await backfill(db, sql`(m.message::json ->> 'content')`);
     },
   };
+}
+
+/** Messages stored before this migration become searchable too (their text; tool calls are not). */
+async function backfill(db: Kysely<unknown>, content: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into search_documents (corpus, agent_id, source, start_line, end_line, ref_id, at, text)
+    select 'session', s.agent_id, m.session_key, 1, 1, m.id, m.created_at, ${content}
+    from session_messages m join sessions s on s.key = m.session_key
+    where ${content} is not null and ${content} <> ''
+      and not exists (select 1 from search_documents d where d.corpus = 'session' and d.ref_id = m.id)`.execute(db);
 }
