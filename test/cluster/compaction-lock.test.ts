@@ -44,7 +44,9 @@ describe('clustered compaction', () => {
       answers.map((answer) => answer.status),
       [200, 200],
     );
-    const results = answers.map((answer) => answer.json as { compacted: boolean; reason?: string; flushed: boolean });
+    const results = answers.map(
+      (answer) => answer.json as { compacted: boolean; reason?: string; flushed: boolean },
+    );
     assert.equal(results.filter((result) => result.compacted).length, 1, JSON.stringify(results));
     assert.deepEqual(
       results.filter((result) => !result.compacted).map((result) => [result.reason, result.flushed]),

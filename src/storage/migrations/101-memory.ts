@@ -108,5 +108,7 @@ async function backfill(db: Kysely<unknown>, content: RawBuilder<unknown>): Prom
     select 'session', s.agent_id, m.session_key, 1, 1, m.id, m.created_at, ${content}
     from session_messages m join sessions s on s.key = m.session_key
     where ${content} is not null and ${content} <> ''
-      and not exists (select 1 from search_documents d where d.corpus = 'session' and d.ref_id = m.id)`.execute(db);
+      and not exists (select 1 from search_documents d where d.corpus = 'session' and d.ref_id = m.id)`.execute(
+    db,
+  );
 }
