@@ -29,6 +29,7 @@ import { registerOpenAIModelRoutes } from './resources/openai-models/openai-mode
 import { registerResponseRoutes } from './resources/responses/responses.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
+import { registerMemoryRoutes } from './resources/memory/memory.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
 import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
@@ -187,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerRuleRoutes(api, resources.rules);
       registerToolRoutes(api, resources.tools);
       registerSessionRoutes(api, resources.sessions);
+      registerMemoryRoutes(api, resources.memory);
       registerWorkspaceRoutes(api, resources.workspace);
       registerSkillRoutes(api, resources.skills);
       registerChannelRoutes(api, resources.channels);

@@ -22,6 +22,12 @@ import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
 import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
+import { agentModel } from './turns/agent-model.ts';
+import { Compactor } from './turns/compactor.ts';
+import { memoryAccess } from './turns/memory-access.ts';
+import { MemoryIndex } from './storage/memory-index.ts';
+import { SessionSearch } from './storage/session-search.ts';
+import { KeywordIndex } from './storage/search/keyword-index.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
 import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
@@ -38,6 +44,7 @@ import { ChannelsService } from './resources/channels/channels.service.ts';
 import { ConfigService } from './resources/config/config.service.ts';
 import { CronService } from './resources/cron/cron.service.ts';
 import { LogsService } from './resources/logs/logs.service.ts';
+import { MemoryService } from './resources/memory/memory.service.ts';
 import { MessagesService } from './resources/messages/messages.service.ts';
 import { ModelsService } from './resources/models/models.service.ts';
 import { RulesService } from './resources/rules/rules.service.ts';
@@ -72,6 +79,8 @@ export interface ResourceServices {
   config: ConfigService;
   cron: CronService;
   logs: LogsService;
+  /** An agent's memory files: search and list. */
+  memory: MemoryService;
   messages: MessagesService;
   models: ModelsService;
   /** The live monitoring page's snapshot and turn traces. */
@@ -100,6 +109,10 @@ export interface Services {
   chains: ChainCatalog;
   models: ModelRegistry;
   sessions: SessionStore;
+  /** The agents' memory files in the keyword index. */
+  memory: MemoryIndex;
+  /** Keyword search over the agents' transcripts. */
+  sessionSearch: SessionSearch;
   turns: TurnRunner;
   scheduler: CronScheduler;
   /** Receiving loops and adapters of the chat platforms. */
@@ -256,12 +269,24 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   usage.attach(db);
-  const sessions = new SessionStore(db);
-  sessions.onCompacted = () => telemetry.compacted();
+  const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
+  const sessions = new SessionStore(db, undefined, undefined, keywords);
+  const memory = new MemoryIndex(db, keywords, workspace);
+  const sessionSearch = new SessionSearch(db, keywords);
+  const compactor = new Compactor({
+    sessions,
+    defaults: () => store.current.agents.defaults.compaction,
+    models,
+    onCompaction: ({ key, trigger, result }) => {
+      telemetry.compacted();
+      options.logger?.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction');
+    },
+  });
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
   chains.onAgentDeleted(async (agentId) => {
     workspaces.forget(agentId);
     await sessions.clearAgent(agentId);
+    await memory.forget(agentId);
   });
   await chains.init();
   if (cluster.mode === 'clustered') {
@@ -273,7 +298,17 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     run: (key, work, lockOptions) =>
       cluster.locks.run(key, work, { waitMs: store.current.server.request_timeout_ms, ...lockOptions }),
   };
-  const turns = new TurnRunner(chains.agents, sessions, sessionLocks, telemetry);
+  const turns = new TurnRunner(
+    chains.agents,
+    sessions,
+    sessionLocks,
+    {
+      compactor,
+      access: (agentId, key) => memoryAccess(memory, sessionSearch, agentId, key),
+      model: (agentId) => agentModel(chains.agents, models, () => globals(store.current), agentId),
+    },
+    telemetry,
+  );
   // Clustered, cron tasks are BullMQ job schedulers fired by a worker on every instance.
   const trigger =
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
@@ -313,6 +348,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     chains,
     models,
     sessions,
+    memory,
+    sessionSearch,
     turns,
     scheduler,
     channels,
@@ -337,6 +374,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       await telemetry.close();
       await cluster.close();
       await engine.close();
+      memory.close();
       await modelThreads?.close();
       await usage.close();
       await db.destroy();
@@ -391,6 +429,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     }),
     cron: new CronService(domain.scheduler, agents),
     logs: new LogsService(domain.engine.runLogs),
+    memory: new MemoryService(domain.memory, agents),
     messages: new MessagesService(store, domain.channels, {
       requireAgent: (agentId) => agents.requireAgent(agentId),
       workspace,
@@ -422,7 +461,10 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       () => store.current.server.request_timeout_ms,
       () => Object.keys(publicGlobals(store.current)),
     ),
-    sessions: new SessionsService(domain.sessions, agents),
+    sessions: new SessionsService(domain.sessions, agents, {
+      search: domain.sessionSearch,
+      compact: (agentId, key, signal) => domain.turns.compact(agentId, key, signal),
+    }),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

@@ -20,6 +20,7 @@ import { registerSkills } from './commands/skills.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerWorkspace } from './commands/workspace.ts';
 import { registerUsage } from './commands/usage.ts';
+import { registerMemory } from './commands/memory.ts';
 
 const ADDRESS_HELP = `
 Server address, the first that is set:
@@ -62,6 +63,7 @@ export function buildProgram(cx: Context): Command {
   registerRules(program, cx);
   registerSkills(program, cx);
   registerWorkspace(program, cx);
+  registerMemory(program, cx);
   registerCron(program, cx);
   registerUsage(program, cx);
   registerMessaging(program, cx);

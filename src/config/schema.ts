@@ -2,6 +2,7 @@
 // Objects are strict, so an unknown key is reported with its path instead of being ignored.
 import { z } from 'zod';
 import { idSchema } from '../core/ids.ts';
+import { compactionSchema } from './compaction.ts';
 
 export const DEFAULT_PORT = 9527;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -22,6 +23,8 @@ export const providerModelSchema = z.strictObject({
   alias: z.string().optional(),
   /** Overrides the provider's pricing for this model. */
   pricing: pricingSchema.optional(),
+  /** This model's context window in tokens (default: its provider's). */
+  context_window: z.int().positive().max(100_000_000).optional(),
 });
 
 export const providerSchema = z.strictObject({
@@ -35,6 +38,8 @@ export const providerSchema = z.strictObject({
   timeout_ms: z.int().positive().max(3_600_000).optional(),
   /** What calls cost, per million tokens (usage and cost budgets). */
   pricing: pricingSchema.optional(),
+  /** Context window of the provider's models in tokens (default 128,000), for compaction. */
+  context_window: z.int().positive().max(100_000_000).optional(),
 });
 
 const policy = z.enum(['allow', 'allowlist', 'disabled']);
@@ -240,7 +245,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   agents: z
     .strictObject({
-      defaults: z.record(z.string(), z.unknown()).default({}),
+      defaults: z.looseObject({ compaction: compactionSchema.optional() }).default({}),
     })
     .prefault({}),
   observability: z

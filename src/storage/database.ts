@@ -38,6 +38,46 @@ export interface SessionMessagesTable {
   /** Estimated tokens of the message, for the session's token budget. */
   tokens: number;
   created_at: number;
+  /** null for a finished turn's message; 'stopped' or 'failed' for the answer of a turn that did not finish. */
+  status: string | null;
+  /** What a failed turn failed with. */
+  error: string | null;
+}
+
+/** A summary entry: it folds the messages `first_id`..`last_id` (and every summary before it). */
+export interface SessionSummariesTable {
+  id: Generated<number>;
+  session_key: string;
+  first_id: number;
+  last_id: number;
+  content: string;
+  tokens: number;
+  created_at: number;
+}
+
+/** The memory files indexed per agent, as they were when indexed. */
+export interface MemoryFilesTable {
+  agent_id: string;
+  path: string;
+  mtime_ms: number;
+  size: number;
+}
+
+/** What the keyword index holds: chunks of memory files and session messages. */
+export interface SearchDocumentsTable {
+  id: Generated<number>;
+  /** 'memory' or 'session'. */
+  corpus: string;
+  agent_id: string;
+  /** The memory file's path, or the session's key. */
+  source: string;
+  start_line: number;
+  end_line: number;
+  /** The session message's id. */
+  ref_id: number | null;
+  /** The fact's time in ms: the dated note's day, the message's time. */
+  at: number;
+  text: string;
 }
 
 export interface CronTasksTable {
@@ -75,6 +115,9 @@ export interface DatabaseSchema {
   session_messages: SessionMessagesTable;
   cron_tasks: CronTasksTable;
   cron_runs: CronRunsTable;
+  session_summaries: SessionSummariesTable;
+  memory_files: MemoryFilesTable;
+  search_documents: SearchDocumentsTable;
 }
 
 export type Db = Kysely<DatabaseSchema>;

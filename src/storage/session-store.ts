@@ -1,8 +1,24 @@
-// Conversation history per session key. A session keeps at most `maxMessages` messages and
-// `maxTokens` estimated tokens; past either, whole turns are dropped from the oldest end.
+// Conversation history per session key. Nothing is ever deleted but by the user: a long session is
+// compacted into summary entries (each records the message range it folds) while its messages stay,
+// searchable. Without compaction, the model is given at most `maxMessages` messages and `maxTokens`
+// estimated tokens of it, whole turns from the newest back (the rest stays stored).
 import type { ChatMessage } from '../model-providers/types.ts';
 import { sql, type Selectable } from 'kysely';
 import type { Db, SessionsTable } from './database.ts';
+import { KeywordIndex } from './search/keyword-index.ts';
+import {
+  fitLimits,
+  forModel,
+  searchableText,
+  storedMessage,
+  storedSummary,
+  summaryMessage,
+  type StoredMessage,
+  type SessionLimits,
+  type StoredSummary,
+} from './session-history.ts';
+
+export type { StoredMessage, StoredSummary } from './session-history.ts';
 
 export interface SessionInfo {
   agentId: string;
@@ -35,10 +51,7 @@ export interface SessionListQuery {
 
 const PREVIEW_LENGTH = 120;
 
-export interface SessionLimits {
-  maxMessages: number;
-  maxTokens: number;
-}
+export type { SessionLimits } from './session-history.ts';
 
 /** What a model counts an image as, roughly (a detailed 1024px picture): not the data URL's length. */
 const IMAGE_TOKENS = 1000;
@@ -54,6 +67,7 @@ export class SessionStore {
     private readonly db: Db,
     private readonly limits: SessionLimits = { maxMessages: 200, maxTokens: 64_000 },
     private readonly now: () => number = Date.now,
+    private readonly index: KeywordIndex = new KeywordIndex(db, KeywordIndex.dialectOf(db)),
   ) {}
 
   async load(key: string): Promise<ChatMessage[]> {
@@ -66,10 +80,31 @@ export class SessionStore {
     return rows.map((row) => JSON.parse(row.message) as ChatMessage);
   }
 
-  async append(key: string, info: SessionInfo, messages: ChatMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  /** Every stored message of a session, oldest first (folded ones included: nothing is deleted). */
+  async entries(key: string, afterId = 0): Promise<StoredMessage[]> {
+    const rows = await this.db
+      .selectFrom('session_messages')
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+      .where('session_key', '=', key)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .execute();
+    return rows.map(storedMessage);
+  }
+
+  /**
+   * Appends messages (with a status for the answer of a turn that did not finish) and indexes them
+   * for session search in the same transaction. Returns their ids.
+   */
+  async append(
+    key: string,
+    info: SessionInfo,
+    messages: ChatMessage[],
+    outcome: { status?: 'stopped' | 'failed'; error?: string } = {},
+  ): Promise<number[]> {
+    if (messages.length === 0) return [];
     const now = this.now();
-    await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('sessions')
         .values({
@@ -82,7 +117,7 @@ export class SessionStore {
         })
         .onConflict((conflict) => conflict.column('key').doUpdateSet({ updated_at: now }))
         .execute();
-      await trx
+      const inserted = await trx
         .insertInto('session_messages')
         .values(
           messages.map((message) => ({
@@ -90,52 +125,117 @@ export class SessionStore {
             message: JSON.stringify(message),
             tokens: estimateTokens(message),
             created_at: now,
+            status: outcome.status ?? null,
+            error: outcome.error ?? null,
           })),
         )
+        .returning('id')
         .execute();
+      const ids = inserted.map((row) => Number(row.id));
+      const documents = messages.flatMap((message, index) => {
+        const text = searchableText(message);
+        const id = ids[index];
+        return text && id !== undefined
+          ? [
+              {
+                corpus: 'session' as const,
+                agentId: info.agentId,
+                source: key,
+                startLine: 1,
+                endLine: 1,
+                refId: id,
+                at: now,
+                text,
+              },
+            ]
+          : [];
+      });
+      await this.index.insert(documents, trx);
+      return ids;
     });
-    await this.compact(key);
   }
 
-  /** Drops whole turns (a user message and everything after it up to the next) from the oldest end. */
-  private async compact(key: string): Promise<void> {
+  /** The newest summary entry of a session, if it was ever compacted. */
+  async latestSummary(key: string): Promise<StoredSummary | undefined> {
+    const row = await this.db
+      .selectFrom('session_summaries')
+      .selectAll()
+      .where('session_key', '=', key)
+      .orderBy('last_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? storedSummary(row) : undefined;
+  }
+
+  /** Every summary entry of a session, oldest first. */
+  async summaries(key: string): Promise<StoredSummary[]> {
+    const rows = await this.db
+      .selectFrom('session_summaries')
+      .selectAll()
+      .where('session_key', '=', key)
+      .orderBy('last_id')
+      .execute();
+    return rows.map(storedSummary);
+  }
+
+  /**
+   * Records a summary folding messages up to `lastId`, if the session's newest summary is still
+   * `previousLastId` (0: none): one insert, so a crash leaves the session before or after it, and a
+   * compaction that lost a race is refused (false) rather than stacked.
+   */
+  async addSummary(
+    key: string,
+    summary: { firstId: number; lastId: number; content: string; previousLastId: number },
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const latest = await trx
+        .selectFrom('session_summaries')
+        .select('last_id')
+        .where('session_key', '=', key)
+        .orderBy('last_id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (Number(latest?.last_id ?? 0) !== summary.previousLastId) return false;
+      await trx
+        .insertInto('session_summaries')
+        .values({
+          session_key: key,
+          first_id: summary.firstId,
+          last_id: summary.lastId,
+          content: summary.content,
+          tokens: estimateTokens({ role: 'system', content: summary.content }),
+          created_at: this.now(),
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * What the model is given of a session without compaction: the newest summary, then the messages
+   * after it (stopped and failed answers marked), cut from the oldest whole turn to the session's
+   * limits for this request only: the stored messages are never deleted.
+   */
+  async history(key: string): Promise<ChatMessage[]> {
+    const summary = await this.latestSummary(key);
+    // Only the newest maxMessages can be given, so only they are read.
     const rows = await this.db
       .selectFrom('session_messages')
-      .select(['id', 'tokens', 'message'])
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
       .where('session_key', '=', key)
-      .orderBy('id')
+      .where('id', '>', summary?.lastId ?? 0)
+      .orderBy('id', 'desc')
+      .limit(this.limits.maxMessages)
       .execute();
-    let count = rows.length;
-    let tokens = rows.reduce((sum, row) => sum + row.tokens, 0);
-    if (count <= this.limits.maxMessages && tokens <= this.limits.maxTokens) return;
-    const turnStarts = rows
-      .map((row, index) => ({ index, user: (JSON.parse(row.message) as ChatMessage).role === 'user' }))
-      .filter((row) => row.user)
-      .map((row) => row.index);
-    let cut = 0;
-    for (const start of [...turnStarts.slice(1), rows.length]) {
-      if (count <= this.limits.maxMessages && tokens <= this.limits.maxTokens) break;
-      // Never drop the newest turn.
-      if (start === rows.length) break;
-      for (let i = cut; i < start; i++) {
-        count -= 1;
-        tokens -= rows[i]?.tokens ?? 0;
-      }
-      cut = start;
-    }
-    const firstKept = rows[cut]?.id;
-    if (cut > 0 && firstKept !== undefined) {
-      await this.db
-        .deleteFrom('session_messages')
-        .where('session_key', '=', key)
-        .where('id', '<', firstKept)
-        .execute();
-      this.onCompacted?.();
-    }
+    const messages = rows.reverse().map(storedMessage);
+    // A window that starts inside a turn starts at its next turn instead.
+    const start =
+      messages.length === this.limits.maxMessages
+        ? messages.findIndex((entry) => entry.message.role === 'user')
+        : 0;
+    const whole = start > 0 ? messages.slice(start) : messages;
+    return [...(summary ? [summaryMessage(summary)] : []), ...fitLimits(whole, this.limits).map(forModel)];
   }
-
-  /** Called after a history was compacted (metrics). */
-  onCompacted: (() => void) | undefined;
 
   /** An agent's sessions, most recently updated first, and how many there are in all. */
   async list(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }> {
@@ -179,7 +279,7 @@ export class SessionStore {
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('session_key', '=', row.key)
       .executeTakeFirst();
-    // A conversation starts with the user's message; compaction keeps whole turns, so it still does.
+    // A conversation starts with the user's message.
     const opening = await this.db
       .selectFrom('session_messages')
       .select('message')
@@ -209,6 +309,12 @@ export class SessionStore {
       .deleteFrom('session_messages')
       .where('session_key', '=', key)
       .executeTakeFirst();
+    await this.db.deleteFrom('session_summaries').where('session_key', '=', key).execute();
+    await this.db
+      .deleteFrom('search_documents')
+      .where('corpus', '=', 'session')
+      .where('source', '=', key)
+      .execute();
     return Number(deleted.numDeletedRows) > 0 || Number(messages.numDeletedRows) > 0;
   }
 

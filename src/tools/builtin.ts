@@ -7,6 +7,12 @@ import { createGlobTool, globConfigSchema } from './glob.ts';
 import { createGrepTool, grepConfigSchema } from './grep.ts';
 import { createReadTool, readConfigSchema } from './read.ts';
 import { createSkillTool } from './skill.ts';
+import {
+  createMemoryGetTool,
+  createMemorySearchTool,
+  createMemoryWriteTool,
+  createSessionSearchTool,
+} from './memory-tools.ts';
 import { createWebFetchTool, webFetchConfigSchema } from './web-fetch.ts';
 import { createWriteTool, writeConfigSchema } from './write.ts';
 
@@ -19,6 +25,10 @@ export const BUILTIN_TOOL_NAMES = [
   'bash',
   'web_fetch',
   'skill',
+  'memory_search',
+  'memory_get',
+  'memory_write',
+  'session_search',
 ] as const;
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
@@ -64,6 +74,14 @@ function definition(name: BuiltinToolName): BuiltinDefinition {
       return { configSchema: webFetchConfigSchema, create: (config) => createWebFetchTool(config) };
     case 'skill':
       return { configSchema: EMPTY_CONFIG, create: () => createSkillTool() };
+    case 'memory_search':
+      return { configSchema: EMPTY_CONFIG, create: () => createMemorySearchTool() };
+    case 'memory_get':
+      return { configSchema: EMPTY_CONFIG, create: () => createMemoryGetTool() };
+    case 'memory_write':
+      return { configSchema: EMPTY_CONFIG, create: () => createMemoryWriteTool() };
+    case 'session_search':
+      return { configSchema: EMPTY_CONFIG, create: () => createSessionSearchTool() };
   }
 }
 

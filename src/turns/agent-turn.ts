@@ -2,7 +2,7 @@
 // persisted. A turn is an async iterable of TurnEvents (see turn-events.ts). Turns of one session
 // run one at a time; turns of different sessions run concurrently.
 import { AsyncQueue } from '../core/async.ts';
-import { AppError, isAppError } from '../core/errors.ts';
+import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import { LocalLocks, type Locks } from '../cluster/locks.ts';
 import type { Conversation } from '../engine/ai/conversation.ts';
 import type { RunEvent } from '../engine/types.ts';
@@ -10,6 +10,9 @@ import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec, Usage } from 
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
 import { attributionOf, withAttribution } from '../usage/attribution.ts';
+import type { MemoryAccess } from '../tools/types.ts';
+import type { AgentModel } from './agent-model.ts';
+import type { CompactionResult, Compactor } from './compactor.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
 import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
@@ -39,6 +42,16 @@ export interface TurnInput {
   signal: AbortSignal;
 }
 
+function userMessage(input: TurnInput): ChatMessage {
+  return { role: 'user', content: input.input, ...(input.images?.length ? { images: input.images } : {}) };
+}
+
+/** A node's recorded messages without its inputs (everything before its first answer). */
+function afterInputs(recorded: ChatMessage[]): ChatMessage[] {
+  const first = recorded.findIndex((message) => message.role === 'assistant');
+  return first < 0 ? [] : recorded.slice(first);
+}
+
 function addUsage(total: Usage | undefined, next: Usage): Usage {
   if (!total) return { ...next };
   return {
@@ -48,12 +61,22 @@ function addUsage(total: Usage | undefined, next: Usage): Usage {
   };
 }
 
+export interface TurnMemory {
+  /** Compacts sessions whose next request would pass the trigger; without it history is cut to the store's limits. */
+  compactor?: Compactor;
+  /** The memory tools' access for a turn of an agent (and its session, which scopes transcript search). */
+  access?: (agentId: string, sessionKey: string | undefined) => MemoryAccess;
+  /** The agent's model, for a compaction asked for by hand. */
+  model?: (agentId: string) => AgentModel;
+}
+
 export class TurnRunner {
   constructor(
     private readonly agents: AgentDirectory,
     private readonly sessions: SessionStore,
     /** One turn at a time per session: in this process, or (clustered) across instances. */
     private readonly locks: Locks = new LocalLocks(),
+    private readonly memory: TurnMemory = {},
     /** Told of every turn (live events, metrics, traces); optional. */
     private readonly observer?: TurnObserver,
   ) {}
@@ -61,6 +84,34 @@ export class TurnRunner {
   /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
   private locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     return this.locks.run(`session:${key}`, work, { signal });
+  }
+
+  /**
+   * Compacts a session now (POST .../compact), under the session's lock like a turn: the memory
+   * flush, then the summary of all but the newest turns (keep_recent_tokens).
+   */
+  async compact(agentId: string, key: string, signal: AbortSignal): Promise<CompactionResult> {
+    const { compactor, access, model } = this.memory;
+    if (!compactor || !access || !model) throw new AppError('unavailable', 'compaction is not available');
+    this.agents.require(agentId);
+    const target = model(agentId);
+    return this.locked(key, signal, () =>
+      compactor.compact(
+        { key, agentId, memory: access(agentId, key) },
+        {
+          system: [],
+          inputs: [],
+          tools: [],
+          provider: target.provider,
+          model: target.model,
+          window: target.window,
+          reserve: 0,
+          compaction: target.compaction,
+          signal,
+        },
+        'manual',
+      ),
+    );
   }
 
   /** Throws 404 for an unknown agent and 409 for one that is not loaded. Call before streaming. */
@@ -88,7 +139,7 @@ export class TurnRunner {
     return withAttribution(attributionOf(input.agentId, input.metadata), () =>
       session
         ? this.locked(session.key, input.signal, async () =>
-            this.runNow(input, await this.sessions.load(session.key), ignore),
+            this.runNow(input, await this.sessions.history(session.key), ignore),
           )
         : this.runNow(input, input.history ?? [], ignore),
     );
@@ -112,7 +163,7 @@ export class TurnRunner {
     const running = withAttribution(attributionOf(input.agentId, input.metadata), () =>
       session
         ? this.locked(session.key, signal, async () =>
-            this.runNow({ ...input, signal }, await this.sessions.load(session.key), emit),
+            this.runNow({ ...input, signal }, await this.sessions.history(session.key), emit),
           )
         : this.runNow({ ...input, signal }, input.history ?? [], emit),
     )
@@ -197,8 +248,20 @@ export class TurnRunner {
     // What failing nodes threw, from their node-end events: the turn's error keeps its cause's kind.
     const causes: Array<{ error: string; cause: unknown }> = [];
     const resume = input.resume ? resumeWith(history, input.resume) : undefined;
+    const shape = (messages: ChatMessage[]): ChatMessage[] => [
+      ...(input.context ?? []),
+      ...closeToolCalls(messages, resume !== undefined),
+    ];
+    const session = input.session;
+    // The turn's opening (the user's message, or the client's tool results) is kept before it runs,
+    // so a turn that is stopped or fails still leaves it in the session.
+    const openingIds = session
+      ? await this.sessions.append(session.key, session.info, resume ?? [userMessage(input)])
+      : [];
+    const memory = this.memory.access?.(input.agentId, session?.key);
+    const compactor = this.memory.compactor;
     const conversation: Conversation = {
-      history: [...(input.context ?? []), ...closeToolCalls(history, resume !== undefined)],
+      history: shape(history),
       ...(input.images?.length ? { images: input.images } : {}),
       ...(input.params ? { params: input.params } : {}),
       ...(input.clientTools?.length
@@ -206,6 +269,20 @@ export class TurnRunner {
         : {}),
       ...(resume ? { resume } : {}),
       record: (messages) => (recorded = messages),
+      ...(memory ? { memory } : {}),
+      ...(session && compactor && memory
+        ? {
+            context: compactor.control(
+              {
+                key: session.key,
+                agentId: input.agentId,
+                memory,
+                ...(openingIds[0] ? { beforeId: openingIds[0] } : {}),
+              },
+              shape,
+            ),
+          }
+        : {}),
     };
     let text = '';
     let usage: Usage | undefined;
@@ -232,28 +309,48 @@ export class TurnRunner {
           break;
       }
     };
-    const result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
-      signal: input.signal,
-      onEvent,
-      turn: { agentId: input.agentId, conversation },
-    });
+    const keepUnfinished = async (error: unknown): Promise<void> => {
+      if (!session) return;
+      const stopped = input.signal.aborted;
+      await this.sessions.append(
+        session.key,
+        session.info,
+        [{ role: 'assistant', content: text === '' ? null : text }],
+        {
+          status: stopped ? 'stopped' : 'failed',
+          ...(stopped ? {} : { error: errorMessage(error) }),
+        },
+      );
+    };
+    let result: Awaited<ReturnType<AgentDirectory['run']>>;
+    try {
+      result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
+        signal: input.signal,
+        onEvent,
+        turn: { agentId: input.agentId, conversation },
+      });
+    } catch (error) {
+      await keepUnfinished(error);
+      throw error;
+    }
     if (result.outcome === 'failure') {
       // The node whose Failure failed the run: its AppError gives the answer's status (502, 504).
       const failed = causes.find((entry) => entry.error === result.error && isAppError(entry.cause));
-      if (failed) throw failed.cause as Error;
-      throw new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
+      const error = failed
+        ? (failed.cause as Error)
+        : new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
+      await keepUnfinished(error);
+      throw error;
     }
     if (text === '' && !toolCalls && result.results.length > 0) {
       // A chain without a model node: its result is the answer; report it as text too.
       text = result.results.map((message) => message.data).join('\n');
       emit({ type: 'text-delta', text });
     }
-    if (input.session) {
-      const messages = recorded ?? [
-        { role: 'user', content: input.input },
-        { role: 'assistant', content: text },
-      ];
-      await this.sessions.append(input.session.key, input.session.info, messages);
+    if (session) {
+      // The node reports its inputs first; the opening is stored already.
+      const messages = recorded ? afterInputs(recorded) : [{ role: 'assistant' as const, content: text }];
+      await this.sessions.append(session.key, session.info, messages);
     }
     return { text, usage, ...(toolCalls ? { toolCalls } : {}) };
   }

@@ -62,7 +62,9 @@ describe('session endpoints', () => {
     const bySessionId = await call('GET', '/agents/main/sessions/s1/messages');
     assert.equal(bySessionId.statusCode, 200, bySessionId.body);
     const messages = bySessionId.json().data;
-    assert.deepEqual(messages[0], { role: 'user', content: 'list files' });
+    const { id, ...first } = messages[0];
+    assert.equal(typeof id, 'number', 'each message carries its stored id');
+    assert.deepEqual(first, { role: 'user', content: 'list files' });
     // The demo model answers "list files" with a glob call: the call and its result are kept.
     const withCall = messages.find((message: { toolCalls?: unknown[] }) => message.toolCalls);
     assert.equal(withCall.role, 'assistant');

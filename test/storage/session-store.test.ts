@@ -35,22 +35,24 @@ for (const kind of DATABASE_KINDS)
       assert.deepEqual(await store.load('other'), []);
     });
 
-    it('past the message cap, the oldest whole turns are dropped', async () => {
+    it('past the message cap, the model is given the newest whole turns and nothing is deleted', async () => {
       const db = await openDatabase();
       const store = new SessionStore(db, { maxMessages: 10, maxTokens: 1_000_000 });
       for (let n = 1; n <= 5; n++) await store.append('k', info, turn(n));
-      const kept = await store.load('k');
+      assert.equal((await store.load('k')).length, 20, 'every message stays stored');
+      const kept = await store.history('k');
       assert.ok(kept.length <= 10);
       assert.equal(kept[0]?.role, 'user', 'history starts at a turn boundary');
       assert.match(String(kept[0]?.content), /^question 4 /);
       assert.equal(kept.at(-1)?.content, 'answer 5');
     });
 
-    it('past the token budget, the oldest whole turns are dropped but the newest turn stays', async () => {
+    it('past the token budget, the model is given only the newest turn, and the rest stays stored', async () => {
       const db = await openDatabase();
       const store = new SessionStore(db, { maxMessages: 1000, maxTokens: 300 });
       for (let n = 1; n <= 3; n++) await store.append('k', info, turn(n, 600));
-      const kept = await store.load('k');
+      assert.equal((await store.load('k')).length, 12);
+      const kept = await store.history('k');
       assert.deepEqual(kept, turn(3, 600), 'only the newest turn fits; it is kept even over budget');
     });
 

@@ -76,7 +76,17 @@ describe('web UI: Agents', () => {
     assert.equal(config.systemPrompt, 'You are a careful helper.');
     assert.deepEqual(
       config.tools.map((tool: { name: string }) => tool.name),
-      ['read', 'edit', 'grep', 'glob', 'skill'],
+      [
+        'read',
+        'edit',
+        'grep',
+        'glob',
+        'skill',
+        'memory_search',
+        'memory_get',
+        'memory_write',
+        'session_search',
+      ],
     );
     await ui.page.getByRole('link', { name: 'Model' }).click();
     await ui.page.getByLabel('Max steps').waitFor();

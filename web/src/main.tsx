@@ -8,6 +8,7 @@ import './styles/components.css';
 import './styles/layout.css';
 import './styles/chat.css';
 import './styles/agents.css';
+import './styles/memory.css';
 import { initTheme } from './ui/theme.ts';
 
 initTheme();

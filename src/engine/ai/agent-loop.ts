@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import type {
   ChatMessage,
+  ModelEvent,
   ModelParams,
   ModelProvider,
   ToolCallRequest,
@@ -15,6 +16,7 @@ import type {
 import type { ToolContext } from '../../tools/types.ts';
 import type { NodeContext } from '../types.ts';
 import type { BoundTool } from './agent-tools.ts';
+import { fitRequest, isContextOverflow } from './context-fit.ts';
 
 export interface AgentLoopOptions {
   provider: ModelProvider;
@@ -26,6 +28,13 @@ export interface AgentLoopOptions {
   maxToolOutputLength: number;
   node: NodeContext;
   toolContext: Omit<ToolContext, 'signal'>;
+  /** Tokens a request may take (the window less the answer's reserve); unset: no check. */
+  budget?: number;
+  /**
+   * The provider said the context is too long: the messages before this turn's steps, compacted,
+   * to retry once with (undefined: nothing could be folded, the error stands).
+   */
+  onOverflow?: () => Promise<ChatMessage[] | undefined>;
 }
 
 export interface AgentLoopResult {
@@ -110,9 +119,34 @@ function clientSpecs(options: AgentLoopOptions, serverNames: Set<string>): ToolS
   return specs;
 }
 
+/** One model call's events, retried once with a compacted context when the provider finds it too long. */
+async function* modelStream(
+  options: AgentLoopOptions,
+  messages: ChatMessage[],
+  added: ChatMessage[],
+  request: (messages: ChatMessage[]) => AsyncIterable<ModelEvent>,
+  overflowed: { done: boolean },
+): AsyncIterable<ModelEvent> {
+  let received = false;
+  try {
+    for await (const event of request(messages)) {
+      received = true;
+      yield event;
+    }
+  } catch (error) {
+    if (received || overflowed.done || !options.onOverflow || !isContextOverflow(error)) throw error;
+    overflowed.done = true;
+    const base = await options.onOverflow();
+    if (!base) throw error;
+    messages.splice(0, messages.length, ...base, ...added);
+    yield* request(messages);
+  }
+}
+
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { node, provider } = options;
   const messages = [...options.messages];
+  const overflowed = { done: false };
   const added: ChatMessage[] = [];
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const client = clientSpecs(options, new Set(byName.keys()));
@@ -131,13 +165,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   for (let step = 0; step < options.maxStep; step++) {
     text = '';
     const calls: ToolCallRequest[] = [];
-    const stream = provider.stream({
-      model: options.model,
-      messages,
-      ...(specs.length > 0 ? { tools: specs } : {}),
-      params: paramsOfStep(options.params, step),
-      signal: node.signal,
-    });
+    const params = paramsOfStep(options.params, step);
+    const request = (current: ChatMessage[]): AsyncIterable<ModelEvent> =>
+      provider.stream({
+        model: options.model,
+        messages: options.budget === undefined ? current : fitRequest(current, specs, options.budget),
+        ...(specs.length > 0 ? { tools: specs } : {}),
+        params,
+        signal: node.signal,
+      });
+    const stream = modelStream(options, messages, added, request, overflowed);
     for await (const event of stream) {
       if (event.type === 'text-delta') {
         text += event.text;

@@ -1,7 +1,40 @@
 // What an agent turn hands the ai/agent and ai/llm nodes (RunOptions.turn), and what they give back.
 // A node's failure travels in its node-end event (`cause`), not through here.
-import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec } from '../../model-providers/types.ts';
+import type { CompactionOverride } from '../../config/compaction.ts';
+import type {
+  ChatMessage,
+  ModelParams,
+  ModelProvider,
+  ToolCallRequest,
+  ToolSpec,
+} from '../../model-providers/types.ts';
+import type { MemoryAccess } from '../../tools/types.ts';
 import type { TurnContext } from '../types.ts';
+
+/** What a node is about to send, for the session to fit its history into the model's window. */
+export interface ContextRequest {
+  /** The messages around the history: the system prompt before it, this turn's input after it. */
+  system: ChatMessage[];
+  inputs: ChatMessage[];
+  tools: ToolSpec[];
+  provider: ModelProvider;
+  model: string;
+  /** The model's context window, in tokens. */
+  window: number;
+  /** Tokens kept free for the answer. */
+  reserve: number;
+  /** The agent's own compaction settings over the configured defaults. */
+  compaction?: CompactionOverride | undefined;
+  signal: AbortSignal;
+}
+
+/** A session's history, compacted when it would pass the trigger (see turns/compactor.ts). */
+export interface ContextControl {
+  /** The history to send with this request, compacting first when the request would pass the trigger. */
+  prepare(request: ContextRequest): Promise<ChatMessage[]>;
+  /** The provider refused the request as too long: compact now; the new history, or undefined if nothing could be folded. */
+  overflow(request: ContextRequest): Promise<ChatMessage[] | undefined>;
+}
 
 /** Tools the caller runs itself (a chat request's `tools`, AG-UI's RunAgentInput.tools). */
 export interface ClientTools {
@@ -29,6 +62,10 @@ export interface Conversation {
   resume?: ChatMessage[];
   /** The node reports the messages of this turn here, for the caller to persist. */
   record(messages: ChatMessage[]): void;
+  /** A session's compaction; without it the history is sent as given. */
+  context?: ContextControl;
+  /** The agent's memory files and (scoped) transcripts, for the memory tools. */
+  memory?: MemoryAccess;
 }
 
 /** The agent whose workspace the node works in: the one the turn names, else the chain itself. */

@@ -7,7 +7,8 @@ import type { ChatMessage, ModelParams } from '../../model-providers/types.ts';
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
 import { runAgentLoop } from '../ai/agent-loop.ts';
 import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
-import { agentIdOf } from '../ai/conversation.ts';
+import { agentIdOf, type ContextRequest } from '../ai/conversation.ts';
+import { compactionSchema, contextWindowOf } from '../../config/compaction.ts';
 import { resolveModel } from '../ai/model-target.ts';
 import { FolderListing, SkillListing, renderSystemPrompt } from '../ai/system-prompt.ts';
 import { skillFolders } from '../../tools/skill.ts';
@@ -74,6 +75,11 @@ const configSchema = z.object({
     .default([])
     .meta({ label: 'Tools', description: 'builtin, rulechain, agent (sub-agent) and mcp tools.' }),
   messages: presetMessagesSchema,
+  compaction: compactionSchema.optional().meta({
+    label: 'Compaction',
+    description:
+      "This agent's compaction settings over agents.defaults.compaction: enabled, trigger_percent, keep_recent_tokens, model, memory_flush.",
+  }),
 });
 
 export type AiAgentConfig = z.infer<typeof configSchema>;
@@ -99,6 +105,19 @@ function forHistory(message: ChatMessage): ChatMessage {
     ...message,
     content: `${message.content.slice(0, HISTORY_TOOL_RESULT_CAP)}\n[... truncated in history]`,
   };
+}
+
+/** Tokens kept free for the answer: its max_tokens when set, else an eighth of the window (at most 4,096). */
+function answerReserve(maxTokens: number | undefined, window: number): number {
+  return Math.min(maxTokens ?? 4096, Math.floor(window / 8));
+}
+
+type ModelsConfig = Parameters<typeof contextWindowOf>[0];
+
+/** The `models` section of the configuration behind ${global.*}. */
+function modelsConfig(globals: Record<string, unknown>): ModelsConfig {
+  const models = globals['models'] as Partial<ModelsConfig> | undefined;
+  return { providers: models?.providers ?? {} };
 }
 
 /** Drops unset fields, so a request that sets no temperature keeps the node's. */
@@ -141,6 +160,7 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             agentId,
             workspaceDir,
             ...(deps.globalSkillsDir ? { globalSkillsDir: deps.globalSkillsDir } : {}),
+            ...(conversation?.memory ? { memory: conversation.memory } : {}),
           };
           const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
           const system = await renderSystemPrompt(prompt, {
@@ -172,16 +192,37 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
           const format = replyFormat(params);
           const tools = await toolSet.tools(reportProblem);
+          const wire = definedParams(wireParams(params, format));
+          const systemMessages: ChatMessage[] =
+            system && !ownSystem ? [{ role: 'system', content: system }] : [];
+          const window = contextWindowOf(modelsConfig(deps.globals()), provider.id, model);
+          const context: ContextRequest = {
+            system: systemMessages,
+            inputs,
+            tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+            provider,
+            model,
+            window,
+            reserve: answerReserve(wire.maxTokens, window),
+            compaction: config.compaction,
+            signal: node.signal,
+          };
+          const control = conversation?.context;
+          const history = control ? await control.prepare(context) : (conversation?.history ?? []);
+          const overflow = control
+            ? async () => {
+                const compacted = await control.overflow(context);
+                return compacted && [...systemMessages, ...compacted, ...inputs];
+              }
+            : undefined;
           const result = await runAgentLoop({
             provider,
             model,
-            messages: [
-              ...(system && !ownSystem ? [{ role: 'system' as const, content: system }] : []),
-              ...(conversation?.history ?? []),
-              ...inputs,
-            ],
+            messages: [...systemMessages, ...history, ...inputs],
+            ...(control ? { budget: window - context.reserve } : {}),
+            ...(overflow ? { onOverflow: overflow } : {}),
             tools,
-            params: definedParams(wireParams(params, format)),
+            params: wire,
             maxStep: config.maxStep,
             maxToolOutputLength: config.maxToolOutputLength,
             node,

@@ -4,10 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { deleted, successAnswer } from '../../http/answers.ts';
 import { pageSchema, paginationQuery } from '../../http/pagination.ts';
+import { runSignal } from '../../http/run-signal.ts';
 import {
   agentSessionsParams,
   clearAnswer,
   clearBody,
+  compactAnswer,
+  sessionSearchAnswer,
+  sessionSearchQuery,
   renameBody,
   sessionListQuery,
   sessionMessageView,
@@ -15,6 +19,9 @@ import {
   sessionView,
 } from './sessions.schema.ts';
 import type { SessionsService } from './sessions.service.ts';
+
+/** A manual compaction (flush turn and summariser calls, with retries) may take this long. */
+const COMPACT_TIMEOUT_MS = 300_000;
 
 export function registerSessionRoutes(app: FastifyInstance, sessions: SessionsService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -38,6 +45,49 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionsSe
       },
     },
     async (request) => sessions.list(request.params.agentId, request.query, request.principal),
+  );
+  api.get(
+    '/agents/:agentId/sessions/search',
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Keyword search over the agent's transcripts the caller may see",
+        description:
+          'Compacted parts included. Scoped as the session list: users see every session of the agent, an api account only its own. Best first; nothing under the relevance threshold.',
+        params: agentSessionsParams,
+        querystring: sessionSearchQuery,
+        response: { 200: sessionSearchAnswer },
+      },
+    },
+    async (request) => sessions.search(request.params.agentId, request.query, request.principal),
+  );
+  api.post(
+    '/agents/:agentId/sessions/:sessionKey/compact',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Compact a session now',
+        description:
+          'Runs the memory flush, then folds all but the newest turns into a summary entry. Messages are never deleted. A summariser that fails its guard leaves the session unchanged (compacted: false, with the reason).',
+        params: sessionParams,
+        response: { 200: compactAnswer },
+      },
+    },
+    async (request, reply) => {
+      const run = runSignal(reply, COMPACT_TIMEOUT_MS);
+      try {
+        return await sessions.compact(
+          request.params.agentId,
+          request.params.sessionKey,
+          request.principal,
+          run.signal,
+        );
+      } finally {
+        run.done();
+      }
+    },
   );
   api.get(
     '/agents/:agentId/sessions/:sessionKey',

@@ -45,7 +45,10 @@ export const sessionView = z.object({
 });
 
 export const sessionMessageView = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  id: z.int().optional().meta({ description: 'the stored message (or summary entry) id' }),
+  role: z.enum(['system', 'user', 'assistant', 'tool', 'summary']).meta({
+    description: '`summary`: a compaction summary entry, listed right after the last message it folds',
+  }),
   content: z.string().nullable(),
   images: z.array(z.string()).optional().meta({ description: 'pictures of a user message (data: URLs)' }),
   toolCalls: z
@@ -53,6 +56,45 @@ export const sessionMessageView = z.object({
     .optional()
     .meta({ description: 'tools an assistant message called' }),
   toolCallId: z.string().optional().meta({ description: 'the call a tool message answers' }),
+  folded: z
+    .boolean()
+    .optional()
+    .meta({ description: 'true: compacted into a summary (the model now sees the summary instead)' }),
+  summaryId: z.int().optional().meta({ description: 'the summary entry that first folded this message' }),
+  status: z
+    .enum(['stopped', 'failed'])
+    .optional()
+    .meta({ description: 'the answer of a turn that was stopped or failed' }),
+  error: z.string().optional().meta({ description: 'what a failed turn failed with' }),
+  firstId: z.int().optional().meta({ description: 'summary entries: the first message id folded' }),
+  lastId: z.int().optional().meta({ description: 'summary entries: the last message id folded' }),
+});
+
+export const sessionSearchQuery = z.object({
+  q: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+  limit: z.coerce.number().int().min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
+});
+
+export const sessionSearchAnswer = z.object({
+  results: z.array(
+    z.object({
+      sessionKey: z.string(),
+      sessionId: z.string(),
+      messageId: z.int(),
+      role: z.string(),
+      score: z.number(),
+      snippet: z.string(),
+      at: z.string().meta({ description: 'ISO 8601 UTC' }),
+    }),
+  ),
+});
+
+export const compactAnswer = z.object({
+  compacted: z.boolean(),
+  reason: z.string().optional().meta({ description: 'why nothing was folded, or why the compaction failed' }),
+  folded: z.int().meta({ description: 'messages folded into the new summary' }),
+  flushed: z.boolean().meta({ description: 'whether the memory flush turn ran first' }),
+  summary: z.object({ id: z.int(), firstId: z.int(), lastId: z.int(), content: z.string() }).optional(),
 });
 
 export const renameBody = z.object({
@@ -69,3 +111,6 @@ export type ClearAnswer = z.infer<typeof clearAnswer>;
 export type SessionView = z.infer<typeof sessionView>;
 export type SessionMessageView = z.infer<typeof sessionMessageView>;
 export type SessionListQuery = z.infer<typeof sessionListQuery>;
+export type SessionSearchQuery = z.infer<typeof sessionSearchQuery>;
+export type SessionSearchAnswer = z.infer<typeof sessionSearchAnswer>;
+export type CompactAnswer = z.infer<typeof compactAnswer>;

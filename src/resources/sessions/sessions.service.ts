@@ -5,12 +5,22 @@ import type { Principal } from '../../auth/auth-service.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate, type Page, type Pagination } from '../../http/pagination.ts';
 import type { ChatMessage } from '../../model-providers/types.ts';
-import type { SessionStore, SessionSummary } from '../../storage/session-store.ts';
+import type {
+  SessionStore,
+  SessionSummary,
+  StoredMessage,
+  StoredSummary,
+} from '../../storage/session-store.ts';
+import type { SessionSearch } from '../../storage/session-search.ts';
+import type { CompactionResult } from '../../turns/compactor.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../../turns/session-key.ts';
 import type { AgentCheck } from '../agents/agents.service.ts';
 import type {
   ClearAnswer,
   ClearBody,
+  CompactAnswer,
+  SessionSearchAnswer,
+  SessionSearchQuery,
   SessionListQuery,
   SessionMessageView,
   SessionView,
@@ -40,7 +50,19 @@ function view(summary: SessionSummary): SessionView {
   };
 }
 
-function messageView(message: ChatMessage): SessionMessageView {
+/** A stored message with its id, whether a summary folds it, and how its turn ended. */
+function storedView(entry: StoredMessage, summaries: StoredSummary[]): SessionMessageView {
+  const folder = summaries.find((summary) => entry.id <= summary.lastId);
+  return {
+    id: entry.id,
+    ...baseView(entry.message),
+    ...(folder ? { folded: true, summaryId: folder.id } : {}),
+    ...(entry.status ? { status: entry.status } : {}),
+    ...(entry.error ? { error: entry.error } : {}),
+  };
+}
+
+function baseView(message: ChatMessage): SessionMessageView {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
@@ -61,10 +83,22 @@ function messageView(message: ChatMessage): SessionMessageView {
   }
 }
 
+/** Session search and compaction, from the turns layer. */
+export interface SessionMemory {
+  search: Pick<SessionSearch, 'search'>;
+  compact(agentId: string, key: string, signal: AbortSignal): Promise<CompactionResult>;
+}
+
+function sessionIdOf(key: string): string {
+  const match = /:scope:[^:]+:(.*)$/.exec(key);
+  return match?.[1] ?? key;
+}
+
 export class SessionsService {
   constructor(
     private readonly sessions: SessionStore,
     private readonly agents: AgentCheck,
+    private readonly memory: SessionMemory,
   ) {}
 
   /** A session of another agent, or none, is answered with success: false rather than an error. */
@@ -111,8 +145,66 @@ export class SessionsService {
     caller: Principal | undefined,
   ): Promise<Page<SessionMessageView>> {
     const summary = await this.summary(agentId, key, caller);
-    const messages = await this.sessions.load(summary.key);
-    return paginate(messages.map(messageView), pagination);
+    const entries = await this.sessions.entries(summary.key);
+    const summaries = await this.sessions.summaries(summary.key);
+    const views: SessionMessageView[] = [];
+    let next = 0;
+    for (const entry of entries) {
+      views.push(storedView(entry, summaries));
+      while (next < summaries.length && (summaries[next]?.lastId ?? 0) <= entry.id) {
+        const folding = summaries[next] as StoredSummary;
+        views.push({
+          id: folding.id,
+          role: 'summary',
+          content: folding.content,
+          firstId: folding.firstId,
+          lastId: folding.lastId,
+        });
+        next += 1;
+      }
+    }
+    return paginate(views, pagination);
+  }
+
+  /** Keyword search over the agent's transcripts the caller may see (as the session list). */
+  async search(
+    agentId: string,
+    query: SessionSearchQuery,
+    caller: Principal | undefined,
+  ): Promise<SessionSearchAnswer> {
+    this.agents.requireAgent(agentId);
+    const scope = caller?.kind === 'account' ? { prefixes: [accountPrefix(agentId, caller.accountId)] } : {};
+    const hits = await this.memory.search.search(agentId, scope, query.q, query.limit);
+    return {
+      results: hits.map((hit) => ({ ...hit, sessionId: sessionIdOf(hit.sessionKey) })),
+    };
+  }
+
+  /** Compacts a session now: the memory flush, then a summary of all but its newest turns. */
+  async compact(
+    agentId: string,
+    key: string,
+    caller: Principal | undefined,
+    signal: AbortSignal,
+  ): Promise<CompactAnswer> {
+    const summary = await this.summary(agentId, key, caller);
+    const result = await this.memory.compact(agentId, summary.key, signal);
+    return {
+      compacted: result.compacted,
+      folded: result.folded,
+      flushed: result.flushed,
+      ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.summary
+        ? {
+            summary: {
+              id: result.summary.id,
+              firstId: result.summary.firstId,
+              lastId: result.summary.lastId,
+              content: result.summary.content,
+            },
+          }
+        : {}),
+    };
   }
 
   async rename(

@@ -4,6 +4,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import { initial } from './001-initial.ts';
 import { sessionTitle } from './002-session-title.ts';
 import { cronRunFire } from './003-cron-run-fire.ts';
+import { memory } from './101-memory.ts';
 import { usage } from './201-usage.ts';
 import { responses } from './301-responses.ts';
 import type { Dialect } from './column-types.ts';
@@ -16,6 +17,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '001-initial': initial(dialect),
     '002-session-title': sessionTitle(dialect),
     '003-cron-run-fire': cronRunFire(dialect),
+    '101-memory': memory(dialect),
     '201-usage': usage(dialect),
     '301-responses': responses(dialect),
   };

@@ -1,4 +1,4 @@
-// The editor of one agent: tabs for its basics, model, prompt, tools, skills and workspace files.
+// The editor of one agent: tabs for its basics, model, prompt, tools, skills, workspace files and memory.
 // Basics, model, prompt and tools change the definition, saved with one PUT; skills and files are
 // saved by their own endpoints as they change.
 import { useEffect, useState } from 'preact/hooks';
@@ -16,6 +16,7 @@ import { BasicTab, ModelTab, PromptTab } from './definition-tabs.tsx';
 import { SkillsTab } from './skills-tab.tsx';
 import { ToolsTab } from './tools-tab.tsx';
 import { WorkspaceTab } from './workspace-tab.tsx';
+import { MemoryTab } from './memory-tab.tsx';
 
 const TABS = [
   { id: 'basic', label: 'Basic' },
@@ -24,6 +25,7 @@ const TABS = [
   { id: 'tools', label: 'Tools' },
   { id: 'skills', label: 'Skills' },
   { id: 'workspace', label: 'Workspace' },
+  { id: 'memory', label: 'Memory' },
 ] as const;
 
 interface Props {
@@ -45,7 +47,9 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
   const [saving, setSaving] = useState(false);
   const isNew = agentId === null;
   const current = TABS.find((entry) => entry.id === tab) ?? TABS[0];
-  const tabs = isNew ? TABS.filter((entry) => entry.id !== 'skills' && entry.id !== 'workspace') : TABS;
+  const tabs = isNew
+    ? TABS.filter((entry) => entry.id !== 'skills' && entry.id !== 'workspace' && entry.id !== 'memory')
+    : TABS;
 
   const [template, setTemplate] = useState<AgentDefinition | null>(null);
   const dirty =
@@ -211,7 +215,11 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         ))}
       </nav>
       <div class="tab-panel">
-        {!config && current.id !== 'basic' && current.id !== 'skills' && current.id !== 'workspace' ? (
+        {!config &&
+        current.id !== 'basic' &&
+        current.id !== 'skills' &&
+        current.id !== 'workspace' &&
+        current.id !== 'memory' ? (
           <p class="muted">This agent has no ai/agent node: edit its chain as JSON on the Rules page.</p>
         ) : current.id === 'basic' ? (
           <BasicTab definition={draft} isNew={isNew} onChange={setDraft} />
@@ -225,6 +233,8 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
           <SkillsTab agentId={agentId} />
         ) : current.id === 'workspace' && agentId ? (
           <WorkspaceTab agentId={agentId} />
+        ) : current.id === 'memory' && agentId ? (
+          <MemoryTab agentId={agentId} />
         ) : null}
       </div>
     </div>

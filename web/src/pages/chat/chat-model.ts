@@ -21,6 +21,17 @@ export interface UserItem {
   id: string;
   text: string;
   images: string[];
+  /** Compacted: the model now sees a summary in its place. */
+  folded?: boolean;
+}
+
+/** A compaction summary entry, shown after the last message it folds. */
+export interface SummaryItem {
+  kind: 'summary';
+  id: string;
+  text: string;
+  firstId: number;
+  lastId: number;
 }
 
 export interface AssistantItem {
@@ -33,14 +44,21 @@ export interface AssistantItem {
   usage?: Usage;
   /** How many tool calls had started when text last arrived: text after new calls is a new paragraph. */
   toolsAtText?: number;
+  folded?: boolean;
 }
 
-export type ChatItem = UserItem | AssistantItem;
+export type ChatItem = UserItem | AssistantItem | SummaryItem;
 
 /** A message as GET /agents/{id}/sessions/{key}/messages answers it. */
 export interface StoredMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
+  id?: number;
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'summary';
   content: string | null;
+  folded?: boolean;
+  status?: 'stopped' | 'failed';
+  error?: string;
+  firstId?: number;
+  lastId?: number;
   images?: string[];
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
@@ -58,15 +76,37 @@ export function fromHistory(messages: StoredMessage[]): ChatItem[] {
   const items: ChatItem[] = [];
   let turn: AssistantItem | undefined;
   for (const message of messages) {
+    const folded = message.folded ? { folded: true } : {};
+    if (message.role === 'summary') {
+      turn = undefined;
+      items.push({
+        kind: 'summary',
+        id: itemId(),
+        text: message.content ?? '',
+        firstId: message.firstId ?? 0,
+        lastId: message.lastId ?? 0,
+      });
+      continue;
+    }
     if (message.role === 'user') {
       turn = undefined;
-      items.push({ kind: 'user', id: itemId(), text: message.content ?? '', images: message.images ?? [] });
+      items.push({
+        kind: 'user',
+        id: itemId(),
+        text: message.content ?? '',
+        images: message.images ?? [],
+        ...folded,
+      });
       continue;
     }
     if (message.role === 'system') continue;
     if (!turn) {
-      turn = { kind: 'assistant', id: itemId(), text: '', tools: [], status: 'done' };
+      turn = { kind: 'assistant', id: itemId(), text: '', tools: [], status: 'done', ...folded };
       items.push(turn);
+    }
+    if (message.status) {
+      turn.status = message.status;
+      if (message.error) turn.error = message.error;
     }
     if (message.role === 'assistant') {
       if (message.content) turn.text += (turn.text ? '\n\n' : '') + message.content;

@@ -47,6 +47,8 @@ export function ChatPage({ params }: PageProps) {
   const [listOpen, setListOpen] = useState(false);
   const closeList = useCallback(() => setListOpen(false), []);
   useEscape(listOpen, closeList);
+  const [historyVersion, setHistoryVersion] = useState(0);
+  const [compacting, setCompacting] = useState(false);
   const controller = useRef<AbortController | null>(null);
 
   const agentId = agentParam ?? '';
@@ -124,7 +126,7 @@ export function ChatPage({ params }: PageProps) {
       live = false;
     };
     // The list's later reloads (after each answer) must not reload the history being shown.
-  }, [agentId, sessionId, sessionsLoaded]);
+  }, [agentId, sessionId, sessionsLoaded, historyVersion]);
 
   useEffect(() => () => controller.current?.abort(), []);
 
@@ -134,6 +136,29 @@ export function ChatPage({ params }: PageProps) {
   };
 
   const current = sessions?.find((session) => session.sessionId === sessionId || session.key === sessionId);
+
+  /** "Compact now": the memory flush, then a summary of all but the newest turns; nothing is deleted. */
+  const compactNow = async () => {
+    if (!current) return;
+    setCompacting(true);
+    try {
+      const result = await api<{ compacted: boolean; folded: number; reason?: string }>(
+        `${sessionPath(agentId, current.key)}/compact`,
+        { method: 'POST' },
+      );
+      toast(
+        result.compacted
+          ? `Compacted: ${result.folded} messages folded into a summary`
+          : `Nothing compacted: ${result.reason ?? 'nothing to fold'}`,
+        result.compacted ? 'success' : 'info',
+      );
+      setHistoryVersion((version) => version + 1);
+    } catch {
+      // toasted
+    } finally {
+      setCompacting(false);
+    }
+  };
   const agent = agents?.find((entry) => entry.ruleChain.id === agentId);
   const readOnly =
     current && (current.channel !== 'api' || current.scope !== 'per_peer')
@@ -311,6 +336,17 @@ export function ChatPage({ params }: PageProps) {
             <Icon name="chat" /> Conversations
           </button>
           <h1 class="chat-title">{current ? sessionTitle(current) : 'New conversation'}</h1>
+          {current && (
+            <button
+              type="button"
+              class="btn btn-ghost"
+              disabled={busy || compacting}
+              title="Summarise the older turns now (after a memory flush); every message stays readable"
+              onClick={() => void compactNow()}
+            >
+              {compacting ? 'Compacting…' : 'Compact now'}
+            </button>
+          )}
           {demo && (
             <span
               class="badge badge-warn"

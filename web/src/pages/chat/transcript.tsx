@@ -50,7 +50,11 @@ function Assistant({
 }) {
   const busy = item.status === 'streaming';
   return (
-    <article class="message message-assistant" aria-busy={busy} data-status={item.status}>
+    <article
+      class={`message message-assistant${item.folded ? ' message-folded' : ''}`}
+      aria-busy={busy}
+      data-status={item.status}
+    >
       {item.tools.length > 0 && (
         <div class="tool-panel" aria-label="Tool calls">
           {item.tools.map((call) => (
@@ -115,8 +119,20 @@ export function Transcript({ items, emptyText, onRetry, onCopy }: Props) {
   return (
     <div class="transcript" role="log" aria-label="Conversation">
       {items.map((item) =>
-        item.kind === 'user' ? (
-          <article key={item.id} class="message message-user">
+        item.kind === 'summary' ? (
+          <details key={item.id} class="compaction-summary" open>
+            <summary>
+              <Icon name="chat" /> Compacted: messages {item.firstId}–{item.lastId} are summarised below; the
+              model now sees this summary instead of them.
+            </summary>
+            <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(item.text) }} />
+          </details>
+        ) : item.kind === 'user' ? (
+          <article
+            key={item.id}
+            class={`message message-user${item.folded ? ' message-folded' : ''}`}
+            title={item.folded ? 'Compacted into a summary' : undefined}
+          >
             {item.images.length > 0 && (
               <div class="attachments">
                 {item.images.map((url, index) => (

@@ -1,0 +1,41 @@
+// A memory index on a fresh libsql file over a temporary workspace, for the memory benchmarks.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { openDatabase, type Db } from '../src/storage/database.ts';
+import { MemoryIndex } from '../src/storage/memory-index.ts';
+import { KeywordIndex } from '../src/storage/search/keyword-index.ts';
+
+export interface BenchIndex {
+  memory: MemoryIndex;
+  db: Db;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export async function memoryIndexOver(files: Map<string, string[]>): Promise<BenchIndex> {
+  const dir = await mkdtemp(join(tmpdir(), 'memory-bench-'));
+  const workspace = join(dir, 'workspace');
+  for (const [path, lines] of files) {
+    await mkdir(dirname(join(workspace, path)), { recursive: true });
+    await writeFile(join(workspace, path), `${lines.join('\n')}\n`);
+  }
+  const db = await openDatabase(join(dir, 'bench.db'));
+  const memory = new MemoryIndex(db, new KeywordIndex(db, 'sqlite'), () => Promise.resolve(workspace));
+  await memory.sync('bench');
+  return {
+    memory,
+    db,
+    dir: workspace,
+    async close() {
+      memory.close();
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+}

@@ -1,0 +1,115 @@
+// The memory tools: memory_search and memory_get over the agent's memory files (MEMORY.md and the
+// dated notes in memory/), memory_write to append to today's note or to MEMORY.md, and
+// session_search over the transcripts the turn's caller may see. They work through the turn's
+// MemoryAccess, which binds the agent and the caller's scope.
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import { toolArguments } from './tool-arguments.ts';
+import type { MemoryAccess, Tool, ToolContext } from './types.ts';
+
+const searchArguments = toolArguments(
+  'memory_search',
+  z.object({
+    query: z.string().min(1).max(1000).describe('What to look for: names, identifiers, topics'),
+    limit: z.int().min(1).max(50).default(5).describe('Most hits returned (default 5)'),
+  }),
+);
+const getArguments = toolArguments(
+  'memory_get',
+  z.object({
+    path: z.string().min(1).max(300).describe('MEMORY.md or memory/<name>.md, as memory_search gives it'),
+    from: z.int().min(1).default(1).describe('First line (1-based)'),
+    lines: z.int().min(1).max(2000).default(200).describe('How many lines'),
+  }),
+);
+const writeArguments = toolArguments(
+  'memory_write',
+  z.object({
+    text: z.string().min(1).max(20_000).describe('What to remember, as Markdown lines'),
+    target: z
+      .enum(['today', 'memory'])
+      .default('today')
+      .describe("'today': append to today's note memory/YYYY-MM-DD.md; 'memory': append to MEMORY.md"),
+  }),
+);
+const sessionArguments = toolArguments(
+  'session_search',
+  z.object({
+    query: z.string().min(1).max(1000).describe('What to look for in earlier conversations'),
+    limit: z.int().min(1).max(50).default(5).describe('Most hits returned (default 5)'),
+  }),
+);
+
+function memoryOf(context: ToolContext): MemoryAccess {
+  if (!context.memory) throw new AppError('unavailable', 'memory is not available in this run');
+  return context.memory;
+}
+
+function lines(entries: string[]): string {
+  return entries.length > 0 ? entries.join('\n\n') : 'no results';
+}
+
+export function createMemorySearchTool(): Tool {
+  return {
+    name: 'memory_search',
+    description:
+      'Search your memory files (MEMORY.md and the dated notes in memory/) by keywords; hits give path, lines and text. Use it before answering about people, earlier work, decisions or identifiers you may have written down.',
+    parameters: searchArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { query, limit } = searchArguments.parse(args);
+      const hits = await memoryOf(context).search(query, limit);
+      return lines(
+        hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`),
+      );
+    },
+  };
+}
+
+export function createMemoryGetTool(): Tool {
+  return {
+    name: 'memory_get',
+    description: 'Read lines of one of your memory files (MEMORY.md or memory/<name>.md).',
+    parameters: getArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { path, from, lines: count } = getArguments.parse(args);
+      const { text, total } = await memoryOf(context).get(path, from, count);
+      return `${path} (lines ${from}-${Math.min(total, from + count - 1)} of ${total})\n${text}`;
+    },
+  };
+}
+
+export function createMemoryWriteTool(): Tool {
+  return {
+    name: 'memory_write',
+    description:
+      "Remember something for later conversations: append lines to today's note (target 'today', the default) or to MEMORY.md (target 'memory', for lasting facts). Appends only; nothing is overwritten. Keep identifiers (order numbers, ids, URLs, amounts) exact.",
+    parameters: writeArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { text, target } = writeArguments.parse(args);
+      const path = await memoryOf(context).write(target, text);
+      return `appended to ${path}`;
+    },
+  };
+}
+
+export function createSessionSearchTool(): Tool {
+  return {
+    name: 'session_search',
+    description:
+      'Search the transcripts of your earlier conversations with this user or group (older, compacted parts included) by keywords.',
+    parameters: sessionArguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      const { query, limit } = sessionArguments.parse(args);
+      const hits = await memoryOf(context).searchSessions(query, limit);
+      return lines(
+        hits.map(
+          (hit) => `[${hit.at} ${hit.role}, message ${hit.messageId}] (score ${hit.score})\n${hit.snippet}`,
+        ),
+      );
+    },
+  };
+}
