@@ -11,6 +11,7 @@ import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
 import { loggerOptions } from './http/logger.ts';
+import { logDestinations } from './http/log-destinations.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -163,14 +164,17 @@ async function serve(
 ): Promise<RunningServer> {
   const config = store.current;
   const services = await createServices(store, { jwtSecret: await jwtSecret(config), deferStart: true });
+  const logs = logDestinations(config, options.logStream);
   const app = await buildApp({
     store,
     services,
     logger: withInstance(
-      loggerOptions(options.logLevel ?? config.server.log_level, options.logStream),
+      loggerOptions(options.logLevel ?? config.server.log_level, logs.stream),
       services.cluster,
     ),
     version: (await packageVersion()) ?? '0.0.0',
+    logRing: logs.ring,
+    ...(logs.file ? { logFile: logs.file } : {}),
   });
   services.channels.useLogger(app.log);
   services.scheduler.useLogger(app.log);
@@ -222,6 +226,7 @@ async function serve(
         await app.close();
         await services.close();
       } finally {
+        logs.close();
         await lock?.release();
       }
     },
