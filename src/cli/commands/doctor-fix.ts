@@ -3,7 +3,7 @@
 // data-root lock, a missing default agent.
 import { chmod, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
+import { isMap, isScalar, parseDocument } from 'yaml';
 import { agentTemplate } from '../../chains/agent-template.ts';
 import { DEFAULT_AGENT_ID } from '../../chains/chain-catalog.ts';
 import type { Config } from '../../config/schema.ts';
@@ -34,9 +34,16 @@ export async function movedKeys(path: string, fix: boolean, read: (path: string)
   const names = found.map(([from, to]) => `${from.join('.')} → ${to.join('.')}`).join(', ');
   if (!fix) return { check: 'config keys', status: 'fail', detail: `moved: ${names}; run: agent-service doctor --fix` };
   for (const [from, to] of found) {
-    const value: unknown = document.getIn(from);
-    document.deleteIn(from);
-    if (!document.hasIn(to)) document.setIn(to, value);
+    const parent = document.getIn(from.slice(0, -1), true);
+    const pair = isMap(parent) ? parent.items.find((item) => isScalar(item.key) && item.key.value === from.at(-1)) : undefined;
+    // Same parent: the key is renamed where it stands, so its value and comments stay.
+    if (pair && isScalar(pair.key) && !document.hasIn(to) && from.slice(0, -1).join('.') === to.slice(0, -1).join('.'))
+      pair.key.value = to.at(-1);
+    else {
+      const value: unknown = document.getIn(from);
+      document.deleteIn(from);
+      if (!document.hasIn(to)) document.setIn(to, value);
+    }
   }
   const mode = (await stat(path)).mode & 0o777;
   await writeFileAtomic(path, document.toString(), { mode });
