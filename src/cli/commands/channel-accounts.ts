@@ -145,7 +145,7 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
       .command('status')
       .description("each account's connection state; --probe waits for each enabled account to connect")
       .option('--probe', 'wait until every enabled account has connected or failed; exit 1 if any failed')
-      .option('--timeout <ms>', 'how long --probe waits (default 15000)', (value) => {
+      .option('--timeout <ms>', 'how long --probe waits (default 45000: a long-polling account connects when its first poll returns)', (value) => {
         const number = Number(value);
         if (!Number.isInteger(number) || number < 0 || number > 600_000)
           throw new InvalidArgumentError('a whole number of ms from 0 to 600000');
@@ -154,7 +154,7 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
   ).action(async (options: { probe?: boolean; timeout?: number; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
     const list = options.probe
-      ? await cx.spin('probing the accounts', probe(api, options.timeout ?? 15_000))
+      ? await cx.spin('probing the accounts', probe(api, options.timeout ?? 45_000))
       : rows(await api.get<ChannelsAnswer>('/channels'));
     const s = cx.style;
     cx.print(options.json, list, () =>
