@@ -18,7 +18,7 @@ export function registerBackupRoutes(
       schema: {
         tags: ['backup'],
         summary: 'A zip archive of the config file and the data root (single mode)',
-        body: z.strictObject({}).optional().describe('no body, or an empty object'),
+        body: z.strictObject({}).nullish().describe('no body, or an empty object'),
         response: { 200: z.any().describe('application/zip') },
       },
     },
