@@ -210,6 +210,7 @@ async function serve(
   } catch (error) {
     await app.close().catch(() => undefined);
     await services.close().catch(() => undefined);
+    logs.close();
     throw listenFailure(error, config.server.host, config.server.port);
   }
   await lock?.update(new URL(address).host);
