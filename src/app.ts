@@ -23,6 +23,10 @@ import { registerChannelRoutes } from './resources/channels/channels.routes.ts';
 import { registerConfigRoutes } from './resources/config/config.routes.ts';
 import { registerCronRoutes } from './resources/cron/cron.routes.ts';
 import { registerLogRoutes } from './resources/logs/logs.routes.ts';
+import { registerServerLogRoutes } from './resources/server-logs/server-logs.routes.ts';
+import { registerVersionRoutes } from './resources/version/version.routes.ts';
+import { LogRing } from './http/log-ring.ts';
+import { registerBackupRoutes } from './resources/backup/backup.routes.ts';
 import { registerMessageRoutes } from './resources/messages/messages.routes.ts';
 import { registerModelRoutes } from './resources/models/models.routes.ts';
 import { registerOpenAIModelRoutes } from './resources/openai-models/openai-models.routes.ts';
@@ -70,6 +74,10 @@ export interface AppDeps {
   version?: string;
   /** Folder of the web UI files (default: web/ of this package). */
   webDir?: string;
+  /** The logger's in-memory destination, read by GET /logs/server (default: an empty one). */
+  logRing?: LogRing;
+  /** The rotating log file (server.log_file), shown by GET /logs/server. */
+  logFile?: string;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -196,6 +204,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMessageRoutes(api, resources.messages);
       registerCronRoutes(api, resources.cron);
       registerLogRoutes(api, resources.logs);
+      registerServerLogRoutes(api, deps.logRing ?? new LogRing(), deps.logFile);
+      registerVersionRoutes(api, { version: deps.version ?? '0.0.0', db: deps.services.db, store });
+      registerBackupRoutes(api, { version: deps.version ?? '0.0.0', db: deps.services.db, store });
       registerChatRoutes(api, deps.services.turns);
       registerOpenAIModelRoutes(api, resources.openaiModels);
       registerAguiRoutes(api, deps.services.turns);

@@ -12,6 +12,7 @@ import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
 import { LISTEN_MARK, loggerOptions } from './http/logger.ts';
 import { prettyLogStream } from './http/pretty-log.ts';
+import { logDestinations } from './http/log-destinations.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -175,17 +176,21 @@ async function serve(
     serviceVersion: version,
     deferStart: true,
   });
+  // Pretty lines on a terminal; the ring behind GET /logs/server and the log file keep JSON.
+  const logs = logDestinations(
+    config,
+    options.prettyLogs ? prettyLogStream(options.logStream ?? process.stdout) : options.logStream,
+  );
   const app = await buildApp({
     store,
     services,
     logger: withInstance(
-      loggerOptions(
-        options.logLevel ?? config.server.log_level,
-        options.prettyLogs ? prettyLogStream(options.logStream ?? process.stdout) : options.logStream,
-      ),
+      loggerOptions(options.logLevel ?? config.server.log_level, logs.stream),
       services.cluster,
     ),
     version,
+    logRing: logs.ring,
+    ...(logs.file ? { logFile: logs.file } : {}),
   });
   services.channels.useLogger(app.log);
   services.scheduler.useLogger(app.log);
@@ -229,6 +234,7 @@ async function serve(
   } catch (error) {
     await app.close().catch(() => undefined);
     await services.close().catch(() => undefined);
+    logs.close();
     throw listenFailure(error, config.server.host, config.server.port);
   }
   await lock?.update(new URL(address).host);
@@ -246,6 +252,7 @@ async function serve(
         await app.close();
         await services.close();
       } finally {
+        logs.close();
         await lock?.release();
       }
     },

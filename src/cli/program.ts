@@ -10,6 +10,8 @@ import { registerAgents } from './commands/agents.ts';
 import { registerAuth } from './commands/auth.ts';
 import { registerConfig } from './commands/config.ts';
 import { registerCron } from './commands/cron.ts';
+import { registerLogs } from './commands/logs.ts';
+import { registerBackup } from './commands/backup.ts';
 import { registerMessaging } from './commands/messaging.ts';
 import { registerProviders } from './commands/providers.ts';
 import { registerRules } from './commands/rules.ts';
@@ -70,6 +72,8 @@ export function buildProgram(cx: Context): Command {
   registerSessions(program, cx);
   registerAuth(program, cx);
   registerService(program, cx);
+  registerLogs(program, cx);
+  registerBackup(program, cx);
   return program;
 }
 

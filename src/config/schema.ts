@@ -142,6 +142,12 @@ export const configSchema = z.strictObject({
       /** Time given to in-flight requests on shutdown, in ms. */
       shutdown_timeout_ms: z.int().positive().default(10_000),
       log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /** Also write log lines (JSON) to this file, rotated by size; relative to data.logs_dir. Empty: no file. */
+      log_file: z.string().default(''),
+      /** Size at which the log file is rotated, in MB. */
+      log_file_max_mb: z.number().positive().max(10_000).default(10),
+      /** Rotated log files kept (file.log.1 ... file.log.N). */
+      log_file_keep: z.int().min(0).max(100).default(5),
       /**
        * Host names (no port) answered besides loopback names and server.host while requireAuth is
        * off, e.g. the name a reverse proxy forwards. Guards against DNS rebinding.

@@ -16,7 +16,36 @@ export async function writeFileAtomic(
   content: string | Uint8Array,
   options: { mode?: number } = {},
 ): Promise<void> {
-  await writes.run(path, () => writeNow(path, content, options.mode ?? 0o644));
+  while (paused) await paused;
+  inflight += 1;
+  try {
+    await writes.run(path, () => writeNow(path, content, options.mode ?? 0o644));
+  } finally {
+    inflight -= 1;
+    if (inflight === 0) drained?.();
+  }
+}
+
+// The write pause of a backup: new writes wait, writes under way finish, then the copy is taken.
+let paused: Promise<void> | undefined;
+let inflight = 0;
+let drained: (() => void) | undefined;
+
+/** Runs `work` while no atomic write of this process is under way or starts. */
+export async function withWritesPaused<T>(work: () => Promise<T>): Promise<T> {
+  while (paused) await paused;
+  let resume = (): void => undefined;
+  paused = new Promise<void>((resolve) => {
+    resume = resolve;
+  });
+  try {
+    while (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
+    return await work();
+  } finally {
+    drained = undefined;
+    paused = undefined;
+    resume();
+  }
 }
 
 async function writeNow(path: string, content: string | Uint8Array, mode: number): Promise<void> {

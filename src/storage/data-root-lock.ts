@@ -132,3 +132,13 @@ export async function runningServerAddress(root: string): Promise<string | undef
   const host = match[1] === '0.0.0.0' ? '127.0.0.1' : match[1] === '[::]' ? '[::1]' : match[1];
   return `${host}:${match[2]}`;
 }
+
+/**
+ * The lock file's path when it is stale (its process is gone, or it is unreadable and old), so
+ * `agent-service doctor --fix` can remove it; undefined when there is none or its server runs.
+ */
+export async function staleLock(root: string, now = Date.now()): Promise<string | undefined> {
+  const path = join(root, LOCK_FILE);
+  if (!(await stat(path).catch(() => undefined))) return undefined;
+  return (await holder(path, now)) === undefined ? path : undefined;
+}

@@ -2,7 +2,8 @@
 // data.database_url is set, so instances can share state. Every query is the same kysely code on
 // both; the schema comes from versioned migrations (./migrations) run at open under a lock.
 import { constants } from 'node:fs';
-import { chmod, open } from 'node:fs/promises';
+import { chmod, mkdir, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import Database from 'libsql';
 import type pg from 'pg';
 import {
@@ -211,7 +212,15 @@ export async function connectLibsql(path: string): Promise<Db> {
 async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
   const db = await connectLibsql(path);
   try {
-    const applied = await migrateToLatest(db as Kysely<unknown>, 'sqlite');
+    const applied = await migrateToLatest(db as Kysely<unknown>, 'sqlite', undefined, {
+      where: path,
+      // An older data root is upgraded in place, after a copy of its database is kept.
+      beforeUpgrade: async (state) => {
+        if (path === ':memory:') return;
+        const copy = await preUpgradeCopy(db, path);
+        options.logger?.info({ database: path, copy, pending: state.pending }, 'database copied before upgrade');
+      },
+    });
     if (applied.length > 0)
       options.logger?.info({ database: path, migrations: applied }, 'database migrated');
   } catch (error) {
@@ -219,6 +228,16 @@ async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+/** `<data root>/backups/pre-upgrade-<time>.db`: the database as it was, written by VACUUM INTO. */
+async function preUpgradeCopy(db: Db, path: string): Promise<string> {
+  const folder = join(dirname(path), 'backups');
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const copy = join(folder, `pre-upgrade-${new Date().toISOString().replace(/[:.]/g, '-')}.db`);
+  await sql`vacuum into ${copy}`.execute(db);
+  await chmod(copy, 0o600);
+  return copy;
 }
 
 const INT8_OID = 20;
@@ -276,7 +295,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
     );
   }
   try {
-    const applied = await migrateToLatest(db as Kysely<unknown>, 'postgres');
+    const applied = await migrateToLatest(db as Kysely<unknown>, 'postgres', undefined, { where: shown });
     if (applied.length > 0)
       options.logger?.info({ database: shown, migrations: applied }, 'database migrated');
   } catch (error) {

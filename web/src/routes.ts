@@ -12,6 +12,7 @@ import { RulesPage } from './pages/rules/rules-page.tsx';
 import { SettingsPage } from './pages/settings/settings-page.tsx';
 import { SkillsPage } from './pages/skills/skills-page.tsx';
 import { UsagePage } from './pages/usage/usage-page.tsx';
+import { LogsPage } from './pages/logs/logs-page.tsx';
 
 export interface PageProps {
   /** The URL segments after the page's own: /ui/chat/main/s1 gives ['main', 's1']. */
@@ -34,6 +35,7 @@ export const ROUTES: RouteEntry[] = [
   { path: 'channels', label: 'Channels', icon: 'channels', page: ChannelsPage },
   { path: 'usage', label: 'Usage', icon: 'usage', page: UsagePage },
   { path: 'monitor', label: 'Monitor', icon: 'monitor', page: MonitorPage },
+  { path: 'logs', label: 'Logs', icon: 'logs', page: LogsPage },
   { path: 'settings', label: 'Settings', icon: 'settings', page: SettingsPage },
 ];
 

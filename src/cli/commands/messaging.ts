@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { usageError } from '../errors.ts';
 import { enc, withJson, type Context } from '../context.ts';
+import { registerChannelAccounts } from './channel-accounts.ts';
 
 interface Account {
   id?: string;
@@ -132,6 +133,7 @@ export function registerMessaging(program: Command, cx: Context): void {
   );
 
   const channels = program.command('channels').description('channel platforms and accounts');
+  registerChannelAccounts(channels, cx);
   withJson(
     channels
       .command('list')

@@ -6,6 +6,9 @@ import { DEFAULT_ADMIN_PASSWORD, type Config } from '../../config/schema.ts';
 import type { ApiClient } from '../client.ts';
 import { CliError } from '../errors.ts';
 import { withJson, type Context } from '../context.ts';
+import { discoverConfigPath } from '../../config/load.ts';
+import { dataRootChecks, movedKeys, type Check } from './doctor-fix.ts';
+import { readFile } from 'node:fs/promises';
 
 interface AgentItem {
   ruleChain: { id: string; name: string };
@@ -92,7 +95,6 @@ async function status(cx: Context, api: ApiClient) {
   };
 }
 
-type Check = { check: string; status: 'ok' | 'warn' | 'fail'; detail: string };
 
 async function probeProvider(id: string, provider: Config['models']['providers'][string]): Promise<Check> {
   const url = `${provider.base_url.replace(/\/+$/, '')}/models`;
@@ -124,10 +126,14 @@ async function probeProvider(id: string, provider: Config['models']['providers']
   }
 }
 
-async function doctor(cx: Context, command: Command): Promise<Check[]> {
+async function doctor(cx: Context, command: Command, fix: boolean): Promise<Check[]> {
   const checks: Check[] = [];
+  // Moved keys first: the file may not load until they are renamed.
+  const found = await discoverConfigPath(cx.globals(command).config, cx.io.cwd, cx.io.home);
+  if (found.exists) checks.push(await movedKeys(found.path, fix, (path) => readFile(path, 'utf8')));
   const api = await cx.api(command);
   const { config, configPath } = api.server;
+  if (config) checks.push(...(await dataRootChecks(config, fix)));
   if (config) checks.push({ check: 'config file', status: 'ok', detail: `${configPath} is valid` });
   else if (configPath)
     checks.push({ check: 'config file', status: 'fail', detail: `${configPath} cannot be read` });
@@ -268,13 +274,19 @@ export function registerStatus(program: Command, cx: Context): void {
       .command('doctor')
       .description(
         'check the config file, the default password, the server, the credential, the chat platform accounts and the providers',
+      )
+      .option(
+        '--fix',
+        'repair what can be: config keys that moved, file modes of the data root and secrets, a stale lock, a missing default agent',
       ),
-  ).action(async (options: { json?: boolean }, command: Command) => {
-    const checks = await cx.spin('checking', doctor(cx, command));
+  ).action(async (options: { json?: boolean; fix?: boolean }, command: Command) => {
+    const checks = await cx.spin('checking', doctor(cx, command, options.fix === true));
     const s = cx.style;
     const mark = { ok: s.green('✓'), warn: s.yellow('!'), fail: s.red('✗') };
     cx.print(options.json, checks, () =>
-      checks.map((check) => `${mark[check.status]} ${check.check}: ${check.detail}\n`).join(''),
+      checks
+        .map((check) => `${mark[check.status]} ${check.check}: ${check.fixed ? `${s.green('fixed')}: ` : ''}${check.detail}\n`)
+        .join(''),
     );
     const failed = checks.filter((check) => check.status === 'fail').length;
     if (failed > 0) throw new CliError(`${failed} check${failed === 1 ? '' : 's'} failed`);

@@ -8,6 +8,7 @@ import { memory } from './101-memory.ts';
 import { usage } from './201-usage.ts';
 import { responses } from './301-responses.ts';
 import type { Dialect } from './column-types.ts';
+import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
 
 export type { Dialect } from './column-types.ts';
 
@@ -36,7 +37,12 @@ export async function migrateToLatest(
   db: Kysely<unknown>,
   dialect: Dialect,
   list: Record<string, Migration> = migrations(dialect),
+  upgrade: { where?: string; beforeUpgrade?: (state: SchemaState) => Promise<void> } = {},
 ): Promise<string[]> {
+  // A migration this code does not know: a newer version wrote this database; refuse to touch it.
+  const state = await schemaState(db, Object.keys(list));
+  if (state.unknown.length > 0) throw new NewerDataRootError(upgrade.where ?? '', state.unknown);
+  if (state.applied.length > 0 && state.pending.length > 0) await upgrade.beforeUpgrade?.(state);
   // Kysely looks for its own tables in every schema on Postgres: name ours, the first on the path.
   const schema =
     dialect === 'postgres'

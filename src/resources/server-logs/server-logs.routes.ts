@@ -1,0 +1,59 @@
+// GET /logs/server: the server's recent log lines from its in-memory ring; with follow=true an SSE
+// stream of the recent lines followed by each new one (`data: <line JSON>` frames).
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { LEVELS, type LogRing } from '../../http/log-ring.ts';
+import { SseWriter } from '../../http/sse.ts';
+import { serverLogAnswer, serverLogQuery } from './server-logs.schema.ts';
+
+/** Keeps a quiet follow stream alive through proxies that drop idle connections. */
+const HEARTBEAT_MS = 15_000;
+
+export function registerServerLogRoutes(
+  app: FastifyInstance,
+  ring: LogRing,
+  file: string | undefined,
+): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const streams = new Set<SseWriter>();
+  // Followers never end on their own: closing the server ends them so it can stop.
+  app.addHook('onClose', async () => {
+    for (const stream of streams) stream.end();
+  });
+  api.get(
+    '/logs/server',
+    {
+      schema: {
+        tags: ['logs'],
+        summary: "The server's recent log lines; follow=true streams new ones (text/event-stream)",
+        querystring: serverLogQuery,
+        response: { 200: serverLogAnswer },
+      },
+    },
+    async (request, reply) => {
+      const { level, limit, after, follow } = request.query;
+      const lines = ring.recent({ limit, ...(level ? { level } : {}), ...(after !== undefined ? { after } : {}) });
+      if (!follow) return { data: lines, capacity: ring.capacity, file: file ?? null };
+      const stream = new SseWriter(reply);
+      streams.add(stream);
+      for (const line of lines) stream.send(line);
+      const min = LEVELS[level ?? 'trace'];
+      const stop = ring.follow((line) => {
+        if (LEVELS[line.level] >= min) stream.send(line);
+      });
+      const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      stream.signal.addEventListener('abort', () => {
+        stop();
+        clearInterval(heartbeat);
+        streams.delete(stream);
+      });
+      reply.raw.once('close', () => {
+        stop();
+        clearInterval(heartbeat);
+        streams.delete(stream);
+      });
+      return reply;
+    },
+  );
+}
