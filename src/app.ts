@@ -29,6 +29,7 @@ import { registerOpenAIModelRoutes } from './resources/openai-models/openai-mode
 import { registerResponseRoutes } from './resources/responses/responses.routes.ts';
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
+import { registerUserRoutes } from './resources/users/users.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
 import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
@@ -168,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerAguiRoutes(api, deps.services.turns);
       registerMcpRoutes(api, deps.services.mcp);
       registerResponseRoutes(api, resources.responses);
+      registerUserRoutes(api, resources.users);
     },
     { prefix: API_PREFIX },
   );

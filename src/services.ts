@@ -41,6 +41,7 @@ import { MessagesService } from './resources/messages/messages.service.ts';
 import { ModelsService } from './resources/models/models.service.ts';
 import { RulesService } from './resources/rules/rules.service.ts';
 import { SessionsService } from './resources/sessions/sessions.service.ts';
+import { UsersService } from './resources/users/users.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
@@ -71,6 +72,7 @@ export interface ResourceServices {
   responses: ResponsesService;
   rules: RulesService;
   sessions: SessionsService;
+  users: UsersService;
   skills: SkillsService;
   tools: ToolsService;
   webhooks: WebhooksService;
@@ -322,6 +324,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       () => Object.keys(publicGlobals(store.current)),
     ),
     sessions: new SessionsService(domain.sessions, agents),
+    users: new UsersService(store, agents),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

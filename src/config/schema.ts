@@ -205,6 +205,18 @@ export const configSchema = z.strictObject({
     .strictObject({
       requireAuth: z.boolean().default(false),
       users: z.record(id, z.string().min(1)).default({ admin: DEFAULT_ADMIN_PASSWORD }),
+      /** Role, state and agents of users named in `users`; a user not listed is an enabled admin. */
+      user_access: z
+        .record(
+          id,
+          z.strictObject({
+            role: z.enum(['admin', 'member']).default('admin'),
+            disabled: z.boolean().default(false),
+            /** The agents a member may chat with (admins use every agent). */
+            agents: z.array(id).default([]),
+          }),
+        )
+        .default({}),
       jwtSecret: z.string().min(16).optional(),
       jwtExpire: z
         .string()
