@@ -30,6 +30,7 @@ import { registerResponseRoutes } from './resources/responses/responses.routes.t
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { registerUserRoutes } from './resources/users/users.routes.ts';
+import { registerPairingRoutes } from './resources/pairing/pairing.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
 import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMcpRoutes(api, deps.services.mcp);
       registerResponseRoutes(api, resources.responses);
       registerUserRoutes(api, resources.users);
+      registerPairingRoutes(api, resources.pairing);
     },
     { prefix: API_PREFIX },
   );

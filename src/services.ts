@@ -26,6 +26,7 @@ import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
 import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
 import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import { PairingStore } from './channels/pairing-store.ts';
 import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
@@ -42,6 +43,7 @@ import { ModelsService } from './resources/models/models.service.ts';
 import { RulesService } from './resources/rules/rules.service.ts';
 import { SessionsService } from './resources/sessions/sessions.service.ts';
 import { UsersService } from './resources/users/users.service.ts';
+import { PairingService } from './resources/pairing/pairing.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
@@ -73,6 +75,7 @@ export interface ResourceServices {
   rules: RulesService;
   sessions: SessionsService;
   users: UsersService;
+  pairing: PairingService;
   skills: SkillsService;
   tools: ToolsService;
   webhooks: WebhooksService;
@@ -82,6 +85,8 @@ export interface ResourceServices {
 export interface Services {
   /** Users, tokens and API keys; also what the auth hook resolves credentials with. */
   auth: AuthService;
+  /** DM pairing requests of channel accounts with dm_policy pairing. */
+  pairing: PairingStore;
   registry: NodeRegistry;
   engine: RuleEngine;
   chains: ChainCatalog;
@@ -245,8 +250,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ),
     ...replacements,
   ];
+  const pairing = new PairingStore(db);
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
+    pairing,
     ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -256,6 +263,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const a2a = new A2AServer(turns, chains.agents, { requireAuth: () => store.current.security.requireAuth });
   const domain: DomainServices = {
     auth,
+    pairing,
     registry,
     engine,
     chains,
@@ -325,6 +333,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     ),
     sessions: new SessionsService(domain.sessions, agents),
     users: new UsersService(store, agents),
+    pairing: new PairingService(store, domain.pairing),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

@@ -5,6 +5,8 @@ import type { Config } from '../config/schema.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
+import { offerPairing } from './pairing.ts';
+import type { PairingStore } from './pairing-store.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
 import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage, ReplyStream } from './types.ts';
 
@@ -27,6 +29,8 @@ export interface InboundDeps {
   signal: AbortSignal;
   /** Time limit of one agent turn (default 10 minutes). */
   turnTimeoutMs?: number;
+  /** Pending DM pairing requests (dm_policy pairing); without it such senders are only refused. */
+  pairing?: PairingStore | undefined;
 }
 
 /** One session per account and peer; a thread (Slack, Feishu topics) has a session of its own. */
@@ -113,6 +117,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   const decision = checkPolicy(account, message);
   if (!decision.allowed) {
     deps.logger?.info({ ...where, reason: decision.reason }, 'channel message refused by policy');
+    if (decision.pairing && deps.pairing) await offerPairing(message, deps, deps.pairing, where);
     return 'refused';
   }
   if (

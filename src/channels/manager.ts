@@ -11,6 +11,7 @@ import { own } from '../core/ids.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { RecentIds } from './dedupe.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
+import type { PairingStore } from './pairing-store.ts';
 import { keepConnected, type BackoffOptions } from './reconnect.ts';
 import type {
   AccountStatus,
@@ -31,6 +32,8 @@ export interface ChannelManagerOptions {
   logger?: ChannelLogger;
   /** Asked before a long connection connects: clustered, one instance holds each account. */
   lease?: ConnectionLease;
+  /** Pending DM pairing requests (dm_policy pairing). */
+  pairing?: PairingStore;
   /** Called after each inbound message is handled (tests wait on it). */
   onHandled?: (message: InboundMessage, outcome: InboundOutcome) => void;
 }
@@ -227,6 +230,7 @@ export class ChannelManager {
           logger: this.logger,
           signal: controller.signal,
           ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
+          pairing: this.options.pairing,
         })
           .then((outcome) => this.options.onHandled?.(message, outcome))
           .catch((error: unknown) =>

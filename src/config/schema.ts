@@ -48,7 +48,8 @@ export const accountSchema = z.strictObject({
       return url.username === '' && url.password === '';
     }, 'must not carry a user name or password')
     .optional(),
-  dm_policy: policy.default('allow'),
+  /** `pairing`: an unknown sender gets a code an admin approves (then it is added to allow_from). */
+  dm_policy: z.enum([...policy.options, 'pairing']).default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),
   /** In groups, answer only messages that mention the bot (platforms that report mentions). */

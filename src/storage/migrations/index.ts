@@ -5,6 +5,7 @@ import { initial } from './001-initial.ts';
 import { sessionTitle } from './002-session-title.ts';
 import { cronRunFire } from './003-cron-run-fire.ts';
 import { responses } from './301-responses.ts';
+import { channelPairings } from './501-channel-pairings.ts';
 import type { Dialect } from './column-types.ts';
 
 export type { Dialect } from './column-types.ts';
@@ -16,6 +17,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '002-session-title': sessionTitle(dialect),
     '003-cron-run-fire': cronRunFire(dialect),
     '301-responses': responses(dialect),
+    '501-channel-pairings': channelPairings(dialect),
   };
 }
 
