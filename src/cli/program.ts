@@ -11,6 +11,7 @@ import { registerAuth } from './commands/auth.ts';
 import { registerConfig } from './commands/config.ts';
 import { registerCron } from './commands/cron.ts';
 import { registerMessaging } from './commands/messaging.ts';
+import { registerPairing } from './commands/pairing.ts';
 import { registerProviders } from './commands/providers.ts';
 import { registerRules } from './commands/rules.ts';
 import { registerServe } from './commands/serve.ts';
@@ -65,6 +66,7 @@ export function buildProgram(cx: Context): Command {
   registerMessaging(program, cx);
   registerSessions(program, cx);
   registerAuth(program, cx);
+  registerPairing(program, cx);
   registerService(program, cx);
   return program;
 }

@@ -1,13 +1,16 @@
 // DM pairing end to end with the fake Telegram: an unknown sender gets a code once, the admin
 // approves it over REST (as the Channels page does), and the sender then chats with the agent.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { InboundMessage } from '../../src/channels/types.ts';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
 import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { cli } from '../cli/cli-harness.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';
 
@@ -129,5 +132,41 @@ describe('dm_policy pairing', () => {
     assert.equal(groupPairing.statusCode, 400, groupPairing.body);
     const view = await h.t.app.inject({ method: 'GET', url: '/api/v1/channels/telegram/accounts/bot1' });
     assert.equal(view.json().dmPolicy, 'pairing');
+  });
+
+  it('agent-service pairing list|approve|reject drives the same requests from the command line', async () => {
+    h = await startPairing({ listen: true });
+    const home = await mkdtemp(join(tmpdir(), 'pairing-cli-'));
+    try {
+      const run = (...args: string[]) => cli([...args, '--url', h.t.url], home);
+      assert.match((await run('pairing', 'list')).out, /no pending pairing requests/);
+      h.tg.pushMessage({ chatId: 55, fromId: 55, text: 'hi' });
+      h.tg.pushMessage({ chatId: 66, fromId: 66, text: 'hi' });
+      const sent = await h.tg.waitForCalls('sendMessage', 2, 20_000);
+      const codes = new Map(
+        sent.map((call) => [
+          String(call.params['chat_id']),
+          /pairing code is ([A-Z0-9]{8})/.exec(String(call.params['text']))?.[1] ?? '',
+        ]),
+      );
+      const listed = await run('pairing', 'list');
+      assert.equal(listed.code, 0, listed.err);
+      assert.match(listed.out, new RegExp(`${codes.get('55')}\\s+telegram\\s+bot1\\s+55`));
+      const json = JSON.parse((await run('pairing', 'list', '--json')).out);
+      assert.equal(json.length, 2);
+      const approved = await run('pairing', 'approve', codes.get('55') ?? '');
+      assert.equal(approved.code, 0, approved.err);
+      assert.match(approved.out, /sender 55 added to allow_from of telegram\/bot1/);
+      const rejected = await run('pairing', 'reject', codes.get('66') ?? '');
+      assert.equal(rejected.code, 0, rejected.err);
+      const again = await run('pairing', 'approve', codes.get('66') ?? '');
+      assert.equal(again.code, 1);
+      assert.match(again.err, /no pending pairing request/);
+      h.tg.pushMessage({ chatId: 55, fromId: 55, text: 'now?' });
+      const calls = await h.tg.waitForCalls('sendMessage', 3, 20_000);
+      assert.equal(calls[2]?.params['text'], 'Hello from the agent.');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
