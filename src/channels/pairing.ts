@@ -33,6 +33,7 @@ export async function offerPairing(
     });
     deps.logger?.info(where, 'pairing code sent');
   } catch (error) {
-    if (!deps.signal.aborted) deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send a pairing code');
+    if (!deps.signal.aborted)
+      deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send a pairing code');
   }
 }

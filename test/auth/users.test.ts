@@ -19,7 +19,13 @@ async function withAgents(t: TestApp, ...ids: string[]): Promise<void> {
   }
 }
 
-async function call(t: TestApp, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+async function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   const response = await fetch(`${t.url}/api/v1${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -56,13 +62,22 @@ describe('users and roles', () => {
       agents: ['alpha'],
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.deepEqual(created.body, { name: 'ann', role: 'member', disabled: false, agents: ['alpha'], hasApiKey: false });
+    assert.deepEqual(created.body, {
+      name: 'ann',
+      role: 'member',
+      disabled: false,
+      agents: ['alpha'],
+      hasApiKey: false,
+    });
     const file = await readFile(t.configPath, 'utf8');
     assert.doesNotMatch(file, /ann-password-1/, 'the password is stored hashed');
     assert.match(file, /user_access:/);
 
     const list = await call(t, 'GET', '/users', admin);
-    assert.deepEqual(list.body.data.map((user: { name: string }) => user.name), ['admin', 'ann']);
+    assert.deepEqual(
+      list.body.data.map((user: { name: string }) => user.name),
+      ['admin', 'ann'],
+    );
     assert.equal(list.body.data[0].role, 'admin');
 
     // The admin chats on alpha in session s1: the member must not see it.
@@ -78,7 +93,10 @@ describe('users and roles', () => {
     assert.deepEqual(me.body, { name: 'ann', role: 'member', agents: ['alpha'], requireAuth: true });
     const agents = await call(t, 'GET', '/agents', ann);
     assert.equal(agents.status, 200);
-    assert.deepEqual(agents.body.data.map((agent: { ruleChain: { id: string } }) => agent.ruleChain.id), ['alpha']);
+    assert.deepEqual(
+      agents.body.data.map((agent: { ruleChain: { id: string } }) => agent.ruleChain.id),
+      ['alpha'],
+    );
 
     const chat = await call(t, 'POST', '/chat/completions', ann, {
       model: 'alpha',
@@ -91,14 +109,21 @@ describe('users and roles', () => {
     assert.equal(sessions.body.data[0].sessionId, '@ann:s1');
     const messages = await call(t, 'GET', '/agents/alpha/sessions/s1/messages', ann);
     assert.deepEqual(
-      messages.body.data.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content),
+      messages.body.data
+        .filter((m: { role: string }) => m.role === 'user')
+        .map((m: { content: string }) => m.content),
       ['from ann'],
     );
     // The admin's session of the same id is another one, out of the member's reach.
     const adminSessions = await call(t, 'GET', '/agents/alpha/sessions', admin);
     assert.equal(adminSessions.body.total, 2);
-    const adminKey = adminSessions.body.data.find((s: { scope: string }) => s.scope !== 'per_account_channel_peer').key;
-    assert.equal((await call(t, 'GET', `/agents/alpha/sessions/${encodeURIComponent(adminKey)}`, ann)).status, 404);
+    const adminKey = adminSessions.body.data.find(
+      (s: { scope: string }) => s.scope !== 'per_account_channel_peer',
+    ).key;
+    assert.equal(
+      (await call(t, 'GET', `/agents/alpha/sessions/${encodeURIComponent(adminKey)}`, ann)).status,
+      404,
+    );
 
     for (const [method, path] of [
       ['GET', '/config'],
@@ -117,7 +142,10 @@ describe('users and roles', () => {
       assert.equal(answer.status, 403, `${method} ${path}: ${JSON.stringify(answer.body)}`);
       assert.ok(answer.body.error);
     }
-    const beta = await call(t, 'POST', '/chat/completions', ann, { model: 'beta', messages: [{ role: 'user', content: 'x' }] });
+    const beta = await call(t, 'POST', '/chat/completions', ann, {
+      model: 'beta',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.equal(beta.status, 403);
 
     // Its own API key works like its token, with the same limits.
@@ -139,7 +167,10 @@ describe('users and roles', () => {
     assert.equal(disabled.body.disabled, true);
     assert.equal((await call(t, 'GET', '/config', token)).status, 401);
     assert.equal((await call(t, 'GET', '/config', key)).status, 401);
-    assert.equal((await call(t, 'POST', '/auth/login', {}, { username: 'bob', password: 'bob-password-1' })).status, 401);
+    assert.equal(
+      (await call(t, 'POST', '/auth/login', {}, { username: 'bob', password: 'bob-password-1' })).status,
+      401,
+    );
 
     await call(t, 'PUT', '/users/bob', admin, { disabled: false });
     assert.equal((await call(t, 'GET', '/config', token)).status, 200);
@@ -175,7 +206,11 @@ describe('users and roles', () => {
     ];
     for (const [method, path, body, status, error] of cases) {
       const answer = await call(t, method, path, admin, body);
-      assert.equal(answer.status, status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(
+        answer.status,
+        status,
+        `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`,
+      );
       assert.match(answer.body.error, error);
     }
   });

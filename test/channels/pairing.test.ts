@@ -41,7 +41,9 @@ export async function startPairing(options: { listen?: boolean } = {}): Promise<
       channels: {
         telegram: {
           enabled: true,
-          accounts: { bot1: { app_secret: TOKEN, api_base: tg.url, dm_policy: 'pairing', allow_from: ['1'] } },
+          accounts: {
+            bot1: { app_secret: TOKEN, api_base: tg.url, dm_policy: 'pairing', allow_from: ['1'] },
+          },
         },
       },
     },
@@ -80,7 +82,10 @@ describe('dm_policy pairing', () => {
     // A second message while the request is pending gets nothing: the code is sent once.
     h.tg.pushMessage({ chatId: 77, fromId: 77, text: 'anyone?' });
     await waitFor(() => h.handled.length === 2, 'both messages');
-    assert.deepEqual(h.handled.map((entry) => entry.outcome), ['refused', 'refused']);
+    assert.deepEqual(
+      h.handled.map((entry) => entry.outcome),
+      ['refused', 'refused'],
+    );
     assert.equal(h.tg.callsOf('sendMessage').length, 1);
     assert.equal(h.upstream.requestCount, 0, 'no agent turn for an unpaired sender');
     // A paired sender (on allow_from) chats as usual.
@@ -91,7 +96,9 @@ describe('dm_policy pairing', () => {
     const list = await h.t.app.inject({ method: 'GET', url: '/api/v1/pairing' });
     assert.equal(list.statusCode, 200);
     assert.deepEqual(
-      list.json().data.map((r: Record<string, string>) => [r['code'], r['platform'], r['accountId'], r['senderId']]),
+      list
+        .json()
+        .data.map((r: Record<string, string>) => [r['code'], r['platform'], r['accountId'], r['senderId']]),
       [[code, 'telegram', 'bot1', '77']],
     );
     const wrong = await h.t.app.inject({ method: 'POST', url: '/api/v1/pairing/ZZZZZZZZ/approve' });
@@ -100,7 +107,10 @@ describe('dm_policy pairing', () => {
     const bad = await h.t.app.inject({ method: 'POST', url: '/api/v1/pairing/x%20y/approve' });
     assert.equal(bad.statusCode, 400);
 
-    const approved = await h.t.app.inject({ method: 'POST', url: `/api/v1/pairing/${code.toLowerCase()}/approve` });
+    const approved = await h.t.app.inject({
+      method: 'POST',
+      url: `/api/v1/pairing/${code.toLowerCase()}/approve`,
+    });
     assert.equal(approved.statusCode, 200, approved.body);
     assert.match(approved.json().message, /added to allow_from/);
     assert.match(await readFile(h.t.configPath, 'utf8'), /allow_from:\s*\n\s*- "?1"?\s*\n\s*- "?77"?/);
@@ -118,7 +128,10 @@ describe('dm_policy pairing', () => {
     assert.ok(code2);
     const rejected = await h.t.app.inject({ method: 'POST', url: `/api/v1/pairing/${code2}/reject` });
     assert.equal(rejected.statusCode, 200);
-    assert.equal((await h.t.app.inject({ method: 'POST', url: `/api/v1/pairing/${code2}/approve` })).statusCode, 404);
+    assert.equal(
+      (await h.t.app.inject({ method: 'POST', url: `/api/v1/pairing/${code2}/approve` })).statusCode,
+      404,
+    );
     assert.doesNotMatch(await readFile(h.t.configPath, 'utf8'), /- "?88"?/);
   });
 

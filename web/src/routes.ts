@@ -10,6 +10,7 @@ import { CronPage } from './pages/cron/cron-page.tsx';
 import { RulesPage } from './pages/rules/rules-page.tsx';
 import { SettingsPage } from './pages/settings/settings-page.tsx';
 import { SkillsPage } from './pages/skills/skills-page.tsx';
+import { UsersPage } from './pages/users/users-page.tsx';
 
 export interface PageProps {
   /** The URL segments after the page's own: /ui/chat/main/s1 gives ['main', 's1']. */
@@ -30,6 +31,7 @@ export const ROUTES: RouteEntry[] = [
   { path: 'skills', label: 'Skills', icon: 'skills', page: SkillsPage },
   { path: 'cron', label: 'Cron', icon: 'cron', page: CronPage },
   { path: 'channels', label: 'Channels', icon: 'channels', page: ChannelsPage },
+  { path: 'users', label: 'Users', icon: 'agents', page: UsersPage },
   { path: 'settings', label: 'Settings', icon: 'settings', page: SettingsPage },
 ];
 

@@ -20,12 +20,18 @@ export function registerUserRoutes(app: FastifyInstance, users: UsersService): v
   const tags = ['users'];
 
   api.get('/users', { schema: { tags, response: { 200: userList } } }, async () => users.list());
-  api.post('/users', { schema: { tags, body: createUserBody, response: { 201: userView } } }, async (request, reply) => {
-    reply.code(201);
-    return users.create(request.body);
-  });
-  api.get('/users/:name', { schema: { tags, params: userParams, response: { 200: userView } } }, async (request) =>
-    users.get(request.params.name),
+  api.post(
+    '/users',
+    { schema: { tags, body: createUserBody, response: { 201: userView } } },
+    async (request, reply) => {
+      reply.code(201);
+      return users.create(request.body);
+    },
+  );
+  api.get(
+    '/users/:name',
+    { schema: { tags, params: userParams, response: { 200: userView } } },
+    async (request) => users.get(request.params.name),
   );
   api.put(
     '/users/:name',
@@ -40,9 +46,13 @@ export function registerUserRoutes(app: FastifyInstance, users: UsersService): v
       return deleted(`user "${request.params.name}"`);
     },
   );
-  api.get('/auth/me', { schema: { tags, response: { 200: meView } } }, async (request) => users.me(request.principal));
+  api.get('/auth/me', { schema: { tags, response: { 200: meView } } }, async (request) =>
+    users.me(request.principal),
+  );
   api.get('/security', { schema: { tags, response: { 200: securityView } } }, async () => users.security());
-  api.put('/security', { schema: { tags, body: securityBody, response: { 200: securityView } } }, async (request) =>
-    users.setRequireAuth(request.body.requireAuth),
+  api.put(
+    '/security',
+    { schema: { tags, body: securityBody, response: { 200: securityView } } },
+    async (request) => users.setRequireAuth(request.body.requireAuth),
   );
 }

@@ -12,13 +12,7 @@ import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { own } from '../../core/ids.ts';
 import { hashPassword, isPasswordHash, verifyPassword } from '../../core/secrets.ts';
 import type { AgentCheck } from '../agents/agents.service.ts';
-import type {
-  CreateUserBody,
-  MeView,
-  SecurityView,
-  UpdateUserBody,
-  UserView,
-} from './users.schema.ts';
+import type { CreateUserBody, MeView, SecurityView, UpdateUserBody, UserView } from './users.schema.ts';
 
 function exists(agents: AgentCheck, agentId: string): boolean {
   try {
@@ -142,7 +136,8 @@ export class UsersService {
 
   private checkAgents(agents: readonly string[]): void {
     const unknown = agents.filter((agentId) => !exists(this.agents, agentId));
-    if (unknown.length > 0) throw invalid(`agents: unknown agent(s) ${unknown.map((a) => `"${a}"`).join(', ')}`);
+    if (unknown.length > 0)
+      throw invalid(`agents: unknown agent(s) ${unknown.map((a) => `"${a}"`).join(', ')}`);
   }
 }
 

@@ -12,6 +12,7 @@ import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
 import { BindingsEditor } from './bindings-editor.tsx';
+import { PairingCard } from './pairing-card.tsx';
 import {
   PLATFORM_SPECS,
   POLICY_LABELS,
@@ -114,6 +115,7 @@ export function ChannelsPage(_props: PageProps) {
       <p class="muted">
         Where your agents meet their users: chat platforms, and API keys for your own applications.
       </p>
+      <PairingCard />
       {platforms === null ? (
         <p class="muted">Loading…</p>
       ) : (

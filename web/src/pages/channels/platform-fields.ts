@@ -1,7 +1,7 @@
 // What each platform's account form asks for (the fields its adapter checks on the server), and
 // the shapes of the channels answers.
 
-export type Policy = 'allow' | 'allowlist' | 'disabled';
+export type Policy = 'allow' | 'allowlist' | 'disabled' | 'pairing';
 
 export interface AccountView {
   id: string;
@@ -221,4 +221,5 @@ export const POLICY_LABELS: Record<Policy, string> = {
   allow: 'Anyone',
   allowlist: 'Only the allowlist',
   disabled: 'Nobody (off)',
+  pairing: 'Pairing: unknown senders get a code to approve',
 };
