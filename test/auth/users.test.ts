@@ -223,6 +223,13 @@ describe('users and roles', () => {
     assert.equal(refused.status, 409);
     assert.match(refused.body.error, /default/);
     assert.equal((await call(t, 'PUT', '/security', {}, { requireAuth: 'yes' })).status, 400);
+    // A file without security.users has the default admin: adding a user keeps it.
+    assert.equal(
+      (await call(t, 'POST', '/users', {}, { name: 'ann', password: 'ann-password-1' })).status,
+      201,
+    );
+    const names = (await call(t, 'GET', '/users', {})).body.data.map((user: { name: string }) => user.name);
+    assert.deepEqual(names, ['admin', 'ann']);
     await call(t, 'PUT', '/users/admin', {}, { password: 'a-better-password' });
     const on = await call(t, 'PUT', '/security', {}, { requireAuth: true });
     assert.deepEqual(on.body, { requireAuth: true, defaultAdminPassword: false });

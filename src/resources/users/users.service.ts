@@ -68,6 +68,7 @@ export class UsersService {
     await this.store.update((editor, current) => {
       if (own(current.security.users, body.name) !== undefined)
         throw conflict(`user "${body.name}" already exists`);
+      keepDefaultUsers(editor, current);
       editor.set(['security', 'users', body.name], formatUserEntry({ password: hashed, apiKey: undefined }));
       writeAccess(editor, body.name, body.role, body.disabled, body.agents);
     });
@@ -85,6 +86,7 @@ export class UsersService {
       const disabled = body.disabled ?? access.disabled;
       if (access.role === 'admin' && !access.disabled && (role !== 'admin' || disabled))
         requireAnotherAdmin(current, name);
+      keepDefaultUsers(editor, current);
       if (hashed !== undefined) {
         const raw = editor.get(['security', 'users', name]);
         const { apiKey } = parseUserEntry(name, typeof raw === 'string' ? raw : entry);
@@ -100,6 +102,7 @@ export class UsersService {
       if (own(current.security.users, name) === undefined) throw notFound(`user "${name}" not found`);
       const access = userAccess(current, name);
       if (access.role === 'admin' && !access.disabled) requireAnotherAdmin(current, name);
+      keepDefaultUsers(editor, current);
       editor.delete(['security', 'users', name]);
       editor.delete(['security', 'user_access', name]);
     });
@@ -168,4 +171,13 @@ function requireAnotherAdmin(config: Config, name: string): void {
     return access.role === 'admin' && !access.disabled;
   });
   if (others.length === 0) throw conflict(`user "${name}" is the last enabled admin`);
+}
+
+/**
+ * A file without security.users runs with the default `admin` user: write it out before adding,
+ * changing or removing one, or the new section would silently drop it.
+ */
+function keepDefaultUsers(editor: DocumentEditor, current: Config): void {
+  if (editor.get(['security', 'users']) === undefined)
+    editor.set(['security', 'users'], { ...current.security.users });
 }
