@@ -12,6 +12,7 @@ import { registerConfig } from './commands/config.ts';
 import { registerCron } from './commands/cron.ts';
 import { registerMessaging } from './commands/messaging.ts';
 import { registerPairing } from './commands/pairing.ts';
+import { registerOnboard } from './commands/onboard.ts';
 import { registerProviders } from './commands/providers.ts';
 import { registerRules } from './commands/rules.ts';
 import { registerServe } from './commands/serve.ts';
@@ -67,6 +68,7 @@ export function buildProgram(cx: Context): Command {
   registerSessions(program, cx);
   registerAuth(program, cx);
   registerPairing(program, cx);
+  registerOnboard(program, cx);
   registerService(program, cx);
   return program;
 }

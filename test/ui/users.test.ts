@@ -55,9 +55,7 @@ describe('web UI: users, security switch and pairing', () => {
       .getByText(/admin password is still the default one/)
       .first()
       .waitFor();
-    await ui.page.waitForFunction(
-      () => !(document.querySelector('[role="switch"]') as HTMLInputElement).checked,
-    );
+    await ui.page.waitForFunction("!document.querySelector('[role=switch]').checked");
     assert.equal(server.store.current.security.requireAuth, false);
   });
 
