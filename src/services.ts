@@ -44,6 +44,7 @@ import { RulesService } from './resources/rules/rules.service.ts';
 import { SessionsService } from './resources/sessions/sessions.service.ts';
 import { UsersService } from './resources/users/users.service.ts';
 import { PairingService } from './resources/pairing/pairing.service.ts';
+import { SetupService } from './resources/setup/setup.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
@@ -76,6 +77,7 @@ export interface ResourceServices {
   sessions: SessionsService;
   users: UsersService;
   pairing: PairingService;
+  setup: SetupService;
   skills: SkillsService;
   tools: ToolsService;
   webhooks: WebhooksService;
@@ -305,6 +307,7 @@ type DomainServices = Omit<Services, 'resources'>;
 function createResourceServices(store: ConfigStore, domain: DomainServices): ResourceServices {
   const { chains, workspace } = domain;
   const agents = new AgentsService(chains);
+  const models = new ModelsService(store);
   const config = store.current;
   return {
     agents,
@@ -320,7 +323,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       requireAgent: (agentId) => agents.requireAgent(agentId),
       workspace,
     }),
-    models: new ModelsService(store),
+    models,
     openaiModels: new OpenAIModelsService(chains.agents),
     responses: new ResponsesService(domain.turns, domain.sessions, new ResponseStore(domain.db), {
       clustered: domain.cluster.mode === 'clustered',
@@ -334,6 +337,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     sessions: new SessionsService(domain.sessions, agents),
     users: new UsersService(store, agents),
     pairing: new PairingService(store, domain.pairing),
+    setup: new SetupService(store, models),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

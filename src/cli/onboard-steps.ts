@@ -1,50 +1,10 @@
 // The steps of `agent-service onboard` that talk to the outside: prove a model provider with a live
-// completion, check that a Telegram bot token connects, and the health check at the end. Each
+// completion (shared with the web UI's first-run wizard), check that a Telegram bot token connects, and the health check at the end. Each
 // returns what happened; none writes the config file (the command saves only what was proven).
 import { errorMessage } from '../core/errors.ts';
-import { createOpenAICompatibleProvider } from '../model-providers/openai-compatible.ts';
+import type { Proof } from '../resources/setup/prove-provider.ts';
+export { proveProvider, type ProviderDraft } from '../resources/setup/prove-provider.ts';
 import { scrubSecret } from '../model-providers/upstream-failure.ts';
-
-export interface ProviderDraft {
-  id: string;
-  baseUrl: string;
-  model: string;
-  apiKey?: string | undefined;
-}
-
-export type Proof = { ok: true; reply: string; latencyMs: number } | { ok: false; error: string };
-
-const PROOF_TIMEOUT_MS = 30_000;
-
-/** One short live completion through the provider, without retries; the key is masked in errors. */
-export async function proveProvider(draft: ProviderDraft): Promise<Proof> {
-  const provider = createOpenAICompatibleProvider({
-    id: draft.id,
-    baseUrl: draft.baseUrl,
-    ...(draft.apiKey ? { apiKey: draft.apiKey } : {}),
-    model: draft.model,
-    timeoutMs: PROOF_TIMEOUT_MS,
-    maxRetries: 0,
-  });
-  const started = performance.now();
-  let reply = '';
-  try {
-    const events = provider.stream({
-      model: draft.model,
-      messages: [{ role: 'user', content: 'Say hello in five words or fewer.' }],
-      params: { maxTokens: 32 },
-      signal: AbortSignal.timeout(PROOF_TIMEOUT_MS + 1000),
-    });
-    for await (const event of events) {
-      if (event.type === 'text-delta') reply += event.text;
-      if (event.type === 'finish') break;
-    }
-  } catch (error) {
-    return { ok: false, error: scrubSecret(errorMessage(error), draft.apiKey) };
-  }
-  if (reply.trim() === '') return { ok: false, error: 'the provider answered with no text' };
-  return { ok: true, reply: reply.trim(), latencyMs: Math.round(performance.now() - started) };
-}
 
 /** Whether a Telegram bot token is accepted (a getUpdates that waits for nothing and confirms nothing). */
 export async function checkTelegram(token: string, apiBase = 'https://api.telegram.org'): Promise<Proof> {
