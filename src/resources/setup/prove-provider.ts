@@ -44,3 +44,25 @@ export async function proveProvider(draft: ProviderDraft): Promise<Proof> {
   if (reply.trim() === '') return { ok: false, error: 'the provider answered with no text' };
   return { ok: true, reply: reply.trim(), latencyMs: Math.round(performance.now() - started) };
 }
+
+/** Whether a Telegram bot token is accepted (a getUpdates that waits for nothing and confirms nothing). */
+export async function checkTelegram(token: string, apiBase = 'https://api.telegram.org'): Promise<Proof> {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${apiBase.replace(/\/$/, '')}/bot${token}/getUpdates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ timeout: 0, limit: 1 }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const body = (await response.json().catch(() => ({}))) as { ok?: boolean; description?: string };
+    if (!response.ok || body.ok !== true)
+      return {
+        ok: false,
+        error: `Telegram refused the token: ${body.description ?? `HTTP ${response.status}`}`,
+      };
+    return { ok: true, reply: 'connected', latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { ok: false, error: scrubSecret(errorMessage(error), token) };
+  }
+}

@@ -27,3 +27,11 @@ export const setupProviderAnswer = z.object({
 export type SetupStatus = z.infer<typeof setupStatus>;
 export type SetupProviderBody = z.infer<typeof setupProviderBody>;
 export type SetupProviderAnswer = z.infer<typeof setupProviderAnswer>;
+
+export const setupTelegramBody = z.strictObject({
+  token: z.string().min(1).max(200),
+  /** The Bot API origin, for a proxy or a self-hosted server (default https://api.telegram.org). */
+  api_base: z.url({ protocol: /^https?$/ }).optional(),
+});
+export const setupTelegramAnswer = z.object({ accountId: z.string(), latencyMs: z.int() });
+export type SetupTelegramBody = z.infer<typeof setupTelegramBody>;

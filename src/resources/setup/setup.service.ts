@@ -4,8 +4,13 @@ import type { ConfigStore } from '../../config/config-store.ts';
 import { AppError } from '../../core/errors.ts';
 import type { ModelsService } from '../models/models.service.ts';
 import { hasDefaultAdminPassword } from '../users/users.service.ts';
-import { proveProvider } from './prove-provider.ts';
-import type { SetupProviderAnswer, SetupProviderBody, SetupStatus } from './setup.schema.ts';
+import { checkTelegram, proveProvider } from './prove-provider.ts';
+import type {
+  SetupProviderAnswer,
+  SetupProviderBody,
+  SetupStatus,
+  SetupTelegramBody,
+} from './setup.schema.ts';
 
 export class SetupService {
   constructor(
@@ -44,5 +49,20 @@ export class SetupService {
     else await this.models.create(body);
     await this.store.update((editor) => editor.set(['models', 'default_provider'], body.id));
     return { id: body.id, reply: proof.reply, latencyMs: proof.latencyMs };
+  }
+
+  /** Adds Telegram account bot1 (dm_policy pairing) once the token was accepted by the Bot API. */
+  async addTelegram(body: SetupTelegramBody): Promise<{ accountId: string; latencyMs: number }> {
+    const check = await checkTelegram(body.token, body.api_base);
+    if (!check.ok) throw new AppError('upstream', `${check.error}; the account was not saved`);
+    await this.store.update((editor) => {
+      editor.set(['channels', 'telegram', 'enabled'], true);
+      editor.set(['channels', 'telegram', 'accounts', 'bot1'], {
+        app_secret: body.token,
+        dm_policy: 'pairing',
+        ...(body.api_base ? { api_base: body.api_base } : {}),
+      });
+    });
+    return { accountId: 'bot1', latencyMs: check.latencyMs };
   }
 }

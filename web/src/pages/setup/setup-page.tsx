@@ -3,7 +3,7 @@
 // a live completion before it is saved, the admin password, authentication (recommended), an
 // optional Telegram bot checked to connect, and a health check with the address of the UI.
 import { useState } from 'preact/hooks';
-import { api, ApiError, request, setToken } from '../../api.ts';
+import { api, ApiError, setToken } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
@@ -114,7 +114,8 @@ export function SetupPage() {
   };
 
   const finish = async () => {
-    const response = await request('/health', { quiet: true }).catch(() => undefined);
+    // /health is at the root, beside /api/v1.
+    const response = await fetch('/health').catch(() => undefined);
     setHealth(response?.ok ? 'healthy' : 'not answering /health');
     setStep('done');
   };
@@ -122,28 +123,12 @@ export function SetupPage() {
   const saveTelegram = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      await api('/channels/telegram/accounts', {
+      // The server checks the token with the Bot API before it saves the account.
+      await api('/setup/telegram', {
         method: 'POST',
-        body: {
-          id: 'bot1',
-          app_secret: tgToken.trim(),
-          dm_policy: 'pairing',
-          ...(tgBase.trim() ? { api_base: tgBase.trim() } : {}),
-        },
+        body: { token: tgToken.trim(), ...(tgBase.trim() ? { api_base: tgBase.trim() } : {}) },
         quiet: true,
       });
-      // Wait (up to 20 s) for the bot to connect, and say so if it does not.
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const account = await api<{ status: { state: string; error?: string } }>(
-          '/channels/telegram/accounts/bot1',
-          { quiet: true },
-        );
-        if (account.status.state === 'connected') break;
-        if (account.status.state === 'error' || Date.now() > deadline)
-          throw new Error(`the bot did not connect: ${account.status.error ?? account.status.state}`);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
       await finish();
     });
   };
