@@ -1,9 +1,8 @@
 // The steps of `agent-service onboard` that talk to the outside: prove a model provider with a live
-// completion (shared with the web UI's first-run wizard), check that a Telegram bot token connects, and the health check at the end. Each
-// returns what happened; none writes the config file (the command saves only what was proven).
+// completion and check a Telegram bot token (both shared with the web UI's first-run wizard), and
+// the health check at the end. None writes the config file (the command saves what was proven).
 import { errorMessage } from '../core/errors.ts';
 export { checkTelegram, proveProvider, type ProviderDraft } from '../resources/setup/prove-provider.ts';
-import { scrubSecret } from '../model-providers/upstream-failure.ts';
 
 /** GET /health of a running server: undefined when it answers healthy, else why not. */
 export async function healthProblem(url: string): Promise<string | undefined> {
