@@ -57,7 +57,10 @@ export function App() {
     if (first === '')
       api<{ needed: boolean }>('/setup', { quiet: true }).then(
         (setup) => navigate(href(setup.needed ? 'setup' : HOME), { replace: true }),
-        () => navigate(href(HOME), { replace: true }),
+        // A 401 has already sent the tab to the login page; anything else opens the home page.
+        () => {
+          if (window.location.pathname !== href('login')) navigate(href(HOME), { replace: true });
+        },
       );
   }, [first]);
   useEffect(() => setMenuOpen(false), [segments.join('/')]);
