@@ -40,8 +40,13 @@ export async function hasDefaultAdminPassword(config: Config): Promise<boolean> 
   if (entry === undefined) return false;
   const { password } = parseUserEntry('admin', entry);
   if (!isPasswordHash(password)) return password === DEFAULT_ADMIN_PASSWORD;
-  return verifyPassword(DEFAULT_ADMIN_PASSWORD, password);
+  // One scrypt per stored hash, not one per call (GET /setup runs on every visit to /ui/).
+  if (checkedHash?.hash !== password)
+    checkedHash = { hash: password, isDefault: await verifyPassword(DEFAULT_ADMIN_PASSWORD, password) };
+  return checkedHash.isDefault;
 }
+
+let checkedHash: { hash: string; isDefault: boolean } | undefined;
 
 export class UsersService {
   constructor(
