@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, setToken, signedIn } from './api.ts';
 import { LoginPage } from './pages/login.tsx';
-import { SetupPage } from './pages/setup/setup-page.tsx';
+import { SetupPage, SKIPPED_KEY } from './pages/setup/setup-page.tsx';
 import { href, navigate, useSegments } from './router.ts';
 import { HOME, ROUTES } from './routes.ts';
 import { useStore } from './store.ts';
@@ -54,7 +54,8 @@ export function App() {
 
   useEffect(() => {
     // A first visit to a server with no provider and the default admin password opens the wizard.
-    if (first === '')
+    if (first === '' && sessionStorage.getItem(SKIPPED_KEY)) navigate(href(HOME), { replace: true });
+    else if (first === '')
       api<{ needed: boolean }>('/setup', { quiet: true }).then(
         (setup) => navigate(href(setup.needed ? 'setup' : HOME), { replace: true }),
         // A 401 has already sent the tab to the login page; anything else opens the home page.

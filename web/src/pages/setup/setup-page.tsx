@@ -8,6 +8,9 @@ import { href, navigate } from '../../router.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
 
+/** Set when the user skipped the wizard: /ui/ then opens the chat in this tab. */
+export const SKIPPED_KEY = 'agent-service.setup-skipped';
+
 type Step = 'provider' | 'password' | 'auth' | 'telegram' | 'done';
 
 function field(
@@ -147,9 +150,22 @@ export function SetupPage() {
             {field('Base URL', baseUrl, setBaseUrl)}
             {field('Model', model, setModel)}
             {field('API key', apiKey, setApiKey, 'password')}
-            <button type="submit" class="btn btn-primary" disabled={busy}>
-              {busy ? 'Trying it…' : 'Test and save'}
-            </button>
+            <div class="toolbar">
+              <button type="submit" class="btn btn-primary" disabled={busy}>
+                {busy ? 'Trying it…' : 'Test and save'}
+              </button>
+              <button
+                type="button"
+                class="btn"
+                onClick={() => {
+                  // Not asked again in this tab; the demo model answers until a provider is added.
+                  sessionStorage.setItem(SKIPPED_KEY, '1');
+                  navigate(href('chat'));
+                }}
+              >
+                Skip for now
+              </button>
+            </div>
           </form>
         )}
         {step === 'password' && (
