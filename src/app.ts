@@ -34,6 +34,9 @@ import { registerResponseRoutes } from './resources/responses/responses.routes.t
 import { registerRuleRoutes } from './resources/rules/rules.routes.ts';
 import { registerSessionRoutes } from './resources/sessions/sessions.routes.ts';
 import { registerMemoryRoutes } from './resources/memory/memory.routes.ts';
+import { registerUserRoutes } from './resources/users/users.routes.ts';
+import { registerPairingRoutes } from './resources/pairing/pairing.routes.ts';
+import { registerSetupRoutes } from './resources/setup/setup.routes.ts';
 import { MAX_UPLOAD_BYTES } from './resources/skills/skills.schema.ts';
 import { registerSkillRoutes } from './resources/skills/skills.routes.ts';
 import { registerToolRoutes } from './resources/tools/tools.routes.ts';
@@ -216,6 +219,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerBudgetRoutes(api, resources.budgets);
       registerEventRoutes(api);
       registerMonitorRoutes(api, resources.monitor);
+      registerUserRoutes(api, resources.users);
+      registerPairingRoutes(api, resources.pairing);
+      registerSetupRoutes(api, resources.setup);
     },
     { prefix: API_PREFIX },
   );

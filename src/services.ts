@@ -33,6 +33,7 @@ import { CronScheduler } from './scheduler/scheduler.ts';
 import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
 import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
 import { metaOf } from './channels/account-schema.ts';
+import { PairingStore } from './channels/pairing-store.ts';
 import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
@@ -49,6 +50,9 @@ import { MessagesService } from './resources/messages/messages.service.ts';
 import { ModelsService } from './resources/models/models.service.ts';
 import { RulesService } from './resources/rules/rules.service.ts';
 import { SessionsService } from './resources/sessions/sessions.service.ts';
+import { UsersService } from './resources/users/users.service.ts';
+import { PairingService } from './resources/pairing/pairing.service.ts';
+import { SetupService } from './resources/setup/setup.service.ts';
 import { SkillsService } from './resources/skills/skills.service.ts';
 import { ToolsService } from './resources/tools/tools.service.ts';
 import { WorkspaceService } from './resources/workspace/workspace.service.ts';
@@ -91,6 +95,9 @@ export interface ResourceServices {
   responses: ResponsesService;
   rules: RulesService;
   sessions: SessionsService;
+  users: UsersService;
+  pairing: PairingService;
+  setup: SetupService;
   skills: SkillsService;
   tools: ToolsService;
   webhooks: WebhooksService;
@@ -104,6 +111,8 @@ export interface ResourceServices {
 export interface Services {
   /** Users, tokens and API keys; also what the auth hook resolves credentials with. */
   auth: AuthService;
+  /** DM pairing requests of channel accounts with dm_policy pairing. */
+  pairing: PairingStore;
   registry: NodeRegistry;
   engine: RuleEngine;
   chains: ChainCatalog;
@@ -330,9 +339,11 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ),
     ...replacements,
   ];
+  const pairing = new PairingStore(db);
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
     guard: usage.guard,
+    pairing,
     ...channelOptions,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -343,6 +354,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const a2a = new A2AServer(turns, chains.agents, { requireAuth: () => store.current.security.requireAuth });
   const domain: DomainServices = {
     auth,
+    pairing,
     registry,
     engine,
     chains,
@@ -413,6 +425,7 @@ type DomainServices = Omit<Services, 'resources'>;
 function createResourceServices(store: ConfigStore, domain: DomainServices): ResourceServices {
   const { chains, workspace } = domain;
   const agents = new AgentsService(chains);
+  const models = new ModelsService(store);
   const config = store.current;
   return {
     agents,
@@ -434,7 +447,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       requireAgent: (agentId) => agents.requireAgent(agentId),
       workspace,
     }),
-    models: new ModelsService(store),
+    models,
     monitor: new MonitorService(
       domain.telemetry,
       () =>
@@ -465,6 +478,9 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
       search: domain.sessionSearch,
       compact: (agentId, key, signal) => domain.turns.compact(agentId, key, signal),
     }),
+    users: new UsersService(store, agents),
+    pairing: new PairingService(store, domain.pairing),
+    setup: new SetupService(store, models),
     skills: new SkillsService(agents, workspace, domain.skillsDir),
     tools: new ToolsService(chains),
     workspace: new WorkspaceService(agents, workspace),

@@ -9,10 +9,18 @@ import type { Config } from '../config/schema.ts';
 import { AppError, unauthenticated } from '../core/errors.ts';
 import { own, randomToken } from '../core/ids.ts';
 import { digest, hashPassword, isPasswordHash, verifyPassword } from '../core/secrets.ts';
+import { userAccess, type UserRole } from './user-access.ts';
 import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from './users.ts';
 
 export type Principal =
-  | { kind: 'user'; username: string; via: 'jwt' | 'api-key' }
+  | {
+      kind: 'user';
+      username: string;
+      via: 'jwt' | 'api-key';
+      /** Absent means admin. A member may use only `agents` and the routes members are allowed. */
+      role?: UserRole;
+      agents?: readonly string[];
+    }
   | { kind: 'account'; platform: 'api'; accountId: string; agents?: readonly string[] };
 
 interface KeyEntry {
@@ -57,8 +65,9 @@ export class AuthService {
     for (const [username, value] of Object.entries(config.security.users)) {
       const entry = parseUserEntry(username, value);
       if (!isPasswordHash(entry.password)) plainPasswords.push(entry.password);
-      if (entry.apiKey)
-        keys.push({ digest: digest(entry.apiKey), principal: { kind: 'user', username, via: 'api-key' } });
+      const access = userAccess(config, username);
+      if (entry.apiKey && !access.disabled)
+        keys.push({ digest: digest(entry.apiKey), principal: userPrincipal(config, username, 'api-key') });
     }
     const api = config.channels.api;
     if (api?.enabled !== false) {
@@ -102,7 +111,9 @@ export class AuthService {
     const users = this.store.current.security.users;
     // Own keys only: "__proto__" or "toString" are unknown users, not Object.prototype members.
     const value = own(users, username);
-    return typeof value === 'string' ? parseUserEntry(username, value) : undefined;
+    // A disabled user is unknown: no login, and the tokens issued before stop working at once.
+    if (typeof value !== 'string' || userAccess(this.store.current, username).disabled) return undefined;
+    return parseUserEntry(username, value);
   }
 
   /** One scrypt on every path: the stored hash, the hash of a plain password, or a dummy. */
@@ -141,7 +152,7 @@ export class AuthService {
       const entry = payload.sub ? this.user(payload.sub) : undefined;
       if (!entry || payload['pwv'] !== passwordVersion(this.secret, entry.username, entry.password))
         return undefined;
-      return { kind: 'user', username: entry.username, via: 'jwt' };
+      return userPrincipal(this.store.current, entry.username, 'jwt');
     } catch {
       return undefined;
     }
@@ -203,4 +214,10 @@ export class AuthService {
   private rawUserValue(raw: unknown, resolved: string): string {
     return typeof raw === 'string' ? raw : resolved;
   }
+}
+
+function userPrincipal(config: Config, username: string, via: 'jwt' | 'api-key'): Principal {
+  const access = userAccess(config, username);
+  if (access.role === 'admin') return { kind: 'user', username, via };
+  return { kind: 'user', username, via, role: 'member', agents: access.agents };
 }

@@ -7,6 +7,8 @@ import type { TurnRunner } from '../turns/agent-turn.ts';
 import type { Attribution } from '../usage/attribution.ts';
 import { isRefusal, type UsageGuard } from '../usage/guard.ts';
 import { sessionKey } from '../turns/session-key.ts';
+import { offerPairing } from './pairing.ts';
+import type { PairingStore } from './pairing-store.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
 import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage, ReplyStream } from './types.ts';
 
@@ -31,6 +33,8 @@ export interface InboundDeps {
   turnTimeoutMs?: number;
   /** Rate limits and budgets checked before the turn; a refused user is told once (usage/guard.ts). */
   guard?: UsageGuard;
+  /** Pending DM pairing requests (dm_policy pairing); without it such senders are only refused. */
+  pairing?: PairingStore | undefined;
 }
 
 /** One session per account and peer; a thread (Slack, Feishu topics) has a session of its own. */
@@ -117,6 +121,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   const decision = checkPolicy(account, message);
   if (!decision.allowed) {
     deps.logger?.info({ ...where, reason: decision.reason }, 'channel message refused by policy');
+    if (decision.pairing && deps.pairing) await offerPairing(message, deps, deps.pairing, where);
     return 'refused';
   }
   if (

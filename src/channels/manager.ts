@@ -14,6 +14,7 @@ import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
+import type { PairingStore } from './pairing-store.ts';
 import { keepConnected, type BackoffOptions } from './reconnect.ts';
 import type {
   AccountStatus,
@@ -36,6 +37,8 @@ export interface ChannelManagerOptions {
   lease?: ConnectionLease;
   /** Rate limits and budgets checked before a turn starts (usage/guard.ts). */
   guard?: UsageGuard;
+  /** Pending DM pairing requests (dm_policy pairing). */
+  pairing?: PairingStore;
   /** Called after each inbound message is handled (tests wait on it). */
   onHandled?: (message: InboundMessage, outcome: InboundOutcome) => void;
 }
@@ -261,6 +264,7 @@ export class ChannelManager {
           signal: controller.signal,
           ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
           ...(this.options.guard ? { guard: this.options.guard } : {}),
+          pairing: this.options.pairing,
         })
           .then((outcome) => this.options.onHandled?.(message, outcome))
           .catch((error: unknown) =>

@@ -2,7 +2,8 @@
 //
 // Policies: dm_policy applies to direct messages and group_policy to groups. `allow` lets everyone
 // in, `disabled` no one, `allowlist` only ids listed in the account's allow_from: the sender's id for
-// a direct message, the chat's id for a group (a group is admitted as a whole).
+// a direct message, the chat's id for a group (a group is admitted as a whole). `pairing` (DMs only)
+// is an allowlist that an unknown sender may ask to join with a code (channels/pairing.ts).
 //
 // Bindings (GUIDE §8), most specific first: a peer match, then an account match, then a channel
 // match, then the `default` binding, then agent `main`. Within one level the first binding in the
@@ -15,7 +16,13 @@ import type { InboundMessage } from './types.ts';
 
 export const DEFAULT_AGENT = 'main';
 
-export type PolicyDecision = { allowed: true } | { allowed: false; reason: string };
+export type PolicyDecision =
+  | { allowed: true }
+  | {
+      allowed: false;
+      reason: string;
+      /** dm_policy pairing: the sender may ask for a code. */ pairing?: true;
+    };
 
 /** The id a binding's `peer` and an allowlist compare with. */
 export function peerOf(message: Pick<InboundMessage, 'chatType' | 'chatId' | 'senderId'>): string {
@@ -29,6 +36,10 @@ export function checkPolicy(account: AccountConfig, message: InboundMessage): Po
       return { allowed: true };
     case 'disabled':
       return { allowed: false, reason: `${message.chatType === 'dm' ? 'dm' : 'group'}_policy is disabled` };
+    case 'pairing':
+      return account.allow_from.includes(peerOf(message))
+        ? { allowed: true }
+        : { allowed: false, reason: 'sender is not paired (dm_policy pairing)', pairing: true };
     case 'allowlist':
       return account.allow_from.includes(peerOf(message))
         ? { allowed: true }

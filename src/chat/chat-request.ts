@@ -5,6 +5,7 @@ import type { ChatMessage, ModelParams, ToolSpec } from '../model-providers/type
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput } from '../turns/agent-turn.ts';
 import type { Principal } from '../auth/auth-service.ts';
+import { sessionOwner } from '../auth/agent-access.ts';
 import { messageImages, messageText, type ChatRequest, type ChatRequestMessage } from './chat.schema.ts';
 
 /** The request's model parameters, passed through to the provider. */
@@ -107,10 +108,11 @@ export function apiSession(
   sessionId: string,
   principal: Principal | undefined,
 ): NonNullable<TurnInput['session']> {
-  if (principal?.kind === 'account') {
+  const owner = sessionOwner(principal);
+  if (owner !== undefined) {
     const scope = 'per_account_channel_peer';
     return {
-      key: sessionKey({ agentId, channel: 'api', scope, scopeId: `${principal.accountId}:${sessionId}` }),
+      key: sessionKey({ agentId, channel: 'api', scope, scopeId: `${owner}:${sessionId}` }),
       info: { agentId, channel: 'api', scope },
     };
   }

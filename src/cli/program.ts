@@ -13,6 +13,8 @@ import { registerCron } from './commands/cron.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerBackup } from './commands/backup.ts';
 import { registerMessaging } from './commands/messaging.ts';
+import { registerPairing } from './commands/pairing.ts';
+import { registerOnboard } from './commands/onboard.ts';
 import { registerProviders } from './commands/providers.ts';
 import { registerRules } from './commands/rules.ts';
 import { registerServe } from './commands/serve.ts';
@@ -71,6 +73,8 @@ export function buildProgram(cx: Context): Command {
   registerMessaging(program, cx);
   registerSessions(program, cx);
   registerAuth(program, cx);
+  registerPairing(program, cx);
+  registerOnboard(program, cx);
   registerService(program, cx);
   registerLogs(program, cx);
   registerBackup(program, cx);

@@ -53,7 +53,8 @@ export const commonAccountFields = {
   name: z.string().default(''),
   description: z.string().default(''),
   enabled: z.boolean().default(true),
-  dm_policy: policy.default('allow'),
+  /** `pairing`: an unknown sender gets a code an admin approves (then it is added to allow_from). */
+  dm_policy: z.enum([...policy.options, 'pairing']).default('allow'),
   group_policy: policy.default('allow'),
   allow_from: z.array(z.string()).default([]),
   /** api accounts: the agents this account's key may call (chat, MCP, A2A); absent means every agent. */
@@ -222,6 +223,18 @@ export const configSchema = z.strictObject({
     .strictObject({
       requireAuth: z.boolean().default(false),
       users: z.record(id, z.string().min(1)).default({ admin: DEFAULT_ADMIN_PASSWORD }),
+      /** Role, state and agents of users named in `users`; a user not listed is an enabled admin. */
+      user_access: z
+        .record(
+          id,
+          z.strictObject({
+            role: z.enum(['admin', 'member']).default('admin'),
+            disabled: z.boolean().default(false),
+            /** The agents a member may chat with (admins use every agent). */
+            agents: z.array(id).default([]),
+          }),
+        )
+        .default({}),
       jwtSecret: z.string().min(16).optional(),
       jwtExpire: z
         .string()

@@ -3,7 +3,9 @@
 //   jwt: always a user's JWT; chat: a user or an enabled api-channel account key when requireAuth is on.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthenticated } from '../core/errors.ts';
+import { isMember } from '../auth/agent-access.ts';
 import type { AuthService, Principal } from '../auth/auth-service.ts';
+import { checkMemberRequest } from './member-routes.ts';
 
 export type AuthPolicy = 'public' | 'user' | 'jwt' | 'chat';
 
@@ -33,6 +35,7 @@ export function installAuth(app: FastifyInstance, auth: AuthService, requireAuth
     if (policy === 'jwt') {
       if (principal?.kind === 'user' && principal.via === 'jwt') {
         request.principal = principal;
+        if (isMember(principal)) checkMemberRequest(request);
         return;
       }
       throw unauthenticated(
@@ -41,6 +44,7 @@ export function installAuth(app: FastifyInstance, auth: AuthService, requireAuth
     }
     if (principal?.kind === 'user' || (policy === 'chat' && principal?.kind === 'account')) {
       request.principal = principal;
+      if (isMember(principal)) checkMemberRequest(request);
       return;
     }
     if (!requireAuth()) return;

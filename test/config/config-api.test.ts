@@ -50,6 +50,7 @@ describe('configuration API', () => {
     assert.deepEqual(body.security, {
       requireAuth: false,
       users: { admin: true },
+      user_access: {},
       jwtExpire: '24h',
       loginRateLimit: 10,
     });

@@ -1,8 +1,9 @@
 // The shell: navigation from the routes table, the current page, toasts and the shared dialogs.
 // The login page replaces the shell while /ui/login is open.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { setToken, signedIn } from './api.ts';
+import { api, setToken, signedIn } from './api.ts';
 import { LoginPage } from './pages/login.tsx';
+import { SetupPage, SKIPPED_KEY } from './pages/setup/setup-page.tsx';
 import { href, navigate, useSegments } from './router.ts';
 import { HOME, ROUTES } from './routes.ts';
 import { useStore } from './store.ts';
@@ -52,15 +53,37 @@ export function App() {
   const route = ROUTES.find((entry) => entry.path === first);
 
   useEffect(() => {
-    if (first === '') navigate(href(HOME), { replace: true });
+    // A first visit to a server with no provider and the default admin password opens the wizard.
+    if (first === '' && sessionStorage.getItem(SKIPPED_KEY)) navigate(href(HOME), { replace: true });
+    else if (first === '')
+      api<{ needed: boolean }>('/setup', { quiet: true }).then(
+        (setup) => navigate(href(setup.needed ? 'setup' : HOME), { replace: true }),
+        // A 401 has already sent the tab to the login page; anything else opens the home page.
+        () => {
+          if (window.location.pathname !== href('login')) navigate(href(HOME), { replace: true });
+        },
+      );
   }, [first]);
   useEffect(() => setMenuOpen(false), [segments.join('/')]);
   useEscape(menuOpen, closeMenu);
   useEffect(() => {
-    const label = first === 'login' ? 'Sign in' : (route?.label ?? (first ? 'Not found' : undefined));
+    const label =
+      first === 'login'
+        ? 'Sign in'
+        : first === 'setup'
+          ? 'Setup'
+          : (route?.label ?? (first ? 'Not found' : undefined));
     document.title = label ? `${label} · Agent Service` : 'Agent Service';
   }, [first, route]);
 
+  if (first === 'setup') {
+    return (
+      <>
+        <SetupPage />
+        <ToastHost />
+      </>
+    );
+  }
   if (first === 'login') {
     return (
       <>

@@ -13,6 +13,7 @@ import { SettingsPage } from './pages/settings/settings-page.tsx';
 import { SkillsPage } from './pages/skills/skills-page.tsx';
 import { UsagePage } from './pages/usage/usage-page.tsx';
 import { LogsPage } from './pages/logs/logs-page.tsx';
+import { UsersPage } from './pages/users/users-page.tsx';
 
 export interface PageProps {
   /** The URL segments after the page's own: /ui/chat/main/s1 gives ['main', 's1']. */
@@ -36,6 +37,7 @@ export const ROUTES: RouteEntry[] = [
   { path: 'usage', label: 'Usage', icon: 'usage', page: UsagePage },
   { path: 'monitor', label: 'Monitor', icon: 'monitor', page: MonitorPage },
   { path: 'logs', label: 'Logs', icon: 'logs', page: LogsPage },
+  { path: 'users', label: 'Users', icon: 'agents', page: UsersPage },
   { path: 'settings', label: 'Settings', icon: 'settings', page: SettingsPage },
 ];
 

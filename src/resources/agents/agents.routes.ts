@@ -1,6 +1,7 @@
 // Agents over REST: list, read, create, replace, delete and reload agent definitions.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { mayUseAgent } from '../../auth/agent-access.ts';
 import { deleted, successAnswer } from '../../http/answers.ts';
 import { paginate } from '../../http/pagination.ts';
 import { agentParams, chainBody, chainListQuery } from './agents.schema.ts';
@@ -12,7 +13,8 @@ export function registerAgentRoutes(app: FastifyInstance, agents: AgentsService)
 
   api.get('/agents', { schema: { tags, querystring: chainListQuery } }, async (request) => {
     const { page, size, ...filter } = request.query;
-    return paginate(agents.list(filter), { page, size });
+    const visible = agents.list(filter).filter((agent) => mayUseAgent(request.principal, String(agent.ruleChain['id'])));
+    return paginate(visible, { page, size });
   });
   api.get('/agents/:agentId', { schema: { tags, params: agentParams } }, async (request) =>
     agents.get(request.params.agentId),

@@ -1,6 +1,7 @@
 // Conversation sessions for the REST API: an agent's sessions, their messages, titles, deletion.
 // Callers are users (or anyone while auth is off), who see every session of the agent, or `api`
 // channel accounts, who see only their own (scope per_account_channel_peer, keyed by account).
+import { sessionOwner } from '../../auth/agent-access.ts';
 import type { Principal } from '../../auth/auth-service.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate, type Page, type Pagination } from '../../http/pagination.ts';
@@ -123,9 +124,10 @@ export class SessionsService {
   ): Promise<Page<SessionView>> {
     this.agents.requireAgent(agentId);
     const { page, size, channel } = query;
+    const owner = sessionOwner(caller);
     const { sessions, total } = await this.sessions.list({
       agentId,
-      ...(caller?.kind === 'account' ? { keyPrefix: accountPrefix(agentId, caller.accountId) } : {}),
+      ...(owner !== undefined ? { keyPrefix: accountPrefix(agentId, owner) } : {}),
       ...(channel !== undefined ? { channel } : {}),
       offset: (page - 1) * size,
       limit: size,
@@ -235,10 +237,11 @@ export class SessionsService {
     caller: Principal | undefined,
   ): Promise<SessionSummary> {
     this.agents.requireAgent(agentId);
-    const own = caller?.kind === 'account' ? accountPrefix(agentId, caller.accountId) : `agent:${agentId}:`;
+    const owner = sessionOwner(caller);
+    const own = owner !== undefined ? accountPrefix(agentId, owner) : `agent:${agentId}:`;
     const key = given.startsWith('agent:')
       ? given
-      : caller?.kind === 'account'
+      : owner !== undefined
         ? `${own}${given}`
         : sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: given });
     const summary = key.startsWith(own) ? await this.sessions.get(key) : undefined;

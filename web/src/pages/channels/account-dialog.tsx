@@ -262,11 +262,13 @@ function PolicySelect({
     <label class="field">
       <span class="field-label">{label}</span>
       <select class="input" value={value} onChange={(event) => onChange(event.currentTarget.value as Policy)}>
-        {Object.entries(POLICY_LABELS).map(([policy, text]) => (
-          <option key={policy} value={policy}>
-            {text}
-          </option>
-        ))}
+        {Object.entries(POLICY_LABELS)
+          .filter(([policy]) => policy !== 'pairing' || label.startsWith('Direct'))
+          .map(([policy, text]) => (
+            <option key={policy} value={policy}>
+              {text}
+            </option>
+          ))}
       </select>
     </label>
   );

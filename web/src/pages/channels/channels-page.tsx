@@ -13,6 +13,7 @@ import '../../styles/manage.css';
 import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
 import { BindingsEditor } from './bindings-editor.tsx';
 import { POLICY_LABELS, type AccountView, type PlatformSpec, type PlatformView } from './platform-fields.ts';
+import { PairingCard } from './pairing-card.tsx';
 
 const REFRESH_MS = 5000;
 
@@ -116,6 +117,7 @@ export function ChannelsPage(_props: PageProps) {
       <p class="muted">
         Where your agents meet their users: chat platforms, and API keys for your own applications.
       </p>
+      <PairingCard />
       {platforms === null || specs === null ? (
         <p class="muted">Loading…</p>
       ) : (

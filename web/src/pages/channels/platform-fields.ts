@@ -2,7 +2,7 @@
 // themselves (which fields a platform takes, their labels, help and which are secret) come from the
 // server, GET /channels/platforms, where each platform declares them once beside its adapter.
 
-export type Policy = 'allow' | 'allowlist' | 'disabled';
+export type Policy = 'allow' | 'allowlist' | 'disabled' | 'pairing';
 
 export interface AccountView {
   id: string;
@@ -109,4 +109,5 @@ export const POLICY_LABELS: Record<Policy, string> = {
   allow: 'Anyone',
   allowlist: 'Only the allowlist',
   disabled: 'Nobody (off)',
+  pairing: 'Pairing: unknown senders get a code to approve',
 };

@@ -11,6 +11,7 @@ import { FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { ProvidersCard } from './providers-card.tsx';
+import { SecurityCard } from './security-card.tsx';
 
 interface ConfigView {
   server: { host: string; port: number };
@@ -243,6 +244,7 @@ export function SettingsPage(_props: PageProps) {
         <h1 class="page-title">Settings</h1>
       </div>
       <ProvidersCard />
+      <SecurityCard />
       <ApiKeyCard />
       <PasswordCard />
       <ServerInfoCard />

@@ -1,0 +1,243 @@
+// The first-run wizard, opened from /ui/ while no model provider is configured and the admin
+// password is the default (the same steps as `agent-service onboard`): a model provider proven by
+// a live completion before it is saved, the admin password, authentication (recommended), an
+// optional Telegram bot checked to connect, and a health check with the address of the UI.
+import { useState } from 'preact/hooks';
+import { api, ApiError, setToken } from '../../api.ts';
+import { href, navigate } from '../../router.ts';
+import { FormError } from '../../ui/dialog.tsx';
+import '../../styles/manage.css';
+
+/** Set when the user skipped the wizard: /ui/ then opens the chat in this tab. */
+export const SKIPPED_KEY = 'agent-service.setup-skipped';
+
+type Step = 'provider' | 'password' | 'auth' | 'telegram' | 'done';
+
+function field(
+  label: string,
+  value: string,
+  set: (value: string) => void,
+  type: 'text' | 'password' = 'text',
+  placeholder = '',
+) {
+  return (
+    <label class="field">
+      <span class="field-label">{label}</span>
+      {type === 'password' ? (
+        <input
+          class="input"
+          type="password"
+          value={value}
+          onInput={(event) => set(event.currentTarget.value)}
+        />
+      ) : (
+        <input
+          class="input"
+          type="text"
+          value={value}
+          placeholder={placeholder}
+          onInput={(event) => set(event.currentTarget.value)}
+        />
+      )}
+    </label>
+  );
+}
+
+export function SetupPage() {
+  const [step, setStep] = useState<Step>('provider');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [baseUrl, setBaseUrl] = useState('https://api.openai.com/v1');
+  const [model, setModel] = useState('gpt-4o-mini');
+  const [apiKey, setApiKey] = useState('');
+  const [proof, setProof] = useState('');
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [requireAuth, setRequireAuth] = useState(true);
+  const [tgToken, setTgToken] = useState('');
+  const [tgBase, setTgBase] = useState('');
+  const [health, setHealth] = useState('');
+
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError('');
+    try {
+      await work();
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveProvider = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      const answer = await api<{ reply: string; latencyMs: number }>('/setup/provider', {
+        method: 'POST',
+        body: {
+          id: 'default',
+          base_url: baseUrl.trim(),
+          model: model.trim(),
+          ...(apiKey ? { api_key: apiKey } : {}),
+        },
+        quiet: true,
+      });
+      setProof(`The model answered in ${answer.latencyMs} ms: “${answer.reply}”`);
+      setStep('password');
+    });
+  };
+
+  const savePassword = (event: Event) => {
+    event.preventDefault();
+    if (password !== repeat) {
+      setError('The two passwords differ.');
+      return;
+    }
+    void run(async () => {
+      await api('/users/admin', { method: 'PUT', body: { password }, quiet: true });
+      setStep('auth');
+    });
+  };
+
+  const saveAuth = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (requireAuth) {
+        const { token } = await api<{ token: string }>('/auth/login', {
+          method: 'POST',
+          body: { username: 'admin', password },
+          quiet: true,
+        });
+        setToken(token);
+        await api('/security', { method: 'PUT', body: { requireAuth: true }, quiet: true });
+      }
+      setStep('telegram');
+    });
+  };
+
+  const finish = async () => {
+    // /health is at the root, beside /api/v1.
+    const response = await fetch('/health').catch(() => undefined);
+    setHealth(response?.ok ? 'healthy' : 'not answering /health');
+    setStep('done');
+  };
+
+  const saveTelegram = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      // The server checks the token with the Bot API before it saves the account.
+      await api('/setup/telegram', {
+        method: 'POST',
+        body: { token: tgToken.trim(), ...(tgBase.trim() ? { api_base: tgBase.trim() } : {}) },
+        quiet: true,
+      });
+      await finish();
+    });
+  };
+
+  return (
+    <main class="login-page">
+      <section class="card login-card stack" aria-label="First-run setup">
+        <h1>Welcome to Agent Service</h1>
+        <FormError error={error} />
+        {step === 'provider' && (
+          <form class="stack" onSubmit={saveProvider} aria-label="Model provider">
+            <p class="muted">
+              1. Connect a model provider (any OpenAI-compatible API). It is tried with a short live
+              completion before it is saved.
+            </p>
+            {field('Base URL', baseUrl, setBaseUrl)}
+            {field('Model', model, setModel)}
+            {field('API key', apiKey, setApiKey, 'password')}
+            <div class="toolbar">
+              <button type="submit" class="btn btn-primary" disabled={busy}>
+                {busy ? 'Trying it…' : 'Test and save'}
+              </button>
+              <button
+                type="button"
+                class="btn"
+                onClick={() => {
+                  // Not asked again in this tab; the demo model answers until a provider is added.
+                  sessionStorage.setItem(SKIPPED_KEY, '1');
+                  navigate(href('chat'));
+                }}
+              >
+                Skip for now
+              </button>
+            </div>
+          </form>
+        )}
+        {step === 'password' && (
+          <form class="stack" onSubmit={savePassword} aria-label="Admin password">
+            <p class="muted" data-info="proof">
+              {proof}
+            </p>
+            <p class="muted">2. Choose the password of the admin user (at least 8 characters).</p>
+            {field('New admin password', password, setPassword, 'password')}
+            {field('Repeat the password', repeat, setRepeat, 'password')}
+            <button type="submit" class="btn btn-primary" disabled={busy}>
+              Set password
+            </button>
+          </form>
+        )}
+        {step === 'auth' && (
+          <form class="stack" onSubmit={saveAuth} aria-label="Authentication">
+            <p class="muted">
+              3. Require sign-in (recommended): without it, anyone who can reach this address can use your
+              agents, read conversations and change the configuration.
+            </p>
+            <label class="inline-check">
+              <input
+                type="checkbox"
+                checked={requireAuth}
+                onChange={(event) => setRequireAuth(event.currentTarget.checked)}
+              />
+              Require sign-in
+            </label>
+            <button type="submit" class="btn btn-primary" disabled={busy}>
+              Continue
+            </button>
+          </form>
+        )}
+        {step === 'telegram' && (
+          <form class="stack" onSubmit={saveTelegram} aria-label="Chat platform">
+            <p class="muted">
+              4. Optional: connect a Telegram bot (token from @BotFather). New people who write to it get a
+              code you approve on the Channels page.
+            </p>
+            {field('Telegram bot token', tgToken, setTgToken, 'password')}
+            {field(
+              'Bot API address (optional, for a proxy)',
+              tgBase,
+              setTgBase,
+              'text',
+              'https://api.telegram.org',
+            )}
+            <div class="toolbar">
+              <button type="submit" class="btn btn-primary" disabled={busy || tgToken.trim() === ''}>
+                {busy ? 'Connecting…' : 'Connect the bot'}
+              </button>
+              <button type="button" class="btn" disabled={busy} onClick={() => void finish()}>
+                Skip
+              </button>
+            </div>
+          </form>
+        )}
+        {step === 'done' && (
+          <div class="stack" aria-label="Done">
+            <p>
+              Server: <strong data-info="health">{health}</strong>
+            </p>
+            <p>
+              Open the UI at <code data-info="address">{`${window.location.origin}/ui/`}</code>
+            </p>
+            <button type="button" class="btn btn-primary" onClick={() => navigate(href('chat'))}>
+              Start chatting
+            </button>
+          </div>
+        )}
+      </section>
+    </main>
+  );
+}
