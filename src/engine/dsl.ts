@@ -38,6 +38,8 @@ export const ruleChainSchema = z.looseObject({
     firstNodeIndex: z.number().int().min(0).optional(),
     nodes: z.array(ruleNodeSchema),
     connections: z.array(ruleConnectionSchema).optional(),
+    /** RuleGo's connections from a node to another chain (toId is the chain's id). */
+    ruleChainConnections: z.array(ruleConnectionSchema).optional(),
   }),
 });
 
@@ -101,8 +103,13 @@ export function normalizeRuleChain(value: unknown): unknown {
     }
     out['ruleChain'] = ruleChain;
   }
+  // RuleGo loads a chain without metadata or nodes as an empty chain.
+  if (isRecord(value['ruleChain']) && (value['metadata'] === undefined || value['metadata'] === null)) {
+    out['metadata'] = { nodes: [] };
+  }
   if (isRecord(value['metadata'])) {
     const metadata = dropNulls(value['metadata']);
+    metadata['nodes'] ??= [];
     metadata['firstNodeIndex'] = weakNumber(metadata['firstNodeIndex']);
     if (metadata['firstNodeIndex'] === undefined) delete metadata['firstNodeIndex'];
     if (Array.isArray(metadata['nodes'])) {

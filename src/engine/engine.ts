@@ -14,7 +14,8 @@ import type { RunLimits } from './run-budget.ts';
 import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
 import { RunLogStore } from './run-log.ts';
-import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
+import { outputsOfRun } from './run-outputs.ts';
+import type { NodeOutput, NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
 
 export interface RuleEngineOptions {
   registry: NodeRegistry;
@@ -82,6 +83,8 @@ export class RuleEngine {
       // A body run inside a running chain: the outer run already holds the chain in service.
       runFrom: (chain, node, message, scope) => this.startRun(chain, node, message, scope, () => undefined),
       recordRun: (log) => this.runLogs.add(log),
+      runChainNode: (chainId, nodeId, message, scope, all) =>
+        this.runChainNode(chainId, nodeId, message, scope, all),
     };
   }
 
@@ -197,6 +200,29 @@ export class RuleEngine {
     }
   }
 
+  /** The `ref` node's `chainId:nodeId`: that node alone, or with what follows it; held in service meanwhile. */
+  private async runChainNode(
+    chainId: string,
+    nodeId: string,
+    message: RuleMessage,
+    scope: RunScope,
+    all: boolean,
+  ): Promise<NodeOutput[]> {
+    const loaded = this.inService(chainId);
+    const { compiled } = loaded;
+    const node = compiled.nodes.get(nodeId);
+    if (!node) throw new AppError('not-found', `rule chain "${chainId}": no node "${nodeId}"`);
+    if (scope.depth > this.maxDepth) throw new Error(`calls nested deeper than ${this.maxDepth} levels`);
+    loaded.inFlight += 1;
+    try {
+      if (all) return outputsOfRun(await this.startRun(compiled, node, message, scope, () => undefined));
+      return await new ChainRun(compiled, this.host, scope, () => undefined).callNode(nodeId, message);
+    } finally {
+      loaded.inFlight -= 1;
+      if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
+    }
+  }
+
   private inService(chainId: string): LoadedChain {
     if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
     const loaded = this.chains.get(chainId);
@@ -209,6 +235,10 @@ export class RuleEngine {
 
   private runLoaded(loaded: LoadedChain, message: RuleMessage, scope: RunScope): Promise<RunResult> {
     const { compiled } = loaded;
+    // An empty chain loads, as in RuleGo, and every run of it fails (RuleGo's ErrRuleChainHasNoNodes).
+    if (!compiled.first) {
+      return Promise.resolve({ outcome: 'failure', results: [], error: 'the rule chain has no nodes' });
+    }
     loaded.inFlight += 1;
     return this.startRun(compiled, compiled.first, message, scope, () => {
       loaded.inFlight -= 1;
