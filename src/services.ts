@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
 import { createCluster, type Cluster } from './cluster/cluster.ts';
+import { RedisRuleCache } from './engine/cache.ts';
 import type { Locks } from './cluster/locks.ts';
 import { readiness, type Readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
@@ -176,6 +177,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     maxFanOut: config.engine.max_fan_out,
     services: {
       globals: () => publicGlobals(store.current),
+      // cacheGet/cacheSet/cacheDelete: shared through Redis when clustered, else in process.
+      ...(cluster.redis ? { ruleCache: new RedisRuleCache(cluster.redis, `${cluster.prefix}rulecache:`) } : {}),
       network: {
         allowPrivateNetwork: config.engine.rest_allow_private_network,
         allowedHosts: config.engine.rest_allowed_hosts,

@@ -2,6 +2,7 @@
 // add theirs with `register` and the engine needs no other change.
 import { AppError } from '../core/errors.ts';
 import { breakNode } from './nodes/break.ts';
+import { cacheDeleteNode, cacheGetNode, cacheSetNode } from './nodes/cache.ts';
 import { commentNode } from './nodes/comment.ts';
 import { delayNode } from './nodes/delay.ts';
 import { fetchNodeOutputNode } from './nodes/fetch-node-output.ts';
@@ -80,5 +81,8 @@ export function createDefaultRegistry(): NodeRegistry {
     .register(whileNode)
     .register(breakNode)
     .register(functionsNode)
-    .register(commentNode);
+    .register(commentNode)
+    .register(cacheGetNode)
+    .register(cacheSetNode)
+    .register(cacheDeleteNode);
 }
