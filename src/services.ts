@@ -177,6 +177,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     maxFanOut: config.engine.max_fan_out,
     services: {
       globals: () => publicGlobals(store.current),
+      allowExec: config.engine.allow_exec,
+      allowSsh: config.engine.allow_ssh,
       // cacheGet/cacheSet/cacheDelete: shared through Redis when clustered, else in process.
       ...(cluster.redis ? { ruleCache: new RedisRuleCache(cluster.redis, `${cluster.prefix}rulecache:`) } : {}),
       network: {

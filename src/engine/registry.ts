@@ -4,7 +4,9 @@ import { AppError } from '../core/errors.ts';
 import { breakNode } from './nodes/break.ts';
 import { cacheDeleteNode, cacheGetNode, cacheSetNode } from './nodes/cache.ts';
 import { commentNode } from './nodes/comment.ts';
+import { dbClientNode } from './nodes/db-client.ts';
 import { delayNode } from './nodes/delay.ts';
+import { execNode, sshNode } from './nodes/exec.ts';
 import { fetchNodeOutputNode } from './nodes/fetch-node-output.ts';
 import { functionsNode } from './nodes/functions.ts';
 import { groupFilterNode } from './nodes/group-filter.ts';
@@ -84,5 +86,8 @@ export function createDefaultRegistry(): NodeRegistry {
     .register(commentNode)
     .register(cacheGetNode)
     .register(cacheSetNode)
-    .register(cacheDeleteNode);
+    .register(cacheDeleteNode)
+    .register(dbClientNode)
+    .register(execNode)
+    .register(sshNode);
 }
