@@ -7,6 +7,7 @@ import { commentNode } from './nodes/comment.ts';
 import { dbClientNode } from './nodes/db-client.ts';
 import { delayNode } from './nodes/delay.ts';
 import { execNode, sshNode } from './nodes/exec.ts';
+import { mqttClientNode, netNode, sendEmailNode, wsNode } from './nodes/messaging.ts';
 import { fetchNodeOutputNode } from './nodes/fetch-node-output.ts';
 import { functionsNode } from './nodes/functions.ts';
 import { groupFilterNode } from './nodes/group-filter.ts';
@@ -89,5 +90,9 @@ export function createDefaultRegistry(): NodeRegistry {
     .register(cacheDeleteNode)
     .register(dbClientNode)
     .register(execNode)
-    .register(sshNode);
+    .register(sshNode)
+    .register(mqttClientNode)
+    .register(sendEmailNode)
+    .register(netNode)
+    .register(wsNode);
 }
