@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
 import { createCluster, type Cluster } from './cluster/cluster.ts';
 import { RedisRuleCache } from './engine/cache.ts';
+import { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Locks } from './cluster/locks.ts';
 import { readiness, type Readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
@@ -89,6 +90,8 @@ export interface Services {
   workspace(agentId: string): Promise<string>;
   /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
   cluster: Cluster;
+  /** The endpoints of the chains in service (metadata.endpoints). */
+  endpoints: EndpointManager;
   /** Whether the database and (clustered) Redis answer, for GET /ready. */
   ready(): Promise<Readiness>;
   /** Folder of the global skills: <data root>/skills. */
@@ -191,6 +194,13 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       ...(options.logger ? { logger: options.logger } : {}),
     },
   });
+  // Chains' own endpoints (http, schedule, mqtt) follow the chains in service from the first load on.
+  const endpoints = new EndpointManager(
+    engine,
+    cluster.lease,
+    { allowPrivateNetwork: config.engine.rest_allow_private_network, allowedHosts: config.engine.rest_allowed_hosts },
+    options.logger,
+  );
   // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
   const aiDeps = {
     models,
@@ -263,6 +273,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     channels,
     workspace,
     cluster,
+    endpoints,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     skillsDir,
     async start() {
@@ -276,6 +287,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();
+      endpoints.close();
       await cluster.close();
       await engine.close();
       await modelThreads?.close();

@@ -54,6 +54,8 @@ export class RuleEngine {
   private sequence = 0;
   private closed = false;
   private readonly host: RunHost;
+  /** Told of every chain put in service (its definition) or taken out of it (undefined): endpoints. */
+  private readonly listeners = new Set<(id: string, definition: RuleChainDefinition | undefined) => void>();
   /** Logs of recent runs of chains with `debugMode` nodes. */
   readonly runLogs = new RunLogStore();
   /** The script pool this engine made, and so closes; undefined when the caller supplied one. */
@@ -86,6 +88,22 @@ export class RuleEngine {
       runChainNode: (chainId, nodeId, message, scope, all) =>
         this.runChainNode(chainId, nodeId, message, scope, all),
     };
+  }
+
+  /** Calls `listener` after each load (the definition in service) and unload (undefined); returns a remover. */
+  onChainChange(listener: (id: string, definition: RuleChainDefinition | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(id: string, definition: RuleChainDefinition | undefined): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(id, definition);
+      } catch {
+        // A listener's failure is its own (it logs); the chain stays loaded.
+      }
+    }
   }
 
   /** Parses and fully checks a definition, building (then destroying) every node. */
@@ -121,6 +139,7 @@ export class RuleEngine {
       this.disabled.delete(id);
       for (const node of compiled.nodes.values()) node.instance.start?.();
     }
+    this.changed(id, parsed.ruleChain.disabled === true ? undefined : parsed);
     if (previous) await this.retire(previous);
   }
 
@@ -131,6 +150,7 @@ export class RuleEngine {
     const loaded = this.chains.get(id);
     if (!loaded) return false;
     this.chains.delete(id);
+    this.changed(id, undefined);
     await this.retire(loaded);
     return true;
   }
