@@ -97,13 +97,18 @@ export class EndpointManager {
     signal: AbortSignal,
   ) {
     const key = `endpoint:${chainId}:${endpoint.id}:${router.id ?? router.from.path}`;
-    void whileHeld(this.lease, key, signal, (held) =>
-      endpoint.type === 'schedule'
-        ? this.schedule(router, target, held)
-        : this.subscribe(endpoint, router, target, held),
-    ).catch((error: unknown) =>
-      this.logger?.warn({ chainId, endpoint: endpoint.id, err: String(error) }, 'endpoint stopped'),
-    );
+    const work = async (held: AbortSignal): Promise<void> => {
+      try {
+        if (endpoint.type === 'schedule') await this.schedule(router, target, held);
+        else await this.subscribe(endpoint, router, target, held);
+      } catch (error) {
+        // Said in the log, then tried again (a broker that is down now may be up later).
+        const details = { chainId, endpoint: endpoint.id, err: String(error) };
+        this.logger?.warn(details, 'chain endpoint failed; retrying in 5 s');
+        await Promise.race([aborted(held), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      }
+    };
+    void whileHeld(this.lease, key, signal, work).catch(() => undefined);
   }
 
   /** RuleGo's schedule endpoint: from.path is a cron expression (seconds first when it has six fields). */
@@ -139,12 +144,26 @@ export class EndpointManager {
       reconnectPeriod: 5000,
     });
     client.on('message', (topic, payload) => {
-      const message = newMessage(payload.toString('utf8'), { type: topic, metadata: { topic } });
+      const text = payload.toString('utf8');
+      const message = newMessage(text, {
+        type: topic,
+        dataType: isJson(text) ? 'JSON' : 'TEXT',
+        metadata: { topic },
+      });
       void this.run(target, message).catch(() => undefined);
     });
     await client.subscribeAsync(router.from.path, { qos: Number(config['qos'] ?? 0) as 0 | 1 | 2 });
     await aborted(signal);
     await client.endAsync(true).catch(() => undefined);
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import mqtt from 'mqtt';
 import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
 import { chainDefinition } from '../../src/testing/builders.ts';
 
@@ -54,7 +55,10 @@ describe('chain endpoints', () => {
   let base: string;
   before(async () => {
     t = await createTestApp({
-      config: { security: { requireAuth: true, users: { admin: 'a-long-test-password' } } },
+      config: {
+        security: { requireAuth: true, users: { admin: 'a-long-test-password' } },
+        engine: { rest_allowed_hosts: ['127.0.0.1'] },
+      },
     });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -173,6 +177,60 @@ describe('chain endpoints', () => {
       if (ticks < 2) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.ok(ticks >= 2, `ticks ${ticks}`);
+  });
+
+  it('an mqtt endpoint runs its chain for each message on its topic', async () => {
+    const topic = `endpoints/test/${Date.now()}`;
+    const definition = chainDefinition('mqttIn', [
+      {
+        id: 'set',
+        type: 'cacheSet',
+        configuration: { items: [{ level: 'global', key: 'mqtt:last', value: '${msg.v}' }] },
+      },
+    ]);
+    await put({
+      ...definition,
+      metadata: {
+        ...definition.metadata,
+        endpoints: [
+          {
+            id: 'm1',
+            type: 'endpoint/mqtt',
+            configuration: { server: '127.0.0.1:1883' },
+            routers: [{ from: { path: topic }, to: { path: 'mqttIn' } }],
+          },
+        ],
+      },
+    });
+    await put(
+      chainDefinition('mqttReader', [
+        {
+          id: 'get',
+          type: 'cacheGet',
+          configuration: { keys: [{ level: 'global', key: 'mqtt:last' }], outputMode: 2 },
+        },
+      ]),
+    );
+    const publisher = await mqtt.connectAsync('mqtt://127.0.0.1:1883');
+    try {
+      const deadline = Date.now() + 5000;
+      let value: unknown;
+      // The subscription starts in the background: publish until a message has gone through.
+      while (value !== 7 && Date.now() < deadline) {
+        await publisher.publishAsync(topic, JSON.stringify({ v: 7 }));
+        const read = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/rules/mqttReader/execute',
+          payload: {},
+          headers: { authorization: `Bearer ${await login()}` },
+        });
+        value = read.statusCode === 200 ? (read.json() as Record<string, unknown>)['mqtt:last'] : undefined;
+        if (value !== 7) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(value, 7);
+    } finally {
+      await publisher.endAsync();
+    }
   });
 
   it('an unknown endpoint type is refused at load with its path', async () => {
