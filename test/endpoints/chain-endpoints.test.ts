@@ -64,7 +64,7 @@ describe('chain endpoints', () => {
   });
   after(() => t.close());
 
-  const put = async (definition: unknown, method = 'POST', id = '') => {
+  const put = async (definition: unknown, method: 'POST' | 'PUT' = 'POST', id = '') => {
     const token = await login();
     const response = await t.app.inject({
       method,
