@@ -43,6 +43,7 @@ import { registerToolRoutes } from './resources/tools/tools.routes.ts';
 import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.ts';
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
+import { registerEndpointRoutes } from './endpoints/endpoint-routes.ts';
 import { registerMcpRoutes } from './mcp/mcp.routes.ts';
 import { registerA2ARoutes } from './a2a/a2a.routes.ts';
 import { installChatGuard } from './usage/chat-guard.ts';
@@ -183,6 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
   await registerWebhookRoutes(app, deps.services.resources.webhooks);
+  await registerEndpointRoutes(app, deps.services.endpoints, deps.services.auth, () => store.current.security.requireAuth);
   registerA2ARoutes(app, { ...deps.services, version: deps.version ?? '0.0.0' });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 

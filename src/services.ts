@@ -6,6 +6,8 @@ import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
 import { createCluster, type Cluster } from './cluster/cluster.ts';
+import { RedisRuleCache } from './engine/cache.ts';
+import { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Locks } from './cluster/locks.ts';
 import { readiness, type Readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
@@ -131,6 +133,8 @@ export interface Services {
   cluster: Cluster;
   /** Metrics, traces, live events and the monitoring page's state. */
   telemetry: Telemetry;
+  /** The endpoints of the chains in service (metadata.endpoints). */
+  endpoints: EndpointManager;
   /** Whether the database and (clustered) Redis answer, for GET /ready. */
   ready(): Promise<Readiness>;
   /** The database (sessions, cron, stored responses). */
@@ -250,6 +254,12 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     maxFanOut: config.engine.max_fan_out,
     services: {
       globals: () => publicGlobals(store.current),
+      allowExec: config.engine.allow_exec,
+      allowSsh: config.engine.allow_ssh,
+      // cacheGet/cacheSet/cacheDelete: shared through Redis when clustered, else in process.
+      ...(cluster.redis
+        ? { ruleCache: new RedisRuleCache(cluster.redis, `${cluster.prefix}rulecache:`) }
+        : {}),
       network: {
         allowPrivateNetwork: config.engine.rest_allow_private_network,
         allowedHosts: config.engine.rest_allowed_hosts,
@@ -260,6 +270,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       ...(options.logger ? { logger: options.logger } : {}),
     },
   });
+  // Chains' own endpoints (http, schedule, mqtt) follow the chains in service from the first load on.
+  const endpoints = new EndpointManager(
+    engine,
+    cluster.lease,
+    {
+      allowPrivateNetwork: config.engine.rest_allow_private_network,
+      allowedHosts: config.engine.rest_allowed_hosts,
+    },
+    options.logger,
+  );
   // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
   const aiDeps = {
     models: {
@@ -368,6 +388,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     workspace,
     cluster,
     telemetry,
+    endpoints,
     ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
     db,
     skillsDir,
@@ -383,6 +404,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
       await channels.stop();
       await scheduler.stop();
+      endpoints.close();
       await telemetry.close();
       await cluster.close();
       await engine.close();

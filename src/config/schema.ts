@@ -260,6 +260,10 @@ export const configSchema = z.strictObject({
       rest_allow_private_network: z.boolean().default(false),
       /** Hosts restApiCall may reach whatever they resolve to (`api.internal`, `10.0.0.5:8080`). */
       rest_allowed_hosts: z.array(z.string().min(1).max(300)).default([]),
+      /** The exec rule-chain node may run programs on the server (off: a chain with one is refused). */
+      allow_exec: z.boolean().default(false),
+      /** The ssh rule-chain node may be loaded (off: a chain with one is refused). */
+      allow_ssh: z.boolean().default(false),
     })
     .prefault({}),
   agents: z

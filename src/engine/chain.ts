@@ -5,6 +5,7 @@ import { substituteVariables } from './chain-variables.ts';
 import { describeZodError, parseWeakly } from './dsl.ts';
 import { globalsOf } from './expr-env.ts';
 import { referencedNodeIds } from './node-references.ts';
+import { outputsOfRun } from './run-outputs.ts';
 import type { RuleChainDefinition, RuleNodeDefinition } from './dsl.ts';
 import type { NodeRegistry } from './registry.ts';
 import type { NodeDefinition, NodeInstance, NodeServices } from './types.ts';
@@ -24,7 +25,8 @@ export interface CompiledChain {
   readonly id: string;
   readonly definition: RuleChainDefinition;
   readonly nodes: ReadonlyMap<string, ChainNode>;
-  readonly first: ChainNode;
+  /** Undefined for an empty chain, which loads (as in RuleGo) and fails every run. */
+  readonly first: ChainNode | undefined;
   /** True when any node is logged. */
   readonly debug: boolean;
   /** Nodes whose outputs another node's configuration refers to: a run keeps their last output. */
@@ -49,7 +51,6 @@ export function planChain(
   const fail = (text: string): AppError =>
     new AppError('invalid', `rule chain "${chain.ruleChain.id}": ${text}`);
   const { nodes } = chain.metadata;
-  if (nodes.length === 0) throw fail('has no nodes');
 
   const variables = {
     vars: chain.ruleChain.configuration?.vars ?? {},
@@ -78,8 +79,16 @@ export function planChain(
     edges.get(connection.fromId)?.push(connection.toId);
   }
 
+  for (const connection of chain.metadata.ruleChainConnections ?? []) {
+    if (!ids.has(connection.fromId)) {
+      throw fail(
+        `rule chain connection "${connection.fromId}" -> chain "${connection.toId}": unknown node "${connection.fromId}"`,
+      );
+    }
+  }
+
   const firstIndex = chain.metadata.firstNodeIndex ?? 0;
-  if (firstIndex >= nodes.length) {
+  if (nodes.length > 0 && firstIndex >= nodes.length) {
     throw fail(`firstNodeIndex ${firstIndex} is out of range (the chain has ${nodes.length} nodes)`);
   }
 
@@ -113,6 +122,7 @@ export async function buildChain(
       // Read from the configuration as written, as RuleGo does, so every field counts.
       const references = referencedNodeIds(node.configuration, ids);
       for (const id of references) referenced.add(id);
+      for (const id of definition.outputRefs?.(config) ?? []) referenced.add(id);
       let instance: NodeInstance;
       try {
         instance = await definition.create(config, { chainId, nodeId: node.id, vars, services, references });
@@ -144,11 +154,40 @@ export async function buildChain(
     else from.next.set(connection.type, [to]);
   }
 
-  const firstId = planned[chain.metadata.firstNodeIndex ?? 0]?.node.id ?? '';
-  const first = nodes.get(firstId);
-  if (!first) throw new AppError('invalid', `rule chain "${chainId}": has no first node`);
+  linkChainConnections(chain, nodes);
+  const first = nodes.get(planned[chain.metadata.firstNodeIndex ?? 0]?.node.id ?? '');
   const debug = [...nodes.values()].some((node) => node.debug);
   return { id: chainId, definition: chain, nodes, first, debug, referenced };
+}
+
+/**
+ * RuleGo's `ruleChainConnections`: a node's relation leads into another chain (looked up when a
+ * message takes it). The sub-chain's ends are this branch's ends, with their relations.
+ */
+function linkChainConnections(chain: RuleChainDefinition, nodes: Map<string, ChainNode>): void {
+  const targets = new Map<string, ChainNode>();
+  for (const connection of chain.metadata.ruleChainConnections ?? []) {
+    const from = nodes.get(connection.fromId);
+    if (!from) continue;
+    const toId = connection.toId;
+    let target = targets.get(toId);
+    if (!target) {
+      target = {
+        id: `chain:${toId}`,
+        type: 'ruleChain',
+        role: undefined,
+        instance: {
+          process: async (message, context) => outputsOfRun(await context.runChain(toId, message)),
+        },
+        next: new Map(),
+        debug: false,
+      };
+      targets.set(toId, target);
+    }
+    const list = from.next.get(connection.type);
+    if (list) list.push(target);
+    else from.next.set(connection.type, [target]);
+  }
 }
 
 export async function destroyChain(chain: CompiledChain): Promise<void> {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { ID_PATTERN } from '../core/ids.ts';
+import { endpointSchema } from './endpoint-dsl.ts';
 
 const idSchema = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
 
@@ -38,6 +39,10 @@ export const ruleChainSchema = z.looseObject({
     firstNodeIndex: z.number().int().min(0).optional(),
     nodes: z.array(ruleNodeSchema),
     connections: z.array(ruleConnectionSchema).optional(),
+    /** RuleGo's endpoints: an HTTP route, a schedule or an MQTT subscription that runs this chain. */
+    endpoints: z.array(endpointSchema).optional(),
+    /** RuleGo's connections from a node to another chain (toId is the chain's id). */
+    ruleChainConnections: z.array(ruleConnectionSchema).optional(),
   }),
 });
 
@@ -101,8 +106,13 @@ export function normalizeRuleChain(value: unknown): unknown {
     }
     out['ruleChain'] = ruleChain;
   }
+  // RuleGo loads a chain without metadata or nodes as an empty chain.
+  if (isRecord(value['ruleChain']) && (value['metadata'] === undefined || value['metadata'] === null)) {
+    out['metadata'] = { nodes: [] };
+  }
   if (isRecord(value['metadata'])) {
     const metadata = dropNulls(value['metadata']);
+    metadata['nodes'] ??= [];
     metadata['firstNodeIndex'] = weakNumber(metadata['firstNodeIndex']);
     if (metadata['firstNodeIndex'] === undefined) delete metadata['firstNodeIndex'];
     if (Array.isArray(metadata['nodes'])) {

@@ -15,7 +15,8 @@ import type { RunScope } from './run-context.ts';
 import type { RunHost } from './run.ts';
 import { RunLogStore } from './run-log.ts';
 import type { RunObserver } from './run-observer.ts';
-import type { NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
+import { outputsOfRun } from './run-outputs.ts';
+import type { NodeOutput, NodeServices, RuleMessage, RunOptions, RunResult } from './types.ts';
 
 export interface RuleEngineOptions {
   registry: NodeRegistry;
@@ -57,6 +58,8 @@ export class RuleEngine {
   private sequence = 0;
   private closed = false;
   private readonly host: RunHost;
+  /** Told of every chain put in service (its definition) or taken out of it (undefined): endpoints. */
+  private readonly listeners = new Set<(id: string, definition: RuleChainDefinition | undefined) => void>();
   /** Logs of recent runs of chains with `debugMode` nodes. */
   readonly runLogs = new RunLogStore();
   /** The script pool this engine made, and so closes; undefined when the caller supplied one. */
@@ -87,7 +90,25 @@ export class RuleEngine {
       // A body run inside a running chain: the outer run already holds the chain in service.
       runFrom: (chain, node, message, scope) => this.startRun(chain, node, message, scope, () => undefined),
       recordRun: (log) => this.runLogs.add(log),
+      runChainNode: (chainId, nodeId, message, scope, all) =>
+        this.runChainNode(chainId, nodeId, message, scope, all),
     };
+  }
+
+  /** Calls `listener` after each load (the definition in service) and unload (undefined); returns a remover. */
+  onChainChange(listener: (id: string, definition: RuleChainDefinition | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(id: string, definition: RuleChainDefinition | undefined): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(id, definition);
+      } catch {
+        // A listener's failure is its own (it logs); the chain stays loaded.
+      }
+    }
   }
 
   /** Parses and fully checks a definition, building (then destroying) every node. */
@@ -123,6 +144,7 @@ export class RuleEngine {
       this.disabled.delete(id);
       for (const node of compiled.nodes.values()) node.instance.start?.();
     }
+    this.changed(id, parsed.ruleChain.disabled === true ? undefined : parsed);
     if (previous) await this.retire(previous);
   }
 
@@ -133,6 +155,7 @@ export class RuleEngine {
     const loaded = this.chains.get(id);
     if (!loaded) return false;
     this.chains.delete(id);
+    this.changed(id, undefined);
     await this.retire(loaded);
     return true;
   }
@@ -202,6 +225,29 @@ export class RuleEngine {
     }
   }
 
+  /** The `ref` node's `chainId:nodeId`: that node alone, or with what follows it; held in service meanwhile. */
+  private async runChainNode(
+    chainId: string,
+    nodeId: string,
+    message: RuleMessage,
+    scope: RunScope,
+    all: boolean,
+  ): Promise<NodeOutput[]> {
+    const loaded = this.inService(chainId);
+    const { compiled } = loaded;
+    const node = compiled.nodes.get(nodeId);
+    if (!node) throw new AppError('not-found', `rule chain "${chainId}": no node "${nodeId}"`);
+    if (scope.depth > this.maxDepth) throw new Error(`calls nested deeper than ${this.maxDepth} levels`);
+    loaded.inFlight += 1;
+    try {
+      if (all) return outputsOfRun(await this.startRun(compiled, node, message, scope, () => undefined));
+      return await new ChainRun(compiled, this.host, scope, () => undefined).callNode(nodeId, message);
+    } finally {
+      loaded.inFlight -= 1;
+      if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
+    }
+  }
+
   private inService(chainId: string): LoadedChain {
     if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
     const loaded = this.chains.get(chainId);
@@ -214,10 +260,15 @@ export class RuleEngine {
 
   private runLoaded(loaded: LoadedChain, message: RuleMessage, scope: RunScope): Promise<RunResult> {
     const { compiled } = loaded;
+    // An empty chain loads, as in RuleGo, and every run of it fails (RuleGo's ErrRuleChainHasNoNodes).
+    const first = compiled.first;
+    if (!first) {
+      return Promise.resolve({ outcome: 'failure', results: [], error: 'the rule chain has no nodes' });
+    }
     loaded.inFlight += 1;
     const watch = this.observer?.chainStart(compiled.id, scope, scope.watch);
     const start = (): Promise<RunResult> =>
-      this.startRun(compiled, compiled.first, message, watch ? { ...scope, watch } : scope, () => {
+      this.startRun(compiled, first, message, watch ? { ...scope, watch } : scope, () => {
         loaded.inFlight -= 1;
         if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
       });

@@ -1,7 +1,19 @@
 // Node types by name. Built-ins come from createDefaultRegistry; later layers (ai/agent, ai/llm)
 // add theirs with `register` and the engine needs no other change.
 import { AppError } from '../core/errors.ts';
+import { breakNode } from './nodes/break.ts';
+import { cacheDeleteNode, cacheGetNode, cacheSetNode } from './nodes/cache.ts';
+import { commentNode } from './nodes/comment.ts';
+import { dbClientNode } from './nodes/db-client.ts';
 import { delayNode } from './nodes/delay.ts';
+import { execNode, sshNode } from './nodes/exec.ts';
+import { mqttClientNode, netNode, sendEmailNode, wsNode } from './nodes/messaging.ts';
+import { fetchNodeOutputNode } from './nodes/fetch-node-output.ts';
+import { functionsNode } from './nodes/functions.ts';
+import { groupFilterNode } from './nodes/group-filter.ts';
+import { iteratorNode } from './nodes/iterator.ts';
+import { refNode } from './nodes/ref.ts';
+import { whileNode } from './nodes/while.ts';
 import { endNode } from './nodes/end.ts';
 import { exprFilterNode } from './nodes/expr-filter.ts';
 import { exprTransformNode } from './nodes/expr-transform.ts';
@@ -64,5 +76,23 @@ export function createDefaultRegistry(): NodeRegistry {
     .register(msgTypeSwitchNode)
     .register(fieldFilterNode)
     .register(groupActionNode)
-    .register(textTemplateNode);
+    .register(textTemplateNode)
+    .register(groupFilterNode)
+    .register(refNode)
+    .register(fetchNodeOutputNode)
+    .register(iteratorNode)
+    .register(whileNode)
+    .register(breakNode)
+    .register(functionsNode)
+    .register(commentNode)
+    .register(cacheGetNode)
+    .register(cacheSetNode)
+    .register(cacheDeleteNode)
+    .register(dbClientNode)
+    .register(execNode)
+    .register(sshNode)
+    .register(mqttClientNode)
+    .register(sendEmailNode)
+    .register(netNode)
+    .register(wsNode);
 }

@@ -35,6 +35,7 @@ export interface ContextHost {
   ): Promise<RunResult>;
   runNode(nodeId: string, message: RuleMessage): Promise<RunResult>;
   callNode(nodeId: string, message: RuleMessage): Promise<NodeOutput[]>;
+  refNode(chainId: string | undefined, nodeId: string, message: RuleMessage, tellChain: boolean): Promise<NodeOutput[]>;
   readonly nodeOutputs: ReadonlyMap<string, RuleMessage>;
 }
 
@@ -75,6 +76,10 @@ export class RunNodeContext implements NodeContext {
 
   callNode(nodeId: string, message: RuleMessage): Promise<NodeOutput[]> {
     return this.run.callNode(nodeId, message);
+  }
+
+  refNode(chainId: string | undefined, nodeId: string, message: RuleMessage, tellChain: boolean): Promise<NodeOutput[]> {
+    return this.run.refNode(chainId, nodeId, message, tellChain);
   }
 
   nodeOutput(nodeId: string): RuleMessage | undefined {

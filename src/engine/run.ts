@@ -13,6 +13,7 @@
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { ChainNode, CompiledChain } from './chain.ts';
 import { copyMessage, withErrorMessage } from './message.ts';
+import { outputsOfRun } from './run-outputs.ts';
 import type { Cancellable } from './run-budget.ts';
 import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
@@ -33,6 +34,14 @@ export interface RunHost {
   readonly joinTimeoutMs: number;
   runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
   runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
+  /** A node of another loaded chain, alone or with what follows it (the `ref` node). */
+  runChainNode(
+    chainId: string,
+    nodeId: string,
+    msg: RuleMessage,
+    scope: RunScope,
+    all: boolean,
+  ): Promise<NodeOutput[]>;
   /** Keeps the log of a finished run of a chain with logged nodes. */
   recordRun(log: { run: RunLog; bytes: number }): void;
 }
@@ -121,6 +130,15 @@ export class ChainRun implements Cancellable {
     const node = this.chain.nodes.get(nodeId);
     if (!node) throw new AppError('not-found', `rule chain "${this.chain.id}": no node "${nodeId}"`);
     return this.process(node, copyMessage(message));
+  }
+
+  /** RuleGo's TellChainNode: a node of this chain or of another one, alone or with what follows it. */
+  async refNode(chainId: string | undefined, nodeId: string, message: RuleMessage, all: boolean) {
+    if (chainId !== undefined && chainId !== this.chain.id) {
+      return this.host.runChainNode(chainId, nodeId, message, this.nestedScope(undefined), all);
+    }
+    if (!all) return this.callNode(nodeId, message);
+    return outputsOfRun(await this.runNode(nodeId, message));
   }
 
   private nestedScope(turn: TurnContext | undefined): RunScope {

@@ -111,6 +111,11 @@ export interface NodeContext {
   callNode?(nodeId: string, message: RuleMessage): Promise<NodeOutput[]>;
   /** The last output of a node of this run, for `${nodeId.msg.x}` references; optional for test contexts. */
   nodeOutput?(nodeId: string): RuleMessage | undefined;
+  /**
+   * RuleGo's TellChainNode (the `ref` node): a node of this chain (no chainId) or of another loaded
+   * chain, alone (its outputs) or with what follows it (`tellChain`: the ends of that sub-run).
+   */
+  refNode?(chainId: string | undefined, nodeId: string, message: RuleMessage, tellChain: boolean): Promise<NodeOutput[]>;
 }
 
 /** One output of a node: the relation type it ends with and the message to pass on. */
@@ -215,4 +220,6 @@ export interface NodeDefinition<Config = unknown> {
   role?: 'end' | 'join';
   /** Ids of other nodes of the same chain that the configuration names; checked and cycle-tested at load. */
   nodeRefs?(config: Config): string[];
+  /** Ids of nodes whose last output the node reads (fetchNodeOutput): the run keeps those outputs. */
+  outputRefs?(config: Config): string[];
 }

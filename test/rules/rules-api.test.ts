@@ -152,7 +152,8 @@ describe('rule chains over REST', () => {
     const r3 = await post('/api/v1/rules', badId);
     assert.equal(r3.statusCode, 400);
     assert.match(r3.json().error, /ruleChain\.id/);
-    const missing = await post('/api/v1/rules', { ruleChain: { id: 'x', name: 'x' } });
+    // Without metadata RuleGo loads an empty chain (issue 27); metadata of the wrong shape is refused.
+    const missing = await post('/api/v1/rules', { ruleChain: { id: 'x', name: 'x' }, metadata: 5 });
     assert.equal(missing.statusCode, 400);
     assert.match(missing.json().error, /metadata/);
     const cycle = chain('cyc');

@@ -5,7 +5,8 @@ import { paginationQuery } from '../../http/pagination.ts';
 import { idParam } from '../../http/params.ts';
 
 export const chainBody = z
-  .looseObject({ ruleChain: z.looseObject({}), metadata: z.looseObject({}) })
+  // metadata may be left out: RuleGo loads such a chain as an empty one.
+  .looseObject({ ruleChain: z.looseObject({}), metadata: z.looseObject({}).optional() })
   .meta({ description: 'A RuleGo rule chain: {ruleChain: {id, name, ...}, metadata: {nodes, connections}}' });
 
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');

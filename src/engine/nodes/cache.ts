@@ -1,0 +1,207 @@
+// RuleGo's cacheGet, cacheSet and cacheDelete (components/external/cache_node.go): keys at the chain
+// level (this chain's own) or the global level (every chain's), ${...} templates in keys and values,
+// a trailing * for every key with that prefix, TTLs as Go durations.
+import { z } from 'zod';
+import { cacheOf, parseTtl, type RuleCache } from '../cache.ts';
+import { exprScope } from '../expr-env.ts';
+import { compileExprTemplate, exprText, type ExprTemplate } from '../expr-template.ts';
+import { goJson } from '../go-json.ts';
+import type { NodeContext, NodeDefinition, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
+import { nodeEnv } from './node-env.ts';
+
+const CACHE_MISS = 'cache: key is missing';
+
+const level = z.string().default('chain').meta({
+  label: 'Level',
+  description: "chain: this chain's own keys; global: keys every chain shares.",
+});
+const keySchema = z.object({
+  level,
+  key: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({
+      label: 'Key',
+      description: 'Cache key; ${metadata.key} and ${msg.key} are replaced; a trailing * matches a prefix.',
+    }),
+});
+
+const getSchema = z.object({
+  keys: z.array(keySchema).min(1).meta({ label: 'Keys', description: 'The keys to read.' }),
+  outputMode: z.number().int().min(0).max(2).default(2).meta({
+    label: 'Output',
+    description: '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
+  }),
+  whenKeyNotFound: z.string().default('').meta({
+    label: 'When not found',
+    description:
+      'failure: Failure when no key has a value; success: go on; empty: Failure only in output mode 2.',
+  }),
+});
+const setSchema = z.object({
+  items: z
+    .array(
+      z.object({
+        level,
+        key: z.string().trim().min(1).meta({ label: 'Key', description: 'Cache key; ${...} is replaced.' }),
+        value: z
+          .unknown()
+          .meta({
+            label: 'Value',
+            description: "The value; a text with one ${expr} keeps the value's type.",
+          }),
+        ttl: z
+          .string()
+          .default('')
+          .meta({ label: 'TTL', description: 'How long it lives: 10s, 5m, 1h; empty: no expiry.' }),
+      }),
+    )
+    .min(1)
+    .meta({ label: 'Items', description: 'The keys to set.' }),
+});
+const deleteSchema = z.object({
+  keys: z
+    .array(keySchema)
+    .min(1)
+    .meta({ label: 'Keys', description: 'The keys to delete; a trailing * deletes a prefix.' }),
+});
+
+interface Scoped {
+  cache: RuleCache;
+  namespace(level: string): string;
+  env(message: RuleMessage, context: NodeContext): Record<string, unknown>;
+}
+
+function scoped({ chainId, vars, services, references }: NodeFactoryContext): Scoped {
+  const scope = exprScope(vars, services);
+  return {
+    cache: cacheOf(services),
+    namespace: (name) => (name === 'global' ? 'global:' : `chain:${chainId}:`),
+    env: (message, context) => nodeEnv(message, scope, context, references, true),
+  };
+}
+
+const template = (text: string, where: string): ExprTemplate => compileExprTemplate(text, where);
+
+export const cacheGetNode: NodeDefinition<z.infer<typeof getSchema>> = {
+  type: 'cacheGet',
+  label: 'Cache get',
+  description: 'Reads cache keys into the metadata, into the data, or as the data.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: getSchema,
+  create(config, context) {
+    const { cache, namespace, env } = scoped(context);
+    const keys = config.keys.map((item) => ({
+      level: item.level,
+      key: template(item.key, `node "${context.nodeId}" key`),
+    }));
+    return {
+      async process(message, nodeContext) {
+        const values: Record<string, unknown> = {};
+        const environment = env(message, nodeContext);
+        for (const item of keys) {
+          const key = item.key.render(environment);
+          const space = namespace(item.level);
+          if (key.endsWith('*')) {
+            const found = await cache.getByPrefix(space + key.slice(0, -1));
+            for (const [name, value] of Object.entries(found)) values[name.slice(space.length)] = value;
+          } else {
+            values[key] = (await cache.get(space + key)) ?? null;
+          }
+        }
+        return output(config, message, values);
+      },
+    };
+  },
+};
+
+function output(
+  config: z.infer<typeof getSchema>,
+  message: RuleMessage,
+  values: Record<string, unknown>,
+): NodeOutput[] {
+  const notFound = Object.values(values).every((value) => value === null);
+  const when = config.whenKeyNotFound.toLowerCase();
+  if (notFound && (when === 'failure' || (when !== 'success' && config.outputMode === 2)))
+    throw new Error(CACHE_MISS);
+  if (config.outputMode === 0) {
+    const metadata = { ...message.metadata };
+    for (const [key, value] of Object.entries(values)) metadata[key] = exprText(value);
+    return [{ relation: 'Success', message: { ...message, metadata } }];
+  }
+  if (config.outputMode === 1) {
+    if (message.dataType !== 'JSON') throw new Error('data type must be JSON type');
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data) as unknown;
+    } catch {
+      data = undefined;
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw new Error('data must be able to be serialized into a map structure');
+    }
+    return [{ relation: 'Success', message: { ...message, data: goJson({ ...data, ...values }) } }];
+  }
+  return [{ relation: 'Success', message: { ...message, data: goJson(values) } }];
+}
+
+export const cacheSetNode: NodeDefinition<z.infer<typeof setSchema>> = {
+  type: 'cacheSet',
+  label: 'Cache set',
+  description: 'Writes cache keys, each with an optional TTL; the message passes on unchanged.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: setSchema,
+  create(config, context) {
+    const { cache, namespace, env } = scoped(context);
+    const where = `node "${context.nodeId}"`;
+    const items = config.items.map((item) => ({
+      level: item.level,
+      key: template(item.key, `${where} key`),
+      value: typeof item.value === 'string' ? template(item.value, `${where} value`) : undefined,
+      raw: item.value,
+      ttlMs: parseTtl(item.ttl),
+    }));
+    return {
+      async process(message, nodeContext) {
+        const environment = env(message, nodeContext);
+        for (const item of items) {
+          const key = item.key.render(environment);
+          if (key === '') throw new Error('key is empty');
+          const value = item.value ? item.value.evaluate(environment) : item.raw;
+          await cache.set(namespace(item.level) + key, value, item.ttlMs);
+        }
+        return [{ relation: 'Success', message }];
+      },
+    };
+  },
+};
+
+export const cacheDeleteNode: NodeDefinition<z.infer<typeof deleteSchema>> = {
+  type: 'cacheDelete',
+  label: 'Cache delete',
+  description: 'Deletes cache keys (a trailing * deletes every key with that prefix).',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: deleteSchema,
+  create(config, context) {
+    const { cache, namespace, env } = scoped(context);
+    const keys = config.keys.map((item) => ({
+      level: item.level,
+      key: template(item.key, `node "${context.nodeId}" key`),
+    }));
+    return {
+      async process(message, nodeContext) {
+        const environment = env(message, nodeContext);
+        for (const item of keys) {
+          const key = item.key.render(environment);
+          if (key.endsWith('*')) await cache.deleteByPrefix(namespace(item.level) + key.slice(0, -1));
+          else await cache.delete(namespace(item.level) + key);
+        }
+        return [{ relation: 'Success', message }];
+      },
+    };
+  },
+};

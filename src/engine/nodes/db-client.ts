@@ -1,0 +1,125 @@
+// RuleGo's dbClient (components/external/db_client_node.go): SQL with ${...} templates and `?`
+// parameters; SELECT sets the data to the rows (or the first with getOne), INSERT sets metadata
+// rowsAffected and lastInsertId, UPDATE/DELETE/other statements rowsAffected. Connections open on
+// the first message and close with the chain.
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileExprTemplate, exprText } from '../expr-template.ts';
+import { goJson } from '../go-json.ts';
+import type { NodeDefinition } from '../types.ts';
+import { policyOf } from './network-guard.ts';
+import { nodeEnv } from './node-env.ts';
+import { driverOf, openSql, type SqlClient } from './sql/sql-drivers.ts';
+
+const OP_TYPES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'EXEC', 'AUTO'] as const;
+
+const configSchema = z.object({
+  driverName: z.string().default('mysql').meta({
+    label: 'Driver',
+    description: 'postgres, mysql or sqlite3 (a libsql/SQLite file).',
+  }),
+  dsn: z.string().trim().min(1).meta({
+    label: 'DSN',
+    description:
+      'postgres://user:password@host:5432/db, mysql://user:password@host:3306/db or user:password@tcp(host:3306)/db, or a SQLite file path.',
+  }),
+  poolSize: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(5)
+    .meta({ label: 'Pool size', description: 'Connections kept open; 0 is 5.' }),
+  opType: z.string().default('').meta({
+    label: 'Operation',
+    description: 'SELECT, INSERT, UPDATE, DELETE or EXEC; empty or AUTO reads it from the SQL.',
+  }),
+  sql: z.string().trim().min(1, 'sql can not empty').meta({
+    label: 'SQL',
+    description:
+      'The statement, with ? placeholders for the parameters; ${metadata.key} and ${msg.key} are replaced.',
+  }),
+  params: z.array(z.unknown()).default([]).meta({
+    label: 'Parameters',
+    description: 'Values of the ? placeholders, in order; a text with one ${expr} keeps its type.',
+  }),
+  getOne: z
+    .boolean()
+    .default(false)
+    .meta({ label: 'First row only', description: 'SELECT: the data is the first row instead of the list.' }),
+});
+
+type Config = z.infer<typeof configSchema>;
+
+function opTypeOf(sql: string): string {
+  const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? '';
+  return ['SELECT', 'INSERT', 'UPDATE', 'DELETE'].includes(word) ? word : 'EXEC';
+}
+
+export const dbClientNode: NodeDefinition<Config> = {
+  type: 'dbClient',
+  label: 'Database',
+  description:
+    'Runs SQL on PostgreSQL, MySQL or SQLite: SELECT rows become the data, other statements report rowsAffected.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  create(config, { nodeId, vars, services, references }) {
+    const driver = driverOf(config.driverName);
+    const opType = config.opType.trim().toUpperCase();
+    if (opType !== '' && !(OP_TYPES as readonly string[]).includes(opType))
+      throw new Error(`unsupported opTypet: ${opType}`);
+    const sql = compileExprTemplate(config.sql, `node "${nodeId}" sql`);
+    const params = config.params.map((param) =>
+      typeof param === 'string'
+        ? { template: compileExprTemplate(param, `node "${nodeId}" params`) }
+        : { value: param },
+    );
+    const scope = exprScope(vars, services);
+    let client: Promise<SqlClient> | undefined;
+    const connect = (): Promise<SqlClient> => {
+      client ??= openSql(driver, config.dsn, config.poolSize || 5, policyOf(services)).catch(
+        (error: unknown) => {
+          client = undefined;
+          throw error;
+        },
+      );
+      return client;
+    };
+    return {
+      async process(message, context) {
+        const env = nodeEnv(message, scope, context, references, true);
+        const text = sql.isStatic ? config.sql : sql.render(env);
+        const operation = opType === '' || opType === 'AUTO' ? opTypeOf(text) : opType;
+        const values = params.map((param) => (param.template ? param.template.evaluate(env) : param.value));
+        const result = await (await connect()).run(text, values, operation === 'SELECT');
+        const metadata = { ...message.metadata };
+        if (operation === 'SELECT') {
+          const rows = result.rows.map(plainRow);
+          const data = config.getOne ? exprText(rows[0]) : goJson(rows);
+          return [{ relation: 'Success', message: { ...message, data, metadata } }];
+        }
+        metadata['rowsAffected'] = String(result.rowsAffected);
+        if (operation === 'INSERT') metadata['lastInsertId'] = String(result.lastInsertId);
+        return [{ relation: 'Success', message: { ...message, metadata } }];
+      },
+      async destroy() {
+        const open = client;
+        client = undefined;
+        if (open) await (await open.catch(() => undefined))?.close();
+      },
+    };
+  },
+};
+
+/** A row as JSON values: dates as ISO text, big integers and buffers as text. */
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (value instanceof Date) out[key] = value.toISOString();
+    else if (typeof value === 'bigint') out[key] = value.toString();
+    else if (Buffer.isBuffer(value)) out[key] = value.toString('utf8');
+    else out[key] = value;
+  }
+  return out;
+}

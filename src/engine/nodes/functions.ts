@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileExprTemplate } from '../expr-template.ts';
+import { FunctionRegistry, ruleFunctions } from '../functions.ts';
+import type { NodeDefinition } from '../types.ts';
+import { nodeEnv } from './node-env.ts';
+
+const configSchema = z.object({
+  functionName: z.string().trim().min(1).meta({
+    label: 'Function',
+    description:
+      'Name of a registered function; ${metadata.key} and ${msg.key} are replaced (and ${key} for metadata).',
+  }),
+  param: z.string().default('').meta({
+    label: 'Parameter',
+    description:
+      'When set, the data becomes this text (with ${...} replaced) before the call; empty keeps the data.',
+  }),
+});
+
+type Config = z.infer<typeof configSchema>;
+
+export const functionsNode: NodeDefinition<Config> = {
+  type: 'functions',
+  label: 'Function',
+  description:
+    'Calls a function registered in code by name; it decides the relation (Success, True, its own...).',
+  category: 'action',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  create(config, { nodeId, vars, services, references }) {
+    const registry =
+      services['functions'] instanceof FunctionRegistry ? services['functions'] : ruleFunctions;
+    const name = compileExprTemplate(config.functionName, `node "${nodeId}" functionName`);
+    const param =
+      config.param === '' ? undefined : compileExprTemplate(config.param, `node "${nodeId}" param`);
+    const scope = exprScope(vars, services);
+    return {
+      async process(message, context) {
+        const env = () => nodeEnv(message, scope, context, references, true);
+        const functionName = name.isStatic ? config.functionName : name.render(env());
+        const run = registry.get(functionName);
+        if (!run) throw new Error(`can not found the function=${functionName}`);
+        const input = param ? { ...message, data: param.render(env()) } : message;
+        return run(input, context);
+      },
+    };
+  },
+};

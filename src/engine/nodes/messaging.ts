@@ -1,0 +1,370 @@
+// RuleGo's mqttClient, sendEmail, net and ws nodes (components/external): each sends the message out
+// over a connection that opens on the first message (to an address the network guard checked) and
+// closes with the chain. Success once the message is handed over, Failure with the error otherwise.
+import { createSocket } from 'node:dgram';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileExprTemplate } from '../expr-template.ts';
+import type { NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
+import { guardedAddress, policyOf } from './network-guard.ts';
+import { nodeEnv } from './node-env.ts';
+
+/** Renders `${...}` in a config text with the message's environment (metadata keys also bare). */
+function renderer(context: NodeFactoryContext) {
+  const scope = exprScope(context.vars, context.services);
+  return (text: string, where: string) => {
+    const template = compileExprTemplate(text, `node "${context.nodeId}" ${where}`);
+    return (message: RuleMessage, nodeContext: Parameters<typeof nodeEnv>[2]) =>
+      template.isStatic
+        ? text
+        : template.render(nodeEnv(message, scope, nodeContext, context.references, true));
+  };
+}
+
+/** host:port (or scheme://host:port) split; the port defaults. */
+function hostPort(server: string, defaultPort: number): { host: string; port: number } {
+  const bare = server.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(bare);
+  if (!match) throw new Error(`server "${server}" is not host:port`);
+  return { host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port: match[2] ? Number(match[2]) : defaultPort };
+}
+
+/** One connection opened on demand; a failed open is retried by the next message. */
+function lazy<T>(open: () => Promise<T>, close: (value: T) => void) {
+  let current: Promise<T> | undefined;
+  return {
+    get(): Promise<T> {
+      current ??= open().catch((error: unknown) => {
+        current = undefined;
+        throw error;
+      });
+      return current;
+    },
+    reset(): void {
+      current = undefined;
+    },
+    async close(): Promise<void> {
+      const open = current;
+      current = undefined;
+      const value = await open?.catch(() => undefined);
+      if (value !== undefined) close(value);
+    },
+  };
+}
+
+const mqttSchema = z.object({
+  server: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ label: 'Server', description: 'The broker: tcp://host:1883 (or mqtt://).' }),
+  username: z.string().default('').meta({ label: 'User', description: 'Broker user name.' }),
+  password: z.string().default('').meta({ label: 'Password', description: 'Broker password.' }),
+  topic: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ label: 'Topic', description: 'Where to publish; ${metadata.key} and ${msg.key} are replaced.' }),
+  qos: z.number().int().min(0).max(2).default(0).meta({ label: 'QoS', description: '0, 1 or 2.' }),
+  cleanSession: z
+    .boolean()
+    .default(true)
+    .meta({ label: 'Clean session', description: 'Start without the previous session.' }),
+  clientId: z.string().default('').meta({ label: 'Client id', description: 'Empty: a random one.' }),
+  maxReconnectInterval: z
+    .number()
+    .int()
+    .min(0)
+    .default(60)
+    .meta({ label: 'Reconnect (s)', description: 'Wait between reconnects.' }),
+});
+
+export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
+  type: 'mqttClient',
+  label: 'MQTT publish',
+  description: 'Publishes the message data to an MQTT topic.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: mqttSchema,
+  create(config, context) {
+    const topic = renderer(context)(config.topic, 'topic');
+    const { host, port } = hostPort(config.server, 1883);
+    const tls = /^(ssl|tls|mqtts):\/\//i.test(config.server);
+    const client = lazy(
+      async () => {
+        const address = await guardedAddress(policyOf(context.services), host, port);
+        const mqtt = await import('mqtt');
+        return mqtt.connectAsync({
+          protocol: tls ? 'mqtts' : 'mqtt',
+          host: address,
+          port,
+          ...(tls ? { servername: host } : {}),
+          ...(config.username ? { username: config.username, password: config.password } : {}),
+          ...(config.clientId ? { clientId: config.clientId } : {}),
+          clean: config.cleanSession,
+          reconnectPeriod: Math.max(1, config.maxReconnectInterval) * 1000,
+          connectTimeout: 10_000,
+        });
+      },
+      (connection) => void connection.endAsync(true).catch(() => undefined),
+    );
+    return {
+      async process(message, nodeContext) {
+        const connection = await client.get();
+        await connection.publishAsync(topic(message, nodeContext), message.data, {
+          qos: config.qos as 0 | 1 | 2,
+        });
+        return [{ relation: 'Success', message }];
+      },
+      destroy: () => client.close(),
+    };
+  },
+};
+
+const emailSchema = z.object({
+  smtpHost: z.string().trim().min(1).meta({ label: 'SMTP host', description: 'The mail server.' }),
+  smtpPort: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .default(25)
+    .meta({ label: 'SMTP port', description: 'Its port; default 25.' }),
+  username: z
+    .string()
+    .default('')
+    .meta({ label: 'User', description: 'SMTP user; empty sends without logging in.' }),
+  password: z.string().default('').meta({ label: 'Password', description: 'SMTP password.' }),
+  enableTls: z
+    .boolean()
+    .default(false)
+    .meta({
+      label: 'TLS',
+      description: 'Connect with TLS (port 465); off still upgrades with STARTTLS when offered.',
+    }),
+  connectTimeout: z
+    .number()
+    .int()
+    .min(0)
+    .default(10)
+    .meta({ label: 'Connect timeout (s)', description: 'Seconds to wait for the server.' }),
+  email: z
+    .object({
+      from: z.string().trim().min(1).meta({ label: 'From', description: 'Sender address.' }),
+      to: z.string().trim().min(1).meta({ label: 'To', description: 'Recipients, comma-separated.' }),
+      cc: z.string().default('').meta({ label: 'Cc', description: 'Copies, comma-separated.' }),
+      bcc: z.string().default('').meta({ label: 'Bcc', description: 'Blind copies, comma-separated.' }),
+      subject: z
+        .string()
+        .default('')
+        .meta({ label: 'Subject', description: '${metadata.key} and ${msg.key} are replaced.' }),
+      body: z
+        .string()
+        .default('')
+        .meta({ label: 'Body', description: 'HTML body; ${metadata.key} and ${msg.key} are replaced.' }),
+    })
+    .meta({ label: 'Email', description: 'The message to send.' }),
+});
+
+export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
+  type: 'sendEmail',
+  label: 'Send email',
+  description: 'Sends an email over SMTP; subject and body take ${...} from the message.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: emailSchema,
+  create(config, context) {
+    const render = renderer(context);
+    const subject = render(config.email.subject, 'subject');
+    const body = render(config.email.body, 'body');
+    const list = (text: string) =>
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+    return {
+      async process(message, nodeContext) {
+        const address = await guardedAddress(policyOf(context.services), config.smtpHost, config.smtpPort);
+        const { default: nodemailer } = await import('nodemailer');
+        const transport = nodemailer.createTransport({
+          host: address,
+          port: config.smtpPort,
+          secure: config.enableTls,
+          tls: { servername: config.smtpHost },
+          connectionTimeout: config.connectTimeout * 1000,
+          ...(config.username ? { auth: { user: config.username, pass: config.password } } : {}),
+        });
+        try {
+          await transport.sendMail({
+            from: config.email.from,
+            to: list(config.email.to),
+            cc: list(config.email.cc),
+            bcc: list(config.email.bcc),
+            subject: subject(message, nodeContext),
+            html: body(message, nodeContext),
+          });
+        } finally {
+          transport.close();
+        }
+        return [{ relation: 'Success', message }];
+      },
+    };
+  },
+};
+
+const netSchema = z.object({
+  protocol: z.enum(['tcp', 'udp']).default('tcp').meta({ label: 'Protocol', description: 'tcp or udp.' }),
+  server: z.string().trim().min(1).meta({ label: 'Server', description: 'host:port to send to.' }),
+  connectTimeout: z
+    .number()
+    .int()
+    .min(0)
+    .default(60)
+    .meta({ label: 'Connect timeout (s)', description: 'Seconds to wait for a TCP connection.' }),
+  heartbeatInterval: z
+    .number()
+    .int()
+    .min(0)
+    .default(60)
+    .meta({ label: 'Heartbeat (s)', description: 'Kept for RuleGo chains (TCP keep-alive is on).' }),
+});
+
+export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
+  type: 'net',
+  label: 'TCP/UDP send',
+  description: 'Sends the data over TCP or UDP: binary data as it is, text and JSON with a newline after it.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: netSchema,
+  create(config, context) {
+    const { host, port } = hostPort(config.server, 0);
+    if (port === 0) throw new Error(`server "${config.server}" needs a port`);
+    const policy = policyOf(context.services);
+    const tcp = lazy(
+      async () => {
+        const address = await guardedAddress(policy, host, port);
+        return new Promise<Socket>((resolve, reject) => {
+          const socket = tcpConnect({
+            host: address,
+            port,
+            timeout: config.connectTimeout * 1000 || undefined,
+          });
+          socket.setKeepAlive(true);
+          socket.once('connect', () => {
+            socket.setTimeout(0);
+            resolve(socket);
+          });
+          socket.once('timeout', () => socket.destroy(new Error('connect timeout')));
+          socket.once('error', reject);
+          socket.on('close', () => tcp.reset());
+          socket.on('data', () => undefined);
+        });
+      },
+      (socket) => socket.destroy(),
+    );
+    const payload = (message: RuleMessage) =>
+      message.dataType === 'BINARY' ? Buffer.from(message.data, 'binary') : Buffer.from(`${message.data}\n`);
+    return {
+      async process(message) {
+        const bytes = payload(message);
+        if (config.protocol === 'udp') {
+          const address = await guardedAddress(policy, host, port);
+          const socket = createSocket(address.includes(':') ? 'udp6' : 'udp4');
+          try {
+            await new Promise<void>((resolve, reject) =>
+              socket.send(bytes, port, address, (error) => (error ? reject(error) : resolve())),
+            );
+          } finally {
+            socket.close();
+          }
+        } else {
+          const socket = await tcp.get();
+          await new Promise<void>((resolve, reject) =>
+            socket.write(bytes, (error) => (error ? reject(error) : resolve())),
+          );
+        }
+        return [{ relation: 'Success', message }];
+      },
+      destroy: () => tcp.close(),
+    };
+  },
+};
+
+const wsSchema = z.object({
+  server: z.string().trim().min(1).meta({ label: 'Server', description: 'ws://host:port/path or wss://...' }),
+  headers: z
+    .record(z.string(), z.string())
+    .default({})
+    .meta({ label: 'Headers', description: 'Handshake headers, e.g. Authorization.' }),
+  subprotocol: z
+    .string()
+    .default('')
+    .meta({ label: 'Subprotocol', description: 'Sec-WebSocket-Protocol; empty for none.' }),
+  connectTimeout: z
+    .number()
+    .int()
+    .min(0)
+    .default(10)
+    .meta({ label: 'Connect timeout (s)', description: 'Handshake time limit.' }),
+  messageType: z
+    .enum(['text', 'binary'])
+    .default('text')
+    .meta({ label: 'Frame type', description: 'text or binary.' }),
+});
+
+export const wsNode: NodeDefinition<z.infer<typeof wsSchema>> = {
+  type: 'ws',
+  label: 'WebSocket send',
+  description: 'Sends the data as a WebSocket frame to a server.',
+  category: 'external',
+  relations: ['Success', 'Failure'],
+  configSchema: wsSchema,
+  create(config, context) {
+    let url: URL;
+    try {
+      url = new URL(config.server);
+    } catch {
+      throw new Error(`server "${config.server}" is not a ws:// or wss:// URL`);
+    }
+    if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+      throw new Error(`server "${config.server}" is not a ws:// or wss:// URL`);
+    const port = Number(url.port || (url.protocol === 'wss:' ? 443 : 80));
+    const client = lazy(
+      async () => {
+        const host = url.hostname.replace(/^\[|\]$/g, '');
+        const address = await guardedAddress(policyOf(context.services), host, port);
+        const { WebSocket } = await import('ws');
+        const socket = new WebSocket(url, config.subprotocol ? [config.subprotocol] : [], {
+          headers: config.headers,
+          handshakeTimeout: config.connectTimeout * 1000 || 10_000,
+          lookup: (
+            _name: string,
+            _options: unknown,
+            callback: (error: null, address: string, family: number) => void,
+          ) => callback(null, address, address.includes(':') ? 6 : 4),
+          ...(url.protocol === 'wss:' ? { servername: host } : {}),
+        } as ConstructorParameters<typeof WebSocket>[2]);
+        await new Promise<void>((resolve, reject) => {
+          socket.once('open', () => resolve());
+          socket.once('error', reject);
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => client.reset());
+        return socket;
+      },
+      (socket) => socket.close(),
+    );
+    return {
+      async process(message) {
+        const socket = await client.get();
+        const data = config.messageType === 'binary' ? Buffer.from(message.data) : message.data;
+        await new Promise<void>((resolve, reject) =>
+          socket.send(data, (error) => (error ? reject(error) : resolve())),
+        );
+        return [{ relation: 'Success', message }];
+      },
+      destroy: () => client.close(),
+    };
+  },
+};

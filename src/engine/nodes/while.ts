@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { exprScope } from '../expr-env.ts';
+import { compileRuleExpression } from '../expr-template.ts';
+import { goJson } from '../go-json.ts';
+import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import { nodeEnv } from './node-env.ts';
+
+const CHAIN_PREFIX = 'chain:';
+/** The break node sets this metadata to "1" to end the loop after the current iteration. */
+const BREAK_KEY = '_break';
+
+const configSchema = z.object({
+  condition: z.string().trim().min(1, 'condition is empty').meta({
+    label: 'Condition',
+    description: 'An expr-lang expression checked before each iteration; the loop runs while it is true.',
+  }),
+  do: z.string().trim().min(1, 'do is empty').meta({
+    label: 'Body',
+    description: 'Id of the node that starts the body of each iteration, or chain:<id> to run another chain.',
+  }),
+  mode: z.number().int().min(0).max(2).default(2).meta({
+    label: 'Mode',
+    description:
+      "0: pass the incoming message on; 1: data becomes the array of every iteration's results; 2: each iteration gets the previous result, the last passes on.",
+  }),
+});
+
+type Config = z.infer<typeof configSchema>;
+
+/** `nodeId` or `chain:chainId`, as RuleGo's while reads `do`. */
+function bodyOf(target: string): { chain: boolean; id: string } {
+  const parts = target.split(':');
+  if (parts.length === 1) return { chain: false, id: target };
+  if (parts.length === 2) {
+    return { chain: (parts[0] ?? '').trim() + ':' === CHAIN_PREFIX, id: (parts[1] ?? '').trim() };
+  }
+  throw new Error('do variable should be nodeId or chain:chainId style');
+}
+
+/** RuleGo's castToBool: booleans, "true" in any case, and non-zero numbers. */
+function truthy(value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value.toLowerCase() === 'true';
+  if (typeof value === 'number') return value !== 0;
+  return false;
+}
+
+export const whileNode: NodeDefinition<Config> = {
+  type: 'while',
+  label: 'While',
+  description:
+    'Runs the body again and again while the condition holds (metadata _loopIndex); a break node in the body ends it. Success after the last iteration.',
+  category: 'flow',
+  relations: ['Success', 'Failure'],
+  configSchema,
+  nodeRefs: (config) => {
+    try {
+      const body = bodyOf(config.do);
+      return body.chain ? [] : [body.id];
+    } catch {
+      return []; // create refuses the form with RuleGo's words
+    }
+  },
+  create(config, { nodeId, vars, services, references }) {
+    const body = bodyOf(config.do);
+    const condition = compileRuleExpression(config.condition, `node "${nodeId}" condition`);
+    const scope = exprScope(vars, services);
+    return {
+      async process(incoming, context) {
+        const original: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
+        let message = incoming;
+        const merged: unknown[] = [];
+        for (let index = 0; ; index += 1) {
+          await context.checkpoint();
+          message.metadata['_loopIndex'] = String(index);
+          if (!truthy(condition.evaluate(nodeEnv(message, scope, context, references)))) break;
+          const result = await runBody(body, message, context);
+          if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
+          if (config.mode === 1) for (const end of result.results) merged.push(valueOf(message, end));
+          const last = result.results.at(-1);
+          if (last) message = { ...last, metadata: { ...last.metadata } };
+          if (message.metadata[BREAK_KEY] === '1') {
+            delete message.metadata[BREAK_KEY];
+            break;
+          }
+        }
+        if (config.mode === 0) return [{ relation: 'Success', message: original }];
+        if (config.mode === 1) {
+          return [
+            { relation: 'Success', message: { ...message, data: goJson(merged.length ? merged : null) } },
+          ];
+        }
+        return [{ relation: 'Success', message }];
+      },
+    };
+  },
+};
+
+function runBody(
+  body: { chain: boolean; id: string },
+  message: RuleMessage,
+  context: NodeContext,
+): Promise<RunResult> {
+  if (body.chain) return context.runChain(body.id, message);
+  if (!context.runNode) throw new Error('this engine cannot run a node body');
+  return context.runNode(body.id, message);
+}
+
+/** An iteration's result as RuleGo merges it: parsed when the loop's message is JSON (and it parses), else the text. */
+function valueOf(loop: RuleMessage, end: RuleMessage): unknown {
+  if (loop.dataType !== 'JSON') return end.data;
+  try {
+    return JSON.parse(end.data) as unknown;
+  } catch {
+    return end.data;
+  }
+}
