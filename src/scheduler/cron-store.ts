@@ -98,14 +98,14 @@ export class CronStore {
   }
 
   /** Inserts a task; false when the id is taken. */
-  async insert(id: string, fields: CronTaskFields): Promise<boolean> {
+  async insert(id: string, fields: CronTaskFields, disabled = false): Promise<boolean> {
     const now = this.now();
     const result = await this.db
       .insertInto('cron_tasks')
       .values({
         id,
         ...fields,
-        disabled: 0,
+        disabled: disabled ? 1 : 0,
         created_at: now,
         updated_at: now,
         last_run_at: null,

@@ -32,6 +32,8 @@ export interface CronTaskView extends CronTaskFields {
 
 export interface CronTaskInput extends CronTaskFields {
   id?: string | undefined;
+  /** Created disabled: it never fires until enabled. */
+  disabled?: boolean | undefined;
 }
 
 export interface SchedulerOptions {
@@ -121,7 +123,8 @@ export class CronScheduler {
     this.agents.get(input.target);
     const fields = { name: input.name, schedule, message: input.message, target: input.target };
     const id = input.id ?? newTaskId(input.name);
-    if (!(await this.store.insert(id, fields))) throw conflict(`cron task "${id}" already exists`);
+    if (!(await this.store.insert(id, fields, input.disabled === true)))
+      throw conflict(`cron task "${id}" already exists`);
     const task = await this.find(id);
     try {
       await this.trigger.schedule(task);

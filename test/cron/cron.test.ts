@@ -249,19 +249,31 @@ describe('cron scheduling', () => {
     t = await createTestApp();
     const inject = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
       t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-    await inject('POST', '/api/v1/cron', { ...task, id: 'quiet', schedule: '* * * * * *' });
-    await inject('PUT', '/api/v1/cron/quiet/toggle', { disabled: true });
+    // Created disabled, so it can never fire (disabling it a moment later would race the scheduler).
+    const quiet = await inject('POST', '/api/v1/cron', {
+      ...task,
+      id: 'quiet',
+      schedule: '* * * * * *',
+      disabled: true,
+    });
+    assert.equal(quiet.statusCode, 201, quiet.body);
     await inject('POST', '/api/v1/cron', { ...task, id: 'tick', schedule: '* * * * * *', message: 'ping' });
+    // Conditions, not times: a busy machine may fire late, so the wait is long and ends at the first run.
     const ran = await waitFor(async () => {
       const body = (await inject('GET', '/api/v1/cron/tick')).json();
       return body.lastRun ? body : undefined;
-    }, 3000);
-    assert.ok(ran, 'the task did not fire within 3 s');
+    }, 60_000);
+    assert.ok(ran, 'the task did not fire');
     assert.equal(ran.lastRun.status, 'success', JSON.stringify(ran.lastRun));
     assert.match(ran.lastRun.reply, /^\[demo model\]/);
     assert.ok(Date.parse(ran.lastRun.endedAt) >= Date.parse(ran.lastRun.startedAt));
-    // Give the disabled task more than a full second of its own to (wrongly) fire.
-    await sleep(1200);
+    // The disabled task had every second the enabled one had: two more fires of tick prove a full
+    // second passed with the scheduler running.
+    const fired = await waitFor(async () => {
+      const runs = (await inject('GET', '/api/v1/cron/tick/runs')).json().data as unknown[];
+      return runs.length >= 3 ? runs : undefined;
+    }, 60_000);
+    assert.ok(fired, 'the task fired again');
     assert.equal((await inject('GET', '/api/v1/cron/quiet')).json().lastRun, null);
     // The run used the task's own session on channel cron.
     const history = await t.services.sessions.load('agent:main:channel:cron:scope:main:tick');

@@ -10,6 +10,8 @@ const taskFields = {
   name: z.string().trim().min(1).max(200),
   schedule: z.string().min(1).max(200).meta({ description: 'second minute hour day month weekday' }),
   message: z.string().min(1).max(100_000),
+  /** Created disabled: stored and shown, never fired until it is enabled (default false). */
+  disabled: z.boolean().optional(),
 };
 export const taskBody = z.object({ ...taskFields, target: idParam });
 /** Under /agents/{agentId}/cron the target is the agent in the path, so it may be left out. */
