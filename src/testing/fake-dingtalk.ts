@@ -399,7 +399,7 @@ export async function startFakeDingTalk(options: FakeDingTalkOptions) {
     return text;
   };
 
-  async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       if (Date.now() > deadline) throw new Error(`fake dingtalk: timed out waiting for ${what}`);
