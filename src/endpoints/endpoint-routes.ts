@@ -47,7 +47,12 @@ export async function registerEndpointRoutes(
         handler: async (request, reply) => {
           const path = request.url.slice(ENDPOINTS_PREFIX.length).split('?')[0] ?? '';
           const found = endpoints.match(request.method, path);
-          if (!found) throw new AppError('not-found', `no endpoint serves ${request.method} ${path}`);
+          // Without credentials (while auth is on) a missing endpoint is a 401 like a protected one, so
+          // which endpoints exist is not told to strangers.
+          if (!found) {
+            await checkAuth(request, auth, requireAuth);
+            throw new AppError('not-found', `no endpoint serves ${request.method} ${path}`);
+          }
           const { route, params } = found;
           if (route.auth) await checkAuth(request, auth, requireAuth);
           const query: Record<string, string> = {};

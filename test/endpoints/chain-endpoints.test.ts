@@ -100,7 +100,14 @@ describe('chain endpoints', () => {
     ]);
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { greeting: 'Hello ada', lang: 'en', sent: { a: 1 } });
-    const wrongMethod = await curl([`${base}/api/v1/endpoints/open/hello/ada`]);
+    // No endpoint for GET: a stranger learns nothing (401), a signed-in user gets the 404.
+    const stranger = await curl([`${base}/api/v1/endpoints/open/hello/ada`]);
+    assert.equal(stranger.status, 401);
+    const wrongMethod = await curl([
+      '-H',
+      `authorization: Bearer ${await login()}`,
+      `${base}/api/v1/endpoints/open/hello/ada`,
+    ]);
     assert.equal(wrongMethod.status, 404);
     assert.match(wrongMethod.body, /"error":"no endpoint serves GET/);
   });
@@ -131,7 +138,13 @@ describe('chain endpoints', () => {
       headers: { authorization: `Bearer ${await login()}` },
     });
     assert.ok(removed.statusCode < 300, removed.body);
-    const gone = await curl(['-X', 'POST', `${base}/api/v1/endpoints/reload/hello/zoe`]);
+    const gone = await curl([
+      '-X',
+      'POST',
+      '-H',
+      `authorization: Bearer ${await login()}`,
+      `${base}/api/v1/endpoints/reload/hello/zoe`,
+    ]);
     assert.equal(gone.status, 404);
   });
 
