@@ -274,10 +274,16 @@ export class SessionStore {
   }
 
   private async summary(row: Selectable<SessionsTable>): Promise<SessionSummary> {
+    // What a person would count as messages: tool results are part of the answer, not messages.
+    const role =
+      KeywordIndex.dialectOf(this.db) === 'postgres'
+        ? sql<string>`(message::jsonb ->> 'role')`
+        : sql<string>`json_extract(message, '$.role')`;
     const counted = await this.db
       .selectFrom('session_messages')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('session_key', '=', row.key)
+      .where(role, '!=', 'tool')
       .executeTakeFirst();
     // A conversation starts with the user's message.
     const opening = await this.db
