@@ -298,6 +298,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...(options.logger ? { logger: options.logger } : {}),
   });
   usage.attach(db);
+  usage.budgets.onEvent((event) => telemetry.budgetEvent(event.budget.id, event.type));
   const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
   const sessions = new SessionStore(db, undefined, undefined, keywords);
   const memory = new MemoryIndex(db, keywords, workspace);

@@ -63,6 +63,7 @@ export class Metrics {
   readonly cronLateness: Histogram;
   readonly sessionTurns: Counter<'channel'>;
   readonly compactions: Counter;
+  readonly budgetEvents: Counter<'budget' | 'event'>;
   readonly wsEvents: Counter<'type'>;
   readonly wsDropped: Counter<'reason'>;
   readonly wsConnections: Counter<'route'>;
@@ -168,6 +169,12 @@ export class Metrics {
     });
     this.sessionTurns = counter('session_turns_total', 'Turns written to a stored session', ['channel']);
     this.compactions = counter('session_compactions_total', 'Session histories compacted', []);
+    // Budget ids come from the config (a handful an operator wrote), so they are bounded labels.
+    this.budgetEvents = counter(
+      'budget_events_total',
+      'Budget warnings (80%), limits reached and calls blocked',
+      ['budget', 'event'],
+    );
     new Gauge({
       name: `${PREFIX}websocket_subscribers`,
       help: 'Open WebSocket event subscribers',

@@ -148,6 +148,11 @@ export class Telemetry {
     return watched;
   }
 
+  /** A budget warned (80%), reached its limit or blocked a call. */
+  budgetEvent(budget: string, event: string): void {
+    this.metrics.budgetEvents.inc({ budget, event });
+  }
+
   /** A session history was compacted. */
   compacted(): void {
     this.metrics.compactions.inc();

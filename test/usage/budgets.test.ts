@@ -211,6 +211,8 @@ describe('budgets', () => {
       logs.some((line) => line.startsWith('budget watch exceeded (warn only)')),
       logs.join('\n'),
     );
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /^agent_service_budget_events_total\{budget="watch",event="reached"\} 1$/m);
     const [notice] = await tg.waitForCalls('sendMessage', sent + 1);
     assert.ok(notice);
     const last = tg.callsOf('sendMessage').at(-1);
