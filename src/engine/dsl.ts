@@ -2,7 +2,7 @@
 // later version of this service) survive a load/save round trip unchanged.
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { ID_PATTERN } from '../core/ids.ts';
+import { ID_PATTERN, idSchema as chainIdSchema } from '../core/ids.ts';
 import { endpointSchema } from './endpoint-dsl.ts';
 
 const idSchema = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');
@@ -27,7 +27,8 @@ export const ruleConnectionSchema = z.looseObject({
 
 export const ruleChainSchema = z.looseObject({
   ruleChain: z.looseObject({
-    id: idSchema,
+    // A chain id names files and map keys: JavaScript's reserved names (__proto__, ...) are refused.
+    id: chainIdSchema,
     name: z.string(),
     root: z.boolean().optional(),
     debugMode: z.boolean().optional(),
