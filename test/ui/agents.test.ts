@@ -1,7 +1,7 @@
 // The Agents page in a real browser: status and load errors, create from the template, the editor
 // tabs (prompt, tools, skills, workspace files), reload and delete with confirmation.
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestApp } from '../../src/testing/app-harness.ts';
@@ -105,14 +105,17 @@ describe('web UI: Agents', () => {
     await ui.page.locator('.toast-success', { hasText: 'Saved' }).waitFor();
     const agent = await getJson('/api/v1/agents/helper');
     const tools = agent.metadata.nodes[0].configuration.tools as Array<{ type: string }>;
+    // The key is write-only: the API shows it as set, the stored definition holds it.
     assert.deepEqual(
       tools.find((tool) => tool.type === 'a2a'),
       {
         type: 'a2a',
         name: 'ask_remote',
-        config: { url: 'http://127.0.0.1:9/api/v1/a2a/main', apiKey: 'sk-remote-key-0123456789' },
+        config: { url: 'http://127.0.0.1:9/api/v1/a2a/main', apiKey: '***' },
       },
     );
+    const stored = await readFile(join(server.dir, 'data', 'agents', 'helper', 'agent.json'), 'utf8');
+    assert.ok(stored.includes('sk-remote-key-0123456789'));
   });
 
   it('creates a skill of the agent', async () => {
