@@ -7,6 +7,7 @@ import { api, currentToken } from '../../api.ts';
 import type { PageProps } from '../../routes.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
+import type { TraceStep } from '../../../../src/observability/monitor-state.ts';
 
 interface TurnSummary {
   id: string;
@@ -24,38 +25,8 @@ interface TurnSummary {
   parentTurnId?: string;
 }
 
-type Step =
-  | {
-      kind: 'model';
-      at: number;
-      durationMs: number;
-      provider: string;
-      model: string;
-      firstTokenMs?: number;
-      inputTokens?: number;
-      outputTokens?: number;
-      finishReason?: string;
-      error?: string;
-    }
-  | {
-      kind: 'tool';
-      at: number;
-      durationMs?: number;
-      tool: string;
-      toolType: string;
-      args: string;
-      result?: string;
-    }
-  | {
-      kind: 'node';
-      at: number;
-      durationMs: number;
-      chainId: string;
-      nodeId: string;
-      nodeType: string;
-      relations: string[];
-      error?: string;
-    };
+// The server's own shape of a trace step (a type-only import: nothing of the server is bundled).
+type Step = TraceStep;
 
 interface Snapshot {
   instance: string;
