@@ -15,25 +15,28 @@ const LAYERS = [
   ['resources'],
   ['cli'],
 ];
-// The composition root and the test kit sit above every layer; nothing in a layer imports them.
+// The composition root sits above every layer; nothing in a layer imports it. Test fakes and
+// builders live in test/fakes, outside src: no product file imports from test/ (see the rule below).
 const TOP = ['app', 'server', 'services', 'main'];
-const TEST_KIT = 'testing';
+const TEST_IMPORT = { group: ['**/test/**'], message: 'src/ is the product: fakes live in test/fakes.' };
 
 function layerRules() {
   const all = LAYERS.flat();
   return LAYERS.flatMap((layer, index) => {
-    const above = [...LAYERS.slice(index + 1).flat(), TEST_KIT, ...TOP];
+    const above = [...LAYERS.slice(index + 1).flat(), ...TOP];
     return layer.map((folder) => ({
       files: [`src/${folder}/**/*.ts`],
       rules: {
         'no-restricted-imports': [
           'error',
           {
-            patterns: above.map((higher) => ({
-              group:
-                all.includes(higher) || higher === TEST_KIT ? [`../**/${higher}/**`] : [`../**/${higher}.ts`],
-              message: `src/${folder} is below src/${higher}: imports run from higher layers to lower ones only.`,
-            })),
+            patterns: [
+              ...above.map((higher) => ({
+                group: all.includes(higher) ? [`../**/${higher}/**`] : [`../**/${higher}.ts`],
+                message: `src/${folder} is below src/${higher}: imports run from higher layers to lower ones only.`,
+              })),
+              TEST_IMPORT,
+            ],
           },
         ],
       },
@@ -78,4 +81,15 @@ export default tseslint.config(
     },
   },
   ...layerRules(),
+  // src/ is the product: nothing in it reaches into the tests' fakes.
+  {
+    files: ['src/**/*.ts'],
+    ignores: LAYERS.flat().map((folder) => `src/${folder}/**/*.ts`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [TEST_IMPORT] },
+      ],
+    },
+  },
 );

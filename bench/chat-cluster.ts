@@ -14,7 +14,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '../src/testing/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
 import {
   autocannon,
   BENCH_AGENT,

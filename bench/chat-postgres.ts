@@ -3,7 +3,7 @@
 // file, then on one with data.database_url on PostgreSQL (TEST_DATABASE_URL, default the local
 // server; a schema of its own, dropped at the end). Same agent, fake upstream and load on both.
 // Prints one JSON line: {"bench":"chat-postgres", ...}.
-import { createTestDatabase } from '../src/testing/test-database.ts';
+import { createTestDatabase } from '../test/fakes/test-database.ts';
 import {
   autocannon,
   BENCH_AGENT,

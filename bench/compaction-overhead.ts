@@ -2,9 +2,9 @@
 // summary and the recent messages, count tokens) for a session below its trigger, and whole turns
 // with compaction on and off against the same in-process scripted model. Also checks that no extra
 // model call is made. Prints one JSON line.
-import { createTestApp } from '../src/testing/app-harness.ts';
-import { agentDefinition } from '../src/testing/builders.ts';
-import { createScriptedModel } from '../src/testing/scripted-model.ts';
+import { createTestApp } from '../test/fakes/app-harness.ts';
+import { agentDefinition } from '../test/fakes/builders.ts';
+import { createScriptedModel } from '../test/fakes/scripted-model.ts';
 import { Compactor } from '../src/turns/compactor.ts';
 import { memoryAccess } from '../src/turns/memory-access.ts';
 import { percentile } from './_memory-index.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { openDatabase, type Db } from '../src/storage/database.ts';
-import { createTestDatabase, type TestDatabase } from '../src/testing/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
 import { codeVersion, progress, round, sleep, spawnChild, watchOtherCpu, type Child } from './_shared.ts';
 
 const TASKS = Number(process.env['BENCH_CRON_TASKS'] ?? 10_000);

@@ -3,7 +3,7 @@
 // server listening on loopback), one query at a time. Prints one JSON line.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTestApp } from '../src/testing/app-harness.ts';
+import { createTestApp } from '../test/fakes/app-harness.ts';
 import { generateCorpus, random } from './_memory-corpus.ts';
 import { percentile } from './_memory-index.ts';
 

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { StreamResponse, Task } from '@a2a-js/sdk';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { a2aClient, kinds, send, textOf, waitFor, within } from './a2a-helpers.ts';
 
 const ADMIN_KEY = 'sk-admin-key-for-a2a-tests-0123456789';

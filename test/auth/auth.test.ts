@@ -4,7 +4,7 @@ import { afterEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { AuthService } from '../../src/auth/auth-service.ts';
 import { hashPassword } from '../../src/core/secrets.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 function claims(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, it } from 'node:test';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 const ADMIN_KEY = 'sk-admin-key-0123456789';
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };

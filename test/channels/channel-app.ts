@@ -2,7 +2,7 @@
 // enabled account `bot1` on the platform, short back-off, every handled message and log line kept.
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { ChannelAdapter, ChannelLogger, InboundMessage } from '../../src/channels/types.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 export interface ChannelApp {
   t: TestApp;

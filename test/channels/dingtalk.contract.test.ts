@@ -1,6 +1,6 @@
 // The channel contract against the DingTalk adapter and a fake DingTalk (Stream gateway, WebSocket,
 // robot APIs) on loopback.
-import { startFakeDingTalk } from '../../src/testing/fake-dingtalk.ts';
+import { startFakeDingTalk } from '../fakes/fake-dingtalk.ts';
 import { channelContract } from './contract.ts';
 
 const CLIENT_ID = 'dingcontractclient';

@@ -8,8 +8,8 @@ import { afterEach, describe, it } from 'node:test';
 import { DingTalkAdapter, type DingTalkOptions } from '../../src/channels/dingtalk/dingtalk-adapter.ts';
 import type { ChannelAccount, InboundMessage } from '../../src/channels/types.ts';
 import { accountSchema } from '../../src/config/schema.ts';
-import { startFakeDingTalk, type FakeDingTalk } from '../../src/testing/fake-dingtalk.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeDingTalk, type FakeDingTalk } from '../fakes/fake-dingtalk.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { type ChannelApp, createChannelApp } from './channel-app.ts';
 
 const CLIENT_ID = 'dingtestclient01';

@@ -1,6 +1,6 @@
 // The channel contract against the Discord adapter and a fake Discord (REST API and gateway) on
 // loopback.
-import { startFakeDiscord } from '../../src/testing/fake-discord.ts';
+import { startFakeDiscord } from '../fakes/fake-discord.ts';
 import { channelContract } from './contract.ts';
 
 const TOKEN = 'MTAwMDAwMDAwMDAwMDAwMDAx.contract.token-AAAA';

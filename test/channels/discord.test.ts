@@ -16,8 +16,8 @@ import {
   startFakeDiscord,
   type FakeDiscord,
   type FakeDiscordOptions,
-} from '../../src/testing/fake-discord.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+} from '../fakes/fake-discord.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { type ChannelApp, createChannelApp, waitFor } from './channel-app.ts';
 
 const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.discord-test-token-0123456789';

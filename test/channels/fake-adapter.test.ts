@@ -2,9 +2,9 @@
 // (streamed replies edited in place).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTestApp } from '../../src/testing/app-harness.ts';
-import { FakeChannelAdapter, FakeChatHub } from '../../src/testing/fake-channel.ts';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp } from '../fakes/app-harness.ts';
+import { FakeChannelAdapter, FakeChatHub } from '../fakes/fake-channel.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
 import { channelContract, type ChannelDriver } from './contract.ts';
 
 // The in-memory adapter stands in for the platform "discord": the `adapters` service option replaces

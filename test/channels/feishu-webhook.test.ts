@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { InboundMessage } from '../../src/channels/types.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import {
   encryptEvent,
   signedHeaders,
   startFakeFeishu,
   type FakeFeishu,
-} from '../../src/testing/fake-feishu.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+} from '../fakes/fake-feishu.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
 const SECRET = 'webhook-app-SECRET-0123456789';
 const VERIFICATION = 'verification-TOKEN-abcdef';

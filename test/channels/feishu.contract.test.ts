@@ -2,8 +2,8 @@
 // and a fake Feishu on loopback that speaks the SDK's protobuf frames.
 import assert from 'node:assert/strict';
 import { FeishuAdapter } from '../../src/channels/feishu/feishu-adapter.ts';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { encryptEvent, signedHeaders, startFakeFeishu } from '../../src/testing/fake-feishu.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { encryptEvent, signedHeaders, startFakeFeishu } from '../fakes/fake-feishu.ts';
 import { channelContract } from './contract.ts';
 
 const SECRET = 'contract-app-secret-AAAA';

@@ -6,9 +6,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { FeishuAdapter, type FeishuAdapterOptions } from '../../src/channels/feishu/feishu-adapter.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeFeishu, type FakeFeishu } from '../../src/testing/fake-feishu.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { type ChannelApp, createChannelApp, waitFor } from './channel-app.ts';
 
 const SECRET = 'feishu-SECRET-value-0123456789';

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
 import type { InboundMessage } from '../../src/channels/types.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { cli } from '../cli/cli-harness.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';

@@ -11,7 +11,7 @@ import {
 } from '../../src/channels/account-schema.ts';
 import type { ChannelAccount, ChannelAdapter, ConnectionLink } from '../../src/channels/types.ts';
 import { PLATFORMS } from '../../src/config/schema.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 /** A platform whose accounts take a field no built-in platform has: a write-only `pin_code`. */
 const pinAccount = platformAccount({

@@ -3,8 +3,8 @@
 // webhook route with signed requests.
 import assert from 'node:assert/strict';
 import { slackSignature } from '../../src/channels/slack/events-api.ts';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { BOT_USER_ID, startFakeSlack, type FakeSlack } from '../../src/testing/fake-slack.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { BOT_USER_ID, startFakeSlack, type FakeSlack } from '../fakes/fake-slack.ts';
 import { channelContract, type UserMessage } from './contract.ts';
 
 const BOT_TOKEN = 'xoxb-contract-bot-token-AAAA';

@@ -11,9 +11,9 @@ import { afterEach, describe, it } from 'node:test';
 import { slackSignature } from '../../src/channels/slack/events-api.ts';
 import { SlackAdapter, type SlackOptions } from '../../src/channels/slack/slack-adapter.ts';
 import { SLACK_TEXT_LIMIT, THINKING } from '../../src/channels/slack/slack-send.ts';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { BOT_ID, BOT_USER_ID, startFakeSlack, type FakeSlack } from '../../src/testing/fake-slack.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { BOT_ID, BOT_USER_ID, startFakeSlack, type FakeSlack } from '../fakes/fake-slack.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { type ChannelApp, createChannelApp, pause, waitFor } from './channel-app.ts';
 
 const BOT_TOKEN = 'xoxb-SECRET-bot-token-never-shown';

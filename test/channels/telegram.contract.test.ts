@@ -1,5 +1,5 @@
 // The channel contract against the Telegram adapter and a fake Bot API on loopback.
-import { startFakeTelegram } from '../../src/testing/fake-telegram.ts';
+import { startFakeTelegram } from '../fakes/fake-telegram.ts';
 import { channelContract } from './contract.ts';
 
 const TOKEN = '123456:contract-token-AAAA';

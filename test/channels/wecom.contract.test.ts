@@ -1,7 +1,7 @@
 // The channel contract against the WeCom adapter and a fake WeCom on loopback, once per mode.
 import assert from 'node:assert/strict';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeWecom } from '../../src/testing/fake-wecom.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { startFakeWecom } from '../fakes/fake-wecom.ts';
 import { channelContract } from './contract.ts';
 
 const BOT_SECRET = 'contract-bot-secret-AAAA';

@@ -7,9 +7,9 @@ import type { ChannelAccount, ConnectionLink, InboundMessage } from '../../src/c
 import { THINKING } from '../../src/channels/wecom/wecom-bot.ts';
 import { WecomAdapter, type WecomOptions } from '../../src/channels/wecom/wecom-adapter.ts';
 import { accountSchema } from '../../src/config/schema.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import { startFakeWecom, type FakeWecom, type FakeWecomOptions } from '../../src/testing/fake-wecom.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
+import { startFakeWecom, type FakeWecom, type FakeWecomOptions } from '../fakes/fake-wecom.ts';
 import { type ChannelApp, createChannelApp, pause, waitFor } from './channel-app.ts';
 
 const BOT_SECRET = 'bot-SECRET-never-shown-123456';

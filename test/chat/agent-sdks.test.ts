@@ -14,8 +14,8 @@ import {
 import { generateText, stepCountIs, streamText, tool as aiTool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startTimedAgentApp } from './timed-agent.ts';
 
 interface UpstreamMessage {

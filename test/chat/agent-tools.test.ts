@@ -4,16 +4,16 @@ import assert from 'node:assert/strict';
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import {
   agentDefinition,
   chainDefinition,
   type AgentOptions,
   type ToolSpec,
-} from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+} from '../fakes/builders.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
-const MCP_SERVER = join(import.meta.dirname, '..', '..', 'src', 'testing', 'mcp-echo-server.ts');
+const MCP_SERVER = join(import.meta.dirname, '..', 'fakes', 'mcp-echo-server.ts');
 
 interface ToolEvent {
   type: string;

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startTimedAgentApp } from './timed-agent.ts';
 
 const weather = {

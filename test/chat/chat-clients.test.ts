@@ -8,7 +8,7 @@ import { LLMock } from '@copilotkit/aimock';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 interface UpstreamMessage {
   role: string;

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ToolCallResultEventSchema, ToolCallStartEventSchema } from '@ag-ui/core/schemas';
 import OpenAI from 'openai';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { createResource, startTimedAgentApp } from './timed-agent.ts';
 import { apiSession } from '../../src/chat/chat-request.ts';
 

@@ -2,8 +2,8 @@
 // worker threads, and a client that goes away cancels the upstream call either way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
 for (const workers of [0, 2]) {
   describe(`chat with engine.model_workers: ${workers}`, () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 
 const ACCOUNT_KEY = 'sk-app1-models-key-0000';
 

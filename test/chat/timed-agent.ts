@@ -1,9 +1,9 @@
 // The set-up the client-tool tests share: a listening app whose model is the fake upstream, with the
 // agent `timed` whose server tool `clock` (a rule chain) always answers "12:00".
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition, chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition, chainDefinition } from '../fakes/builders.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
 /** POSTs a rule chain or an agent through the API and asserts it was created. */
 export async function createResource(t: TestApp, url: string, payload: object): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
 import { BIN, cli, cliEnv, start, startTestServer, waitFor, type TestServer } from './cli-harness.ts';
 
 describe('agent-service agent chat', () => {

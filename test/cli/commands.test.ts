@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { zipSync, strToU8 } from 'fflate';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { cli, startTestServer, type TestServer } from './cli-harness.ts';
 
 describe('agent-service commands against a live server (authentication off)', () => {

@@ -8,7 +8,7 @@ import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 import { BIN, cli, cliEnv, startTestServer, type TestServer } from './cli-harness.ts';
 
 const APP_KEY = 'sk-app-key-for-cli-sessions-0001';

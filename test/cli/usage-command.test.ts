@@ -1,7 +1,7 @@
 // `agent-service usage`: the usage of a real server as a table and as JSON, and its errors.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { cli, startTestServer, type TestServer } from './cli-harness.ts';
 
 describe('agent-service usage', () => {

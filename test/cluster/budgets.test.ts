@@ -3,7 +3,7 @@
 // another model call; every instance reports the same spent amount and the 429 names the reset.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { formatLocal, periodOf } from '../../src/usage/periods.ts';
 import { api, clusterSection, deployment, type Deployment, type Instance } from './instances.ts';
 

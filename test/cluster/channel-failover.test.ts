@@ -3,8 +3,8 @@
 // nothing) another instance takes the account over within 15 seconds and answers its messages.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { api, clusterSection, deployment, eventually, type Deployment, type Instance } from './instances.ts';
 
 const ACCOUNT = '/api/v1/channels/telegram/accounts/bot';

@@ -3,7 +3,7 @@
 // memory flush) and the other finds nothing left to fold.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { FLUSH_INSTRUCTIONS } from '../../src/turns/memory-flush.ts';
 import { api, clusterSection, deployment, type Deployment, type Instance } from './instances.ts';
 

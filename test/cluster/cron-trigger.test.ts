@@ -14,7 +14,7 @@ import {
   RUNS_KEPT,
   type StoredCronTask,
 } from '../../src/scheduler/cron-store.ts';
-import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 import { REDIS_URL, eventually } from './instances.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

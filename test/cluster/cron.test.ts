@@ -4,7 +4,7 @@
 // cut short). Each instance calls its own fake model, so the test sees which instance ran a fire.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { api, clusterSection, deployment, eventually, type Deployment, type Instance } from './instances.ts';
 
 interface RunView {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
 export const REDIS_URL = 'redis://127.0.0.1:6379';

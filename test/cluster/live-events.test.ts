@@ -2,7 +2,7 @@
 // the live-event channel on Redis; an instance's own events reach it once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { connect } from '../observability/ws-client.ts';
 import { api, clusterSection, deployment, type Deployment, type Instance } from './instances.ts';
 

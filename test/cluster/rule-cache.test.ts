@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 import {
   api,
   clusterSection,

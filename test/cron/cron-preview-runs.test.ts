@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { previewSchedule } from '../../src/resources/cron/cron.service.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 
 describe('cron schedule preview', () => {
   let server: TestApp;

@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, it } from 'node:test';
 import { validateCronExpression } from '../../src/scheduler/cron-expression.ts';
 import { createServices, type Services } from '../../src/services.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 
 const task = {
   name: 'Daily report',

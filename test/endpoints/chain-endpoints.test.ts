@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 
 const run = promisify(execFile);
 

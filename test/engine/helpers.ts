@@ -1,13 +1,13 @@
-// Helpers of the engine tests: the shared chain builder (src/testing/builders.ts), and an engine with fresh state.
+// Helpers of the engine tests: the shared chain builder (test/fakes/builders.ts), and an engine with fresh state.
 import { z } from 'zod';
 import { createDefaultRegistry } from '../../src/engine/registry.ts';
 import type { NodeRegistry } from '../../src/engine/registry.ts';
 import { RuleEngine } from '../../src/engine/engine.ts';
 import type { RuleEngineOptions } from '../../src/engine/engine.ts';
 import type { NodeServices, RunEvent } from '../../src/engine/types.ts';
-import { chainDefinition, type Link, type NodeSpec } from '../../src/testing/builders.ts';
+import { chainDefinition, type Link, type NodeSpec } from '../fakes/builders.ts';
 
-export type { Link, NodeSpec } from '../../src/testing/builders.ts';
+export type { Link, NodeSpec } from '../fakes/builders.ts';
 
 /** The shared chain builder, with any further `ruleChain` fields the engine tests set directly. */
 export function chain(

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 
 const PARAM_VALUES = ['x', '..%2F..%2Fetc%2Fpasswd', '%00', 'a'.repeat(300), '%E2%82', 'main'];
 const BODIES: Array<{ label: string; payload: string; type: string }> = [

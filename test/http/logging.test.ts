@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { loggerOptions } from '../../src/http/logger.ts';
-import { createTestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp } from '../fakes/app-harness.ts';
 
 describe('request logging', () => {
   it('logs requests with pino and never writes a password, token or key', async () => {

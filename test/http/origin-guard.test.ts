@@ -1,8 +1,8 @@
 // DNS rebinding and cross-site writes: a web page must not reach the API through the user's browser.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 import { multipart, skillFile, text, zip } from '../skills/skill-fixtures.ts';
 
 describe('origin guard', () => {

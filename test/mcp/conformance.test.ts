@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
 const require = createRequire(import.meta.url);
 const SUITE = join(

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition, chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition, chainDefinition } from '../fakes/builders.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 
 const ADMIN_KEY = 'sk-admin-key-for-mcp-tests-0123456789';
 const APP_KEY = 'sk-app-key-limited-to-helper-0123456789';

@@ -2,9 +2,9 @@
 // context window, and an agent `keeper` with a fixed prompt, the read tool and the memory tools.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import { createScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import { createScriptedModel, type ScriptedModel } from '../fakes/scripted-model.ts';
 import type { TurnOutput } from '../../src/turns/turn-events.ts';
 
 export const AGENT = 'keeper';

@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/core/errors.ts';
 import { workerEntry } from '../../src/core/worker-entry.ts';
 import { ModelThreads } from '../../src/model-providers/model-threads.ts';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { collect, failureOf, textOf, userRequest, within } from './stream-helpers.ts';
 
 const KEY = 'sk-threads-SECRET-0a1b2c3d4e';

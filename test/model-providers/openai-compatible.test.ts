@@ -6,8 +6,8 @@ import { LLMock } from '@copilotkit/aimock';
 import { AppError } from '../../src/core/errors.ts';
 import { createOpenAICompatibleProvider } from '../../src/model-providers/openai-compatible.ts';
 import type { OpenAICompatibleOptions } from '../../src/model-providers/openai-compatible.ts';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { collect, failureOf, textOf, userRequest, within } from './stream-helpers.ts';
 
 const KEY = 'sk-test-DISTINCTIVE-9f8e7d6c5b4a';

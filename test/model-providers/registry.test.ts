@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/core/errors.ts';
 import { ModelRegistry } from '../../src/model-providers/registry.ts';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { collect, textOf, userRequest } from './stream-helpers.ts';
 
 describe('model registry', () => {

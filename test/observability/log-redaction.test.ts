@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { loggerOptions, redactQueryCredentials } from '../../src/http/logger.ts';
-import { createTestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp } from '../fakes/app-harness.ts';
 
 describe('query credentials in the request log', () => {
   it('a plain GET of /api/v1/ws?token=... is logged with the token replaced', async () => {

@@ -1,7 +1,7 @@
 // `channels add|set|remove|status --probe` against a real server and a fake Telegram Bot API.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 import { cli, startTestServer, type TestServer } from '../cli/cli-harness.ts';
 
 type Row = { platform: string; id: string; state: string; error?: string };

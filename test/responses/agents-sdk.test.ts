@@ -13,8 +13,8 @@ import {
 } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startTimedAgentApp } from '../chat/timed-agent.ts';
 
 interface UpstreamMessage {

@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startTimedAgentApp } from '../chat/timed-agent.ts';
 
 interface UpstreamMessage {

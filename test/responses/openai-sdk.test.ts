@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import type { FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { createResource, startTimedAgentApp } from '../chat/timed-agent.ts';
 
 interface UpstreamMessage {

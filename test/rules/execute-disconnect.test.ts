@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 describe('execute and a client that goes away', () => {
   let t: TestApp;

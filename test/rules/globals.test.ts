@@ -2,8 +2,8 @@
 // any secret (a provider's api_key stays with the AI nodes).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 
 describe('global properties', () => {
   it('scripts and variables see the providers without their keys', async () => {

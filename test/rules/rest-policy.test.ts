@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 
 describe('restApiCall address policy from the config', () => {
   let server: Server;

@@ -2,8 +2,8 @@
 // engine/fork_direct_join tests, through the REST API with debugMode on.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import type { NodeSpec } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import type { NodeSpec } from '../fakes/builders.ts';
 import { outData, runLogged } from './rulego-harness.ts';
 
 const query = { productType: 'test' };

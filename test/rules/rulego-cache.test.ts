@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryRuleCache, parseTtl } from '../../src/engine/cache.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { createChain, outData, runLogged } from './rulego-harness.ts';
 
 const set = (id: string, items: unknown[]) => ({ id, type: 'cacheSet', configuration: { items } });

@@ -2,7 +2,7 @@
 // REST API with debugMode on: the relation each node logs, its error and the data it sends on.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { createChain, runLogged } from './rulego-harness.ts';
 
 const telemetry = { name: 'aa', temperature: 60, humidity: 30 };

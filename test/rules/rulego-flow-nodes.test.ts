@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ruleFunctions } from '../../src/engine/functions.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 import { createChain, outData, runLogged } from './rulego-harness.ts';
 
 const filter = (id: string, script: string) => ({

@@ -2,8 +2,8 @@
 // a sub-chain by id, its end relation kept only with extend, and an unknown target a Failure.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { chainDefinition } from '../fakes/builders.ts';
 import { outData, runLogged } from './rulego-harness.ts';
 
 describe('RuleGo flow node', () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { NodeLog, RunLog } from '../../src/engine/run-log.ts';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { chainDefinition, type Link, type NodeSpec } from '../../src/testing/builders.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { chainDefinition, type Link, type NodeSpec } from '../fakes/builders.ts';
 
 export interface LoggedRun {
   response: LightMyRequestResponse;

@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import mqtt from 'mqtt';
 import { WebSocketServer } from 'ws';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { runLogged } from './rulego-harness.ts';
 
 /** A minimal SMTP server: records each message's envelope and DATA. */

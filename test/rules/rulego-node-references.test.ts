@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import type { NodeSpec } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import type { NodeSpec } from '../fakes/builders.ts';
 import { outData, runLogged } from './rulego-harness.ts';
 
 /** A jsTransform `first` that sets msg.name and metadata.wait, as RuleGo's tests set up node1. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { runLogged } from './rulego-harness.ts';
 
 describe('RuleGo restApiCall', () => {

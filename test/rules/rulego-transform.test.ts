@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NodeLog } from '../../src/engine/run-log.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { createChain, runLogged } from './rulego-harness.ts';
 
 const telemetry = { name: 'aa', temperature: 60, humidity: 30 };

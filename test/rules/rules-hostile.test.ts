@@ -1,7 +1,7 @@
 // Hostile scripts end in a clear Failure with the server unharmed; reloads under load lose nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 function scriptChain(id: string, jsScript: string) {
   return {

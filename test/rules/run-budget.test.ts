@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 describe('the work of one execute is bounded', () => {
   it('a fork into two flows back to its own chain is a 413 within a second, and /health answers while it runs', () => {

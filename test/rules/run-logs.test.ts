@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LoggedMessage, NodeLog, RunLog } from '../../src/engine/run-log.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 const transform = (id: string, script: string, debugMode = true) => ({
   id,

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parseConfigText } from '../../src/config/load.ts';
-import { chainDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { chainDefinition } from '../fakes/builders.ts';
+import { startFakeUpstream } from '../fakes/fake-upstream.ts';
 import { run, waitFor } from './serve-process.ts';
 
 describe('agent-service serve', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer } from '../../src/server.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 
 const FAILING_TOKEN = '111111:never-polled';
 const WORKING_TOKEN = '222222:polled';

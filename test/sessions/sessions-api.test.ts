@@ -2,7 +2,7 @@
 // rename and delete, validated, in the OpenAPI document, and scoped for api accounts.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 const ADMIN_KEY = 'sk-admin-0123456789abcdef';
 const CRM_KEY = 'sk-crm-0123456789abcdef';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { CronStore, REPLY_LIMIT, RUNS_KEPT } from '../../src/scheduler/cron-store.ts';
-import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const fields = { name: 'Report', schedule: '0 0 9 * * *', message: 'write it', target: 'main' };
 const T0 = 1_750_000_000_000;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { KeywordIndex, type SearchDocument } from '../../src/storage/search/keyword-index.ts';
-import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../../src/testing/test-database.ts';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../fakes/test-database.ts';
 
 const DAY = 86_400_000;
 

@@ -15,7 +15,7 @@ import {
   createTestDatabase,
   testDatabaseUrl,
   type TestDatabase,
-} from '../../src/testing/test-database.ts';
+} from '../fakes/test-database.ts';
 
 const execFileAsync = promisify(execFile);
 const ALL = Object.keys(migrations('sqlite'));

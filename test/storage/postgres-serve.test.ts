@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { SessionStore } from '../../src/storage/session-store.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import { createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
+import { createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'agent-service.mjs');
 

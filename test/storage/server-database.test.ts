@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { createServices, type Services } from '../../src/services.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const SESSION_KEY = (id: string) => `agent:main:channel:api:scope:per_peer:${id}`;
 

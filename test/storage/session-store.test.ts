@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { ChatMessage } from '../../src/model-providers/types.ts';
 import { SessionStore } from '../../src/storage/session-store.ts';
-import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../../src/testing/test-database.ts';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const info = { agentId: 'main', channel: 'api', scope: 'per_peer' };
 

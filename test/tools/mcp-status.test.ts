@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 
 const TOKEN = 'mcp-secret-token-4411';
 

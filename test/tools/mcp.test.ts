@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/core/errors.ts';
 import { McpConnection, splitCommandLine } from '../../src/tools/mcp.ts';
-import { startEchoMcpHttpServer } from '../../src/testing/mcp-echo-server.ts';
+import { startEchoMcpHttpServer } from '../fakes/mcp-echo-server.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 
-const SERVER_SCRIPT = fileURLToPath(new URL('../../src/testing/mcp-echo-server.ts', import.meta.url));
+const SERVER_SCRIPT = fileURLToPath(new URL('../fakes/mcp-echo-server.ts', import.meta.url));
 
 const context = (signal = new AbortController().signal): ToolContext => ({
   signal,

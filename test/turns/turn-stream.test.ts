@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { isAppError } from '../../src/core/errors.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { collectTurn, type TurnEvent } from '../../src/turns/turn-events.ts';
 
 describe('turn stream', () => {

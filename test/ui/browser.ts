@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createTestApp, type TestApp, type TestAppOptions } from '../../src/testing/app-harness.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../fakes/app-harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM_PATH = '/usr/bin/chromium';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
 import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const BOT_TOKEN = '123456:telegram-secret-token-value';

@@ -2,9 +2,9 @@
 // panel, Markdown, history across reloads, conversations kept, renamed and deleted, drafts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const MARKDOWN = [

@@ -2,7 +2,7 @@
 // for a bad schedule), next and last run in the list, toggle, run now, run history, delete.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
 import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 interface Task {

@@ -3,7 +3,7 @@
 // that cannot start, write-only agent keys, drawers and Escape.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentDefinition } from '../../src/testing/builders.ts';
+import { agentDefinition } from '../fakes/builders.ts';
 import { assertNoConsoleErrors, PHONE, uiSuite, type UiPage } from './browser.ts';
 
 const CRASH = `console.error('missing MCP_HOME'); process.exit(3)`;

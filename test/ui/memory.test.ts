@@ -2,8 +2,8 @@
 // and a conversation compacted by "Compact now", its folded messages greyed under their summary.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: memory', () => {

@@ -2,7 +2,7 @@
 // message and read the run log node by node, validation errors marked at the node, reload, delete.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
 import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 describe('web UI: Rule chains', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import type { TestApp } from '../../src/testing/app-harness.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
 import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 const skillFile = (name: string, description: string, body: string) =>

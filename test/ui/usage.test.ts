@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { localDay } from '../../src/usage/periods.ts';
 import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 

@@ -4,9 +4,9 @@
 // the Channels page and the sender then chats with the agent.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import type { TestApp } from '../fakes/app-harness.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { assertNoConsoleErrors, uiSuite, type UiPage } from './browser.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';

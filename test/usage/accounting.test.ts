@@ -5,11 +5,11 @@
 // token, per agent, channel and account, and prices it from the config.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { agentDefinition } from '../../src/testing/builders.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
-import type { UsageReport } from '../../src/testing/fake-upstream-replies.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { agentDefinition } from '../fakes/builders.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
+import type { UsageReport } from '../fakes/fake-upstream-replies.ts';
 import { withAttribution } from '../../src/usage/attribution.ts';
 import { localDay } from '../../src/usage/periods.ts';
 

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { withAttribution, type Attribution } from '../../src/usage/attribution.ts';
 import type { BudgetEvent } from '../../src/usage/budgets.ts';
 import { formatLocal, periodOf } from '../../src/usage/periods.ts';

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
-import { createTestApp, type TestApp } from '../../src/testing/app-harness.ts';
-import { startFakeTelegram, type FakeTelegram } from '../../src/testing/fake-telegram.ts';
-import { startFakeUpstream, type FakeUpstream } from '../../src/testing/fake-upstream.ts';
+import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { formatLocal, periodOf } from '../../src/usage/periods.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';

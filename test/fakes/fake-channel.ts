@@ -1,15 +1,15 @@
 // An in-memory chat platform and its adapter, for the channel manager's tests and the contract
 // suite: users "send" messages, the adapter holds a long connection to the hub, and everything the
 // bot sends or edits is recorded per chat.
-import { AppError } from '../core/errors.ts';
-import type { Platform } from '../config/schema.ts';
+import { AppError } from '../../src/core/errors.ts';
+import type { Platform } from '../../src/config/schema.ts';
 import {
   apiBaseField,
   platformAccount,
   secretField,
   textField,
   type AccountOf,
-} from '../channels/account-schema.ts';
+} from '../../src/channels/account-schema.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -19,7 +19,7 @@ import type {
   ReplyStream,
   SendResult,
   SendTextOptions,
-} from '../channels/types.ts';
+} from '../../src/channels/types.ts';
 
 export interface FakeSent {
   chatId: string;

@@ -1,9 +1,9 @@
 // Builders for the rule chains and agents that tests send to the API or load into an engine: a chain
 // in a line, and an agent made from the same template a new agent starts from, with overrides.
 import type { z } from 'zod';
-import { agentTemplate } from '../chains/agent-template.ts';
-import type { toolEntrySchema } from '../engine/ai/agent-tools.ts';
-import type { modelParamsSchema } from '../engine/nodes/ai-agent.ts';
+import { agentTemplate } from '../../src/chains/agent-template.ts';
+import type { toolEntrySchema } from '../../src/engine/ai/agent-tools.ts';
+import type { modelParamsSchema } from '../../src/engine/nodes/ai-agent.ts';
 
 export interface NodeSpec {
   id: string;

@@ -4,9 +4,9 @@
 // tokens per character. Summaries are extractive: every transcript line holding an identifier,
 // under fixed headings. The flush turn writes those lines to memory with memory_write. Ordinary
 // turns follow the user's words: "read <path>" calls the read tool; anything else is echoed.
-import { SUMMARY_INSTRUCTIONS } from '../turns/summariser.ts';
-import { FLUSH_INSTRUCTIONS } from '../turns/memory-flush.ts';
-import { extractIdentifiers } from '../turns/identifiers.ts';
+import { SUMMARY_INSTRUCTIONS } from '../../src/turns/summariser.ts';
+import { FLUSH_INSTRUCTIONS } from '../../src/turns/memory-flush.ts';
+import { extractIdentifiers } from '../../src/turns/identifiers.ts';
 import { completionJson, sseChunks, type ScriptedReply } from './fake-upstream-replies.ts';
 
 export type RequestKind = 'turn' | 'summary' | 'flush';

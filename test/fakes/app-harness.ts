@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { stringify } from 'yaml';
-import { buildApp } from '../app.ts';
-import { ConfigStore } from '../config/config-store.ts';
-import { loadConfigFile, type Env } from '../config/load.ts';
-import type { AuthService } from '../auth/auth-service.ts';
-import { createServices, type ServiceOptions, type Services } from '../services.ts';
+import { buildApp } from '../../src/app.ts';
+import { ConfigStore } from '../../src/config/config-store.ts';
+import { loadConfigFile, type Env } from '../../src/config/load.ts';
+import type { AuthService } from '../../src/auth/auth-service.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
 import { createTestDatabase } from './test-database.ts';
 
 export interface TestApp {

@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Db } from '../storage/database.ts';
-import { redactUrlCredentials } from '../core/url-credentials.ts';
+import { openDatabase, type Db } from '../../src/storage/database.ts';
+import { redactUrlCredentials } from '../../src/core/url-credentials.ts';
 
 export type DatabaseKind = 'libsql' | 'postgres';
 

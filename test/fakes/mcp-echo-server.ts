@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { sleep } from '../core/async.ts';
+import { sleep } from '../../src/core/async.ts';
 
 /**
  * A tiny MCP server for tests, with tools `echo` {text}, `add` {a, b}, `fail` {} (an isError
@@ -78,7 +78,7 @@ export async function runEchoMcpStdio(): Promise<void> {
   await createEchoMcpServer().connect(new StdioServerTransport());
 }
 
-// Started as a program (node --import tsx src/testing/mcp-echo-server.ts): serve over stdio.
+// Started as a program (node --import tsx test/fakes/mcp-echo-server.ts): serve over stdio.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runEchoMcpStdio();
 }
