@@ -21,7 +21,9 @@ describe('fault model', () => {
   });
 
   it('answers normally with the last user message in the text, streamed or not', async () => {
-    const plain = await (await ask(model, false)).json();
+    const plain = (await (await ask(model, false)).json()) as {
+      choices: Array<{ message: { content: string } }>;
+    };
     assert.equal(plain.choices[0].message.content, 'Answer to: ping 1');
     const streamed = await (await ask(model, true)).text();
     assert.match(streamed, /"content":"ping /);
