@@ -2,6 +2,7 @@
 // operations: insert, select, getOne, update, delete); the network guard; exec and ssh refused at load.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { expandInClause } from '../../src/engine/nodes/db-client.ts';
@@ -234,5 +235,27 @@ describe('exec when engine.allow_exec is on', () => {
       )
     ).node('x');
     assert.equal(log.outMsgs[0]?.msg.data, 'hello ada $HOME\n');
+  });
+
+  it("RuleGo's exec cases: a failing command, replaceData off, ${dir} and split arguments, workDir", async () => {
+    const data = { name: 'aa', temperature: 60, humidity: 30 };
+    const exec = async (configuration: Record<string, unknown>, query: Record<string, string> = {}) =>
+      (await runLogged(t, [{ id: 'x', type: 'exec', configuration }], [], data, { query })).node('x');
+    const failing = await exec({ cmd: 'ls', args: ['xx'], replaceData: true });
+    assert.deepEqual(failing.relationTypes, ['Failure']);
+    assert.ok(failing.err);
+    const kept = await exec({ cmd: 'ls', args: ['.'] });
+    assert.deepEqual(kept.relationTypes, ['Success']);
+    assert.deepEqual(JSON.parse(kept.outMsgs[0]?.msg.data ?? ''), data);
+    const folder = join(t.dir, 'exec-dir');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'marker.txt'), 'x');
+    for (const args of [['${dir}'], ['${dir} -l'], ['${dir}', '-l']]) {
+      const listed = await exec({ cmd: 'ls', args, replaceData: true }, { dir: folder });
+      assert.deepEqual(listed.relationTypes, ['Success'], JSON.stringify(args));
+      assert.match(listed.outMsgs[0]?.msg.data ?? '', /marker\.txt/, JSON.stringify(args));
+    }
+    const inFolder = await exec({ cmd: 'ls', replaceData: true }, { workDir: folder });
+    assert.match(inFolder.outMsgs[0]?.msg.data ?? '', /marker\.txt/);
   });
 });
