@@ -2,9 +2,11 @@
 // touching JSON (nodes from the palette, forms, connections with relations), saved, reloaded as the
 // same graph, run with each node coloured by its relation, and a bad configuration shown at its node.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestApp } from '../fakes/app-harness.ts';
-import { assertNoConsoleErrors, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
+import { assertNoConsoleErrors, openPage, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
 
 interface StoredNode {
   id: string;
@@ -18,7 +20,40 @@ describe('web UI: the visual chain editor', () => {
   let server: TestApp;
   let ui: UiPage;
 
-  uiSuite({ page: { allowErrors: [/status of 400/] } }, (suite) => ({ server, ui } = suite));
+  // Saving a broken chain answers 400 on purpose.
+  uiSuite(
+    {
+      page: { allowErrors: [/status of 400/] },
+      // A chain with a secret, and no debug mode: its runs are seen live only.
+      setUp: async (app) => {
+        const created = await app.app.inject({
+          method: 'POST',
+          url: '/api/v1/rules',
+          payload: {
+            ruleChain: { id: 'mailer', name: 'Mailer' },
+            metadata: {
+              nodes: [
+                {
+                  id: 'mail',
+                  type: 'sendEmail',
+                  name: 'Mail',
+                  configuration: {
+                    smtpHost: '127.0.0.1',
+                    smtpPort: 9,
+                    password: 's3cret-pass',
+                    connectTimeout: 1,
+                    email: { from: 'a@example.com', to: 'b@example.com', subject: 'hi', body: 'x' },
+                  },
+                },
+              ],
+            },
+          },
+        });
+        assert.equal(created.statusCode, 201, created.body);
+      },
+    },
+    (suite) => ({ server, ui } = suite),
+  );
 
   const graphNode = (id: string) => ui.page.locator(`.react-flow__node[data-id="${id}"]`);
   const panel = () => ui.page.getByRole('region', { name: /^Node / });
@@ -48,13 +83,11 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Add jsTransform node' }).click();
     await graphNode('jsTransform1').waitFor();
     await ui.page.getByLabel('Name', { exact: true }).fill('Mark warm');
-    await ui.page
-      .getByLabel('Configuration JSON')
-      .fill(
-        JSON.stringify({
-          jsScript: "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};",
-        }),
-      );
+    await ui.page.getByLabel('Configuration JSON').fill(
+      JSON.stringify({
+        jsScript: "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};",
+      }),
+    );
     // The form beside it shows the same script.
     assert.match(await ui.page.getByLabel(/^Transform script/).inputValue(), /msg\.warm = true/);
 
@@ -188,6 +221,104 @@ describe('web UI: the visual chain editor', () => {
       (await stored()).metadata.nodes[0]?.configuration?.['jsScript'],
       'return msg.temperature > 20;',
     );
+  });
+
+  it('a secret stays write-only: shown as set, kept when saved unchanged, replaced when typed', async () => {
+    await ui.page.goto('/ui/rules/mailer');
+    await graphNode('mail').click();
+    const password = panel().getByLabel('Password');
+    assert.equal(await password.getAttribute('type'), 'password');
+    assert.equal(await password.inputValue(), '');
+    assert.equal(await password.getAttribute('placeholder'), 'set: leave empty to keep it');
+    assert.match(await panel().getByLabel('Configuration JSON').inputValue(), /"password": "\*\*\*"/);
+    assert.doesNotMatch(await ui.page.content(), /s3cret-pass/);
+    await panel().getByLabel('Name', { exact: true }).fill('Mail out');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.locator('.toast-success', { hasText: 'Saved' }).last().waitFor();
+    let file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
+    assert.match(file, /"Mail out"/);
+    assert.match(file, /s3cret-pass/, 'saving the *** placeholder keeps the stored secret');
+    await panel().getByLabel('Password').fill('n3w-pass');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    // Saved once the Save button is off again (nothing left to save).
+    await ui.page.waitForFunction(() =>
+      [...document.querySelectorAll('button')].some(
+        (button) => button.textContent === 'Save' && button.disabled,
+      ),
+    );
+    file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
+    assert.match(file, /n3w-pass/);
+    assert.doesNotMatch(file, /s3cret-pass/);
+  });
+
+  it('runs without debug mode: the graph is coloured live from the event stream', async () => {
+    await ui.page.locator('.graph-canvas[data-live="true"]').waitFor();
+    await ui.page.getByRole('button', { name: 'Run', exact: true }).click();
+    // The mail server is not there: the node fails, shown red, with no run log to read it from.
+    await ui.page.locator('.graph-node[data-node-id="mail"][data-outcome="failure"]').waitFor();
+    await ui.page.getByText('Run logs need debug mode').waitFor();
+    assert.match((await graphNode('mail').locator('.graph-node').getAttribute('title')) ?? '', /Failure/);
+  });
+
+  it('works from the keyboard: add, tab through the form, select, Delete, Esc', async () => {
+    await ui.page.getByLabel('Find a node type').fill('log');
+    await ui.page.keyboard.press('Tab');
+    assert.equal(
+      await ui.page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      'Add log node',
+    );
+    await ui.page.keyboard.press('Enter');
+    await graphNode('log1').waitFor();
+    const active = () => ui.page.evaluate(() => document.activeElement?.id ?? '');
+    assert.equal(await active(), 'graph-node-name');
+    await ui.page.keyboard.press('Tab');
+    assert.equal(await active(), 'graph-config-log1-jsScript');
+    await ui.page.keyboard.press('Tab');
+    assert.equal(await active(), 'graph-config-json');
+
+    // A connection drawn by mouse, then Esc: the dialog closes and nothing is connected.
+    const from = graphNode('mail').locator('.react-flow__handle.source');
+    const to = graphNode('log1').locator('.react-flow__handle.target');
+    await from.hover();
+    await ui.page.mouse.down();
+    const box = await to.boundingBox();
+    assert.ok(box);
+    await ui.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 8 });
+    await ui.page.mouse.up();
+    const dialog = ui.page.getByRole('dialog', { name: 'Connect with relation' });
+    await dialog.waitFor();
+    await ui.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await ui.page.locator('.react-flow__edge').count(), 0);
+
+    // Select the node from the keyboard and delete it.
+    await graphNode('log1').focus();
+    await ui.page.keyboard.press('Enter');
+    await ui.page.getByRole('region', { name: 'Node log1' }).waitFor();
+    await graphNode('log1').focus();
+    await ui.page.keyboard.press('Delete');
+    await graphNode('log1').waitFor({ state: 'detached' });
+    await ui.page.getByRole('region', { name: 'Chain settings' }).waitFor();
+    await ui.page.getByRole('tab', { name: 'JSON' }).click();
+    assert.doesNotMatch(await ui.page.getByRole('textbox', { name: 'Rule chain JSON' }).inputValue(), /log1/);
+    await ui.page.getByRole('tab', { name: 'Graph' }).click();
+  });
+
+  it('loads the graph code on the Rule chains page only', async () => {
+    const other = await openPage(ui.context.browser() ?? assert.fail('no browser'), server.url);
+    const loaded: string[] = [];
+    other.page.on('request', (request) => loaded.push(request.url()));
+    await other.page.goto('/ui/chat');
+    await other.page.getByRole('link', { name: 'Rule chains' }).waitFor();
+    assert.ok(!loaded.some((url) => /chain-graph/.test(url)), 'the chat page fetches no graph code');
+    await other.page.getByRole('link', { name: 'Rule chains' }).click();
+    await other.page.getByRole('link', { name: /Mailer/ }).click();
+    await other.page.locator('.react-flow__node[data-id="mail"]').waitFor();
+    assert.ok(
+      loaded.some((url) => /chain-graph-[\w-]+\.js$/.test(url)),
+      'the graph code came with the page',
+    );
+    await other.close();
   });
 
   it('logged no console errors', () => {
