@@ -249,6 +249,19 @@ describe('web UI: the visual chain editor', () => {
     file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
     assert.match(file, /n3w-pass/);
     assert.doesNotMatch(file, /s3cret-pass/);
+
+    // Stored secrets are kept by node id: a renamed node's *** is refused, at its field.
+    await panel().getByLabel('Node id').fill('mail2');
+    await panel().getByLabel('Node id').press('Enter');
+    await graphNode('mail2').waitFor();
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await panel().locator('[data-field="password"] .field-error').waitFor();
+    assert.match(
+      (await graphNode('mail2').locator('.graph-node-error').textContent()) ?? '',
+      /stored secret/,
+    );
+    await ui.page.getByRole('button', { name: 'Reload chain' }).click();
+    await graphNode('mail').waitFor();
   });
 
   it('runs without debug mode: the graph is coloured live from the event stream', async () => {

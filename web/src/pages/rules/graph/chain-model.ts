@@ -225,6 +225,9 @@ export function errorTarget(message: string): ErrorTarget | undefined {
     const field = /^configuration\.(\w+)/.exec(path)?.[1];
     return { kind: 'node', nodeId: node[1], field, message };
   }
+  // A secret's path: metadata.nodes.[id=mail].configuration.password: ...
+  const secret = /nodes\.\[id=([^\]]+)\]\.configuration\.(\w+)/.exec(message);
+  if (secret?.[1]) return { kind: 'node', nodeId: secret[1], field: secret[2], message };
   const connection = /connection "([^"]+)" -> "([^"]+)"/.exec(message);
   if (connection?.[1] && connection[2])
     return { kind: 'connection', fromId: connection[1], toId: connection[2], message };

@@ -52,6 +52,9 @@ function IdField({ node, doc, onRename }: { node: DslNode; doc: ChainDoc; onRena
         }}
       />
       {problem && <span class="field-error">{problem}</span>}
+      {!problem && JSON.stringify(node.configuration ?? {}).includes('"***"') && (
+        <span class="field-help">A stored secret is kept by node id: after a rename, type it again.</span>
+      )}
     </div>
   );
 }
