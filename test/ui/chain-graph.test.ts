@@ -6,7 +6,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestApp } from '../fakes/app-harness.ts';
-import { assertNoConsoleErrors, openPage, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
+import {
+  assertNoConsoleErrors,
+  DESKTOP,
+  openPage,
+  PHONE,
+  screenshotAllModes,
+  uiSuite,
+  type UiPage,
+} from './browser.ts';
 
 interface StoredNode {
   id: string;
@@ -45,6 +53,10 @@ describe('web UI: the visual chain editor', () => {
                     email: { from: 'a@example.com', to: 'b@example.com', subject: 'hi', body: 'x' },
                   },
                 },
+              ],
+              // An endpoint the graph does not draw: listed, and kept through the graph's saves.
+              endpoints: [
+                { id: 'hook', type: 'http', routers: [{ params: ['POST'], from: { path: '/mailer' } }] },
               ],
             },
           },
@@ -225,6 +237,7 @@ describe('web UI: the visual chain editor', () => {
 
   it('a secret stays write-only: shown as set, kept when saved unchanged, replaced when typed', async () => {
     await ui.page.goto('/ui/rules/mailer');
+    await ui.page.getByRole('list', { name: 'Endpoints' }).getByText('http POST /mailer').waitFor();
     await graphNode('mail').click();
     const password = panel().getByLabel('Password');
     assert.equal(await password.getAttribute('type'), 'password');
@@ -238,6 +251,7 @@ describe('web UI: the visual chain editor', () => {
     let file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
     assert.match(file, /"Mail out"/);
     assert.match(file, /s3cret-pass/, 'saving the *** placeholder keeps the stored secret');
+    assert.match(file, /"\/mailer"/, 'the endpoint is kept');
     await panel().getByLabel('Password').fill('n3w-pass');
     await ui.page.getByRole('button', { name: 'Save' }).click();
     // Saved once the Save button is off again (nothing left to save).
@@ -332,6 +346,15 @@ describe('web UI: the visual chain editor', () => {
       'the graph code came with the page',
     );
     await other.close();
+  });
+
+  it('at 375 px the graph, its node types and the form fit the width', async () => {
+    await ui.page.setViewportSize(PHONE);
+    await ui.page.goto('/ui/rules/graph-built');
+    await graphNode('audit').click();
+    await panel().waitFor();
+    assert.ok(await ui.page.evaluate('document.documentElement.scrollWidth <= 375'));
+    await ui.page.setViewportSize(DESKTOP);
   });
 
   it('logged no console errors', () => {

@@ -8,8 +8,31 @@ interface Props {
   onChange: (info: Partial<ChainDoc['ruleChain']>) => void;
 }
 
+interface EndpointView {
+  id?: unknown;
+  type?: unknown;
+  routers?: Array<{ params?: unknown; from?: { path?: unknown } }>;
+}
+
+/** One line per router of each endpoint: its type, methods and path (a route, a cron, a topic). */
+function endpointLines(doc: ChainDoc): string[] {
+  const endpoints = Array.isArray(doc.metadata['endpoints'])
+    ? (doc.metadata['endpoints'] as EndpointView[])
+    : [];
+  return endpoints.flatMap((endpoint) => {
+    const type = String(endpoint.type ?? '').replace(/^endpoint\//, '');
+    const routers = Array.isArray(endpoint.routers) ? endpoint.routers : [];
+    if (routers.length === 0) return [`${type} ${String(endpoint.id ?? '')}`];
+    return routers.map((router) => {
+      const methods = Array.isArray(router.params) ? `${router.params.join(',')} ` : '';
+      return `${type} ${methods}${String(router.from?.path ?? '')}`;
+    });
+  });
+}
+
 export function ChainPanel({ doc, isNew, onChange }: Props) {
   const { ruleChain } = doc;
+  const endpoints = endpointLines(doc);
   return (
     <section class="graph-panel stack" aria-label="Chain settings">
       <h3 class="section-title">Chain</h3>
@@ -47,6 +70,18 @@ export function ChainPanel({ doc, isNew, onChange }: Props) {
         />
         Debug mode (keep a run log of every node)
       </label>
+      {endpoints.length > 0 && (
+        <div class="field">
+          <span class="field-label">Endpoints (edited on the JSON tab)</span>
+          <ul class="graph-connection-list" aria-label="Endpoints">
+            {endpoints.map((line, index) => (
+              <li key={index} class="mono">
+                {line}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div class="graph-legend" aria-label="Run colours">
         <span class="graph-legend-item outcome-success">Success</span>
         <span class="graph-legend-item outcome-true">True</span>
