@@ -348,9 +348,27 @@ describe('web UI: the visual chain editor', () => {
     await other.close();
   });
 
+  it('removes a connection with Delete, and another from the node form', async () => {
+    await ui.page.goto('/ui/rules/graph-built');
+    const edges = ui.page.locator('.react-flow__edge');
+    await edges.nth(1).waitFor();
+    await ui.page.getByRole('group', { name: 'Connection jsFilter1 to jsTransform1 on True' }).focus();
+    await ui.page.keyboard.press('Enter');
+    await ui.page.keyboard.press('Delete');
+    await ui.page.locator('.react-flow__edge-text', { hasText: 'True' }).waitFor({ state: 'detached' });
+    await graphNode('jsTransform1').click();
+    await panel().getByRole('button', { name: 'Remove connection Success to audit' }).click();
+    await edges.first().waitFor({ state: 'detached' });
+    await ui.page.getByRole('tab', { name: 'JSON' }).click();
+    const text = await ui.page.getByRole('textbox', { name: 'Rule chain JSON' }).inputValue();
+    assert.deepEqual(JSON.parse(text).metadata.connections, []);
+    await ui.page.getByRole('tab', { name: 'Graph' }).click();
+    await ui.page.getByRole('button', { name: 'Reload chain' }).click();
+    await edges.nth(1).waitFor();
+  });
+
   it('at 375 px the graph, its node types and the form fit the width', async () => {
     await ui.page.setViewportSize(PHONE);
-    await ui.page.goto('/ui/rules/graph-built');
     await graphNode('audit').click();
     await panel().waitFor();
     assert.ok(await ui.page.evaluate('document.documentElement.scrollWidth <= 375'));

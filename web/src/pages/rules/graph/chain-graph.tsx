@@ -4,6 +4,7 @@
 // placeholders work as they do for the text.
 import '@xyflow/react/dist/style.css';
 import '../../../styles/graph.css';
+import './svg-tabindex.ts';
 import {
   applyEdgeChanges,
   applyNodeChanges,
