@@ -87,7 +87,7 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Add jsFilter node' }).click();
     await graphNode('jsFilter1').waitFor();
     // The new node's form has the focus: its name field first.
-    assert.equal(await ui.page.evaluate(() => document.activeElement?.id), 'graph-node-name');
+    assert.equal(await ui.page.evaluate('document.activeElement?.id'), 'graph-node-name');
     await ui.page.getByLabel('Name', { exact: true }).fill('Is it warm?');
     await ui.page.getByLabel(/^Filter script/).fill('return msg.temperature > 20;');
 
@@ -255,10 +255,8 @@ describe('web UI: the visual chain editor', () => {
     await panel().getByLabel('Password').fill('n3w-pass');
     await ui.page.getByRole('button', { name: 'Save' }).click();
     // Saved once the Save button is off again (nothing left to save).
-    await ui.page.waitForFunction(() =>
-      [...document.querySelectorAll('button')].some(
-        (button) => button.textContent === 'Save' && button.disabled,
-      ),
+    await ui.page.waitForFunction(
+      "[...document.querySelectorAll('button')].some((button) => button.textContent === 'Save' && button.disabled)",
     );
     file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
     assert.match(file, /n3w-pass/);
@@ -291,12 +289,12 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByLabel('Find a node type').fill('log');
     await ui.page.keyboard.press('Tab');
     assert.equal(
-      await ui.page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      await ui.page.evaluate("document.activeElement?.getAttribute('aria-label')"),
       'Add log node',
     );
     await ui.page.keyboard.press('Enter');
     await graphNode('log1').waitFor();
-    const active = () => ui.page.evaluate(() => document.activeElement?.id ?? '');
+    const active = () => ui.page.evaluate<string>("document.activeElement?.id ?? ''");
     assert.equal(await active(), 'graph-node-name');
     await ui.page.keyboard.press('Tab');
     assert.equal(await active(), 'graph-config-log1-jsScript');
