@@ -367,6 +367,7 @@ describe('web UI: the visual chain editor', () => {
 
   it('at 375 px the graph, its node types and the form fit the width', async () => {
     await ui.page.setViewportSize(PHONE);
+    await ui.page.reload();
     await graphNode('audit').click();
     await panel().waitFor();
     assert.ok(await ui.page.evaluate('document.documentElement.scrollWidth <= 375'));
