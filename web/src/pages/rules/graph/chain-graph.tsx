@@ -106,7 +106,7 @@ function Graph(props: ChainGraphProps) {
         name: node.name ?? '',
         first: node.id === first,
         run: run?.nodes[node.id],
-        error: target?.kind === 'node' && target.nodeId === node.id ? target.message : undefined,
+        error: target?.kind === 'node' && target.nodeId === node.id ? target.detail : undefined,
       },
     }));
     setNodes((previous) => {
