@@ -334,6 +334,9 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('tab', { name: 'JSON' }).click();
     assert.doesNotMatch(await ui.page.getByRole('textbox', { name: 'Rule chain JSON' }).inputValue(), /log1/);
     await ui.page.getByRole('tab', { name: 'Graph' }).click();
+    // No draft left behind: the next test's navigation must not meet the unsaved-changes prompt.
+    await ui.page.getByRole('button', { name: 'Reload chain' }).click();
+    await ui.page.locator('.toast-success', { hasText: 'Reloaded' }).waitFor();
   });
 
   it('loads the graph code on the Rule chains page only', async () => {
