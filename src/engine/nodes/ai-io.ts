@@ -17,13 +17,10 @@ export const responseFormatSchema = z
     description: 'text, json_object or json_schema (with jsonSchema); default text.',
   });
 
-export const jsonSchemaParam = z
-  .string()
-  .optional()
-  .meta({
-    label: 'JSON Schema',
-    description: 'The JSON Schema of the reply when responseFormat is json_schema.',
-  });
+export const jsonSchemaParam = z.string().optional().meta({
+  label: 'JSON Schema',
+  description: 'The JSON Schema of the reply when responseFormat is json_schema.',
+});
 
 export interface ReplyFormat {
   /** What the provider is sent, if anything. */

@@ -31,13 +31,10 @@ const configSchema = z.object({
             z.enum(['system', 'user', 'assistant']),
           )
           .meta({ label: 'Role', description: 'system, user or assistant; empty: user.' }),
-        content: z
-          .string()
-          .default('')
-          .meta({
-            label: 'Content',
-            description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
-          }),
+        content: z.string().default('').meta({
+          label: 'Content',
+          description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
+        }),
       }),
     )
     .max(100)
