@@ -25,8 +25,8 @@ if (existsSync('src/model-providers/model-worker.ts'))
  * Bundled into dist/: loaded by every start, pure JavaScript, no files read beside their own code
  * (no native addon, worker file or WebAssembly). Their own dependencies come along, except those
  * in package.json's dependencies, which stay external. Packages that load on first use (channel
- * SDKs, drivers, OpenTelemetry's SDK, the openai SDK, QuickJS) and pino (its transports run files
- * of its own in a worker) stay in node_modules.
+ * SDKs, drivers, OpenTelemetry's SDK, the openai SDK, QuickJS) stay in node_modules. pino is
+ * bundled because the server uses no pino transport (those run files of pino's own in a worker).
  */
 const BUNDLED = new Set([
   '@fastify/multipart',
@@ -39,6 +39,7 @@ const BUNDLED = new Set([
   'fflate',
   'jose',
   'kysely',
+  'pino',
   'prom-client',
   'ws',
   'yaml',
