@@ -34,7 +34,9 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ = 100
 }
 
-async function once(args: (dir: string) => string[]): Promise<{ readyMs: number; cpuMs: number; idleRssMb: number }> {
+async function once(
+  args: (dir: string) => string[],
+): Promise<{ readyMs: number; cpuMs: number; idleRssMb: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-start-'));
   const started = performance.now();
   const child = spawn(process.execPath, args(dir), {

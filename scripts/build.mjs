@@ -74,7 +74,9 @@ async function buildServer() {
     sourcemap: true,
     logLevel: 'warning',
     // Bundled CommonJS packages call require() for Node's own modules.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
   });
 }
 

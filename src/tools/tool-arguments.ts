@@ -20,7 +20,10 @@ export function toolArguments<Schema extends z.ZodObject>(
   return {
     get parameters() {
       if (parameters === undefined) {
-        const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+        const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<
+          string,
+          unknown
+        >;
         parameters = rest;
       }
       return parameters;
