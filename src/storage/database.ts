@@ -50,6 +50,8 @@ export interface SessionMessagesTable {
   error: string | null;
   /** The message this one follows (0: none) once its session branched; null before. */
   parent_id: number | null;
+  /** The turn's token usage (MessageUsage as JSON), on the answer of a finished turn; else null. */
+  usage: string | null;
 }
 
 /** A summary entry: it folds the messages `first_id`..`last_id` (and every summary before it). */

@@ -15,12 +15,13 @@ import {
   storedMessage,
   storedSummary,
   summaryMessage,
+  type MessageUsage,
   type StoredMessage,
   type SessionLimits,
   type StoredSummary,
 } from './session-history.ts';
 
-export type { StoredMessage, StoredSummary } from './session-history.ts';
+export type { MessageUsage, StoredMessage, StoredSummary } from './session-history.ts';
 export type { SessionTree } from './session-branches.ts';
 
 export interface SessionInfo {
@@ -95,7 +96,7 @@ export class SessionStore {
     const branches = tree ?? (await treeOf(this.db, key));
     const rows = await this.db
       .selectFrom('session_messages')
-      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at', 'usage'])
       .where('session_key', '=', key)
       .where('id', '>', afterId)
       .orderBy('id')
@@ -105,14 +106,15 @@ export class SessionStore {
   }
 
   /**
-   * Appends messages (with a status for the answer of a turn that did not finish) and indexes them
-   * for session search in the same transaction. Returns their ids.
+   * Appends messages (with a status for the answer of a turn that did not finish, and the turn's
+   * usage kept with its last message) and indexes them for session search in the same
+   * transaction. Returns their ids.
    */
   async append(
     key: string,
     info: SessionInfo,
     messages: ChatMessage[],
-    outcome: { status?: 'stopped' | 'failed'; error?: string } = {},
+    outcome: { status?: 'stopped' | 'failed'; error?: string; usage?: MessageUsage } = {},
   ): Promise<number[]> {
     if (messages.length === 0) return [];
     const now = this.now();
@@ -129,13 +131,14 @@ export class SessionStore {
         })
         .onConflict((conflict) => conflict.column('key').doUpdateSet({ updated_at: now }))
         .execute();
-      const rows = messages.map((message) => ({
+      const rows = messages.map((message, index) => ({
         session_key: key,
         message: JSON.stringify(message),
         tokens: estimateTokens(message),
         created_at: now,
         status: outcome.status ?? null,
         error: outcome.error ?? null,
+        usage: outcome.usage && index === messages.length - 1 ? JSON.stringify(outcome.usage) : null,
       }));
       const session = await trx
         .selectFrom('sessions')

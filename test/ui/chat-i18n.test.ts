@@ -29,7 +29,7 @@ describe('web UI: Chinese and English', () => {
   it('a Chinese browser gets the chat page, navigation and dialogs in Chinese', async () => {
     await ui.page.goto('/ui/chat/main');
     await ui.page.waitForURL(/\/ui\/chat\/main\/ui-[0-9a-f]+$/);
-    assert.equal(await ui.page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    assert.equal(await ui.page.evaluate('document.documentElement.lang'), 'zh-CN');
     const nav = ui.page.getByRole('navigation', { name: '主导航' });
     for (const label of ['对话', '智能体', '规则链', '技能', '定时任务', '渠道', '设置'])
       await nav.getByRole('link', { name: label }).waitFor();
@@ -73,7 +73,7 @@ describe('web UI: Chinese and English', () => {
     await switcher.selectOption('en');
     await ui.page.getByRole('button', { name: 'New conversation' }).waitFor();
     await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Rule chains' }).waitFor();
-    assert.equal(await ui.page.evaluate(() => document.documentElement.lang), 'en');
+    assert.equal(await ui.page.evaluate('document.documentElement.lang'), 'en');
     await ui.page.reload();
     await ui.page.getByRole('button', { name: 'New conversation' }).waitFor();
     assert.equal(await ui.page.getByRole('combobox', { name: 'Language' }).inputValue(), 'en');

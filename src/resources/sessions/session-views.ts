@@ -79,6 +79,7 @@ export function branchViews(
       ...(folder ? { folded: true, summaryId: folder.id } : {}),
       ...(entry.status ? { status: entry.status } : {}),
       ...(entry.error ? { error: entry.error } : {}),
+      ...(entry.usage ? { usage: entry.usage } : {}),
       parentId,
       ...(siblings.length > 1 ? { siblingIds: siblings } : {}),
       createdAt: new Date(entry.createdAt).toISOString(),

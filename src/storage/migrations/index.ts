@@ -9,6 +9,7 @@ import { usage } from './201-usage.ts';
 import { responses } from './301-responses.ts';
 import { sessionBranches } from './401-session-branches.ts';
 import { channelPairings } from './501-channel-pairings.ts';
+import { messageUsage } from './601-message-usage.ts';
 import type { Dialect } from './column-types.ts';
 import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
 
@@ -25,6 +26,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '301-responses': responses(dialect),
     '401-session-branches': sessionBranches(dialect),
     '501-channel-pairings': channelPairings(dialect),
+    '601-message-usage': messageUsage(dialect),
   };
 }
 

@@ -32,6 +32,7 @@ const PATHS = {
   archive: 'M3 5h18v4H3zM5 9v10h14V9M10 13h4',
   download: 'M12 4v11M7 10l5 5 5-5M5 20h14',
   search: 'M10.5 17a6.5 6.5 0 1 0 0-13 6.5 6.5 0 0 0 0 13zM15.5 15.5L20 20',
+  close: 'M6 6l12 12M18 6L6 18',
 } as const;
 
 export type IconName = keyof typeof PATHS;
