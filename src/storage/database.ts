@@ -227,7 +227,10 @@ async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
       beforeUpgrade: async (state) => {
         if (path === ':memory:') return;
         const copy = await preUpgradeCopy(db, path);
-        options.logger?.info({ database: path, copy, pending: state.pending }, 'database copied before upgrade');
+        options.logger?.info(
+          { database: path, copy, pending: state.pending },
+          'database copied before upgrade',
+        );
       },
     });
     if (applied.length > 0)

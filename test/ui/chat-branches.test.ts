@@ -151,7 +151,9 @@ describe('web UI: Chat branches, search, export, pins and agent switch', () => {
     await hit.waitFor();
     await hit.click();
     await ui.page.waitForURL(first);
-    await ui.page.locator('.message-user.message-found', { hasText: 'How many legs has a walrus?' }).waitFor();
+    await ui.page
+      .locator('.message-user.message-found', { hasText: 'How many legs has a walrus?' })
+      .waitFor();
     await answers().filter({ hasText: 'Four.' }).waitFor();
     await search.fill('');
     await ui.page.locator('.session-item', { hasText: 'Antarctic birds' }).waitFor();

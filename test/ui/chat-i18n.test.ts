@@ -72,7 +72,10 @@ describe('web UI: Chinese and English', () => {
     const switcher = ui.page.getByRole('combobox', { name: '语言' });
     await switcher.selectOption('en');
     await ui.page.getByRole('button', { name: 'New conversation' }).waitFor();
-    await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Rule chains' }).waitFor();
+    await ui.page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Rule chains' })
+      .waitFor();
     assert.equal(await ui.page.evaluate('document.documentElement.lang'), 'en');
     await ui.page.reload();
     await ui.page.getByRole('button', { name: 'New conversation' }).waitFor();
