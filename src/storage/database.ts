@@ -48,10 +48,10 @@ export interface SessionMessagesTable {
   status: string | null;
   /** What a failed turn failed with. */
   error: string | null;
-  /** The message this one follows (0: none) once its session branched; null before. */
-  parent_id: number | null;
   /** The turn's token usage (MessageUsage as JSON), on the answer of a finished turn; else null. */
   usage: string | null;
+  /** The message this one follows (0: none) once its session branched; null before. */
+  parent_id: number | null;
 }
 
 /** A summary entry: it folds the messages `first_id`..`last_id` (and every summary before it). */
@@ -227,10 +227,7 @@ async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
       beforeUpgrade: async (state) => {
         if (path === ':memory:') return;
         const copy = await preUpgradeCopy(db, path);
-        options.logger?.info(
-          { database: path, copy, pending: state.pending },
-          'database copied before upgrade',
-        );
+        options.logger?.info({ database: path, copy, pending: state.pending }, 'database copied before upgrade');
       },
     });
     if (applied.length > 0)

@@ -87,7 +87,7 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Add jsFilter node' }).click();
     await graphNode('jsFilter1').waitFor();
     // The new node's form has the focus: its name field first.
-    assert.equal(await ui.page.evaluate(() => document.activeElement?.id), 'graph-node-name');
+    await ui.page.waitForFunction("document.activeElement?.id === 'graph-node-name'");
     await ui.page.getByLabel('Name', { exact: true }).fill('Is it warm?');
     await ui.page.getByLabel(/^Filter script/).fill('return msg.temperature > 20;');
 
@@ -221,11 +221,17 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Save' }).click();
     const atNode = graphNode('jsFilter1').locator('.graph-node-error');
     await atNode.waitFor();
-    assert.match((await atNode.textContent()) ?? '', /node "jsFilter1"/);
+    assert.match((await atNode.textContent()) ?? '', /^configuration\.jsScript: /);
+    // The whole message, naming the node, is above the editor.
+    await ui.page
+      .getByRole('alert')
+      .filter({ hasText: 'node "jsFilter1": configuration.jsScript' })
+      .waitFor();
     assert.equal(await graphNode('jsTransform1').locator('.graph-node-error').count(), 0);
     // The form shows it under the field the path names.
     const field = panel().locator('[data-field="jsScript"]');
     await field.locator('.field-error').waitFor();
+    assert.doesNotMatch((await field.locator('.field-error').textContent()) ?? '', /configuration/);
     assert.equal(await field.locator('textarea').getAttribute('aria-invalid'), 'true');
     await screenshotAllModes(ui, 'chain-graph-error');
     // Nothing was saved.
@@ -255,10 +261,8 @@ describe('web UI: the visual chain editor', () => {
     await panel().getByLabel('Password').fill('n3w-pass');
     await ui.page.getByRole('button', { name: 'Save' }).click();
     // Saved once the Save button is off again (nothing left to save).
-    await ui.page.waitForFunction(() =>
-      [...document.querySelectorAll('button')].some(
-        (button) => button.textContent === 'Save' && button.disabled,
-      ),
+    await ui.page.waitForFunction(
+      "[...document.querySelectorAll('button')].some((button) => button.textContent === 'Save' && button.disabled)",
     );
     file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
     assert.match(file, /n3w-pass/);
@@ -291,13 +295,13 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByLabel('Find a node type').fill('log');
     await ui.page.keyboard.press('Tab');
     assert.equal(
-      await ui.page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      await ui.page.evaluate("document.activeElement?.getAttribute('aria-label')"),
       'Add log node',
     );
     await ui.page.keyboard.press('Enter');
     await graphNode('log1').waitFor();
-    const active = () => ui.page.evaluate(() => document.activeElement?.id ?? '');
-    assert.equal(await active(), 'graph-node-name');
+    const active = () => ui.page.evaluate<string>("document.activeElement?.id ?? ''");
+    await ui.page.waitForFunction("document.activeElement?.id === 'graph-node-name'");
     await ui.page.keyboard.press('Tab');
     assert.equal(await active(), 'graph-config-log1-jsScript');
     await ui.page.keyboard.press('Tab');
@@ -322,6 +326,7 @@ describe('web UI: the visual chain editor', () => {
     await graphNode('log1').focus();
     await ui.page.keyboard.press('Enter');
     await ui.page.getByRole('region', { name: 'Node log1' }).waitFor();
+    await ui.page.locator('.react-flow__node.selected[data-id="log1"]').waitFor();
     await graphNode('log1').focus();
     await ui.page.keyboard.press('Delete');
     await graphNode('log1').waitFor({ state: 'detached' });
@@ -329,6 +334,9 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('tab', { name: 'JSON' }).click();
     assert.doesNotMatch(await ui.page.getByRole('textbox', { name: 'Rule chain JSON' }).inputValue(), /log1/);
     await ui.page.getByRole('tab', { name: 'Graph' }).click();
+    // No draft left behind: the next test's navigation must not meet the unsaved-changes prompt.
+    await ui.page.getByRole('button', { name: 'Reload chain' }).click();
+    await ui.page.locator('.toast-success', { hasText: 'Reloaded' }).waitFor();
   });
 
   it('loads the graph code on the Rule chains page only', async () => {
@@ -348,9 +356,30 @@ describe('web UI: the visual chain editor', () => {
     await other.close();
   });
 
+  it('removes a connection with Delete, and another from the node form', async () => {
+    await ui.page.goto('/ui/rules/graph-built');
+    const edges = ui.page.locator('.react-flow__edge');
+    await edges.nth(1).waitFor();
+    await ui.page.getByRole('group', { name: 'Connection jsFilter1 to jsTransform1 on True' }).focus();
+    await ui.page.keyboard.press('Enter');
+    // Delete acts on what the flow has selected: wait for the selection to reach it.
+    await ui.page.locator('.react-flow__edge.selected').waitFor();
+    await ui.page.keyboard.press('Delete');
+    await ui.page.locator('.react-flow__edge-text', { hasText: 'True' }).waitFor({ state: 'detached' });
+    await graphNode('jsTransform1').click();
+    await panel().getByRole('button', { name: 'Remove connection Success to audit' }).click();
+    await edges.first().waitFor({ state: 'detached' });
+    await ui.page.getByRole('tab', { name: 'JSON' }).click();
+    const text = await ui.page.getByRole('textbox', { name: 'Rule chain JSON' }).inputValue();
+    assert.deepEqual(JSON.parse(text).metadata.connections, []);
+    await ui.page.getByRole('tab', { name: 'Graph' }).click();
+    await ui.page.getByRole('button', { name: 'Reload chain' }).click();
+    await edges.nth(1).waitFor();
+  });
+
   it('at 375 px the graph, its node types and the form fit the width', async () => {
     await ui.page.setViewportSize(PHONE);
-    await ui.page.goto('/ui/rules/graph-built');
+    await ui.page.reload();
     await graphNode('audit').click();
     await panel().waitFor();
     assert.ok(await ui.page.evaluate('document.documentElement.scrollWidth <= 375'));

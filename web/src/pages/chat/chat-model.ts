@@ -72,10 +72,10 @@ export interface StoredMessage {
   images?: string[];
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
-  parentId?: number;
-  siblingIds?: number[];
   /** A finished turn's usage, on its last assistant message. */
   usage?: { promptTokens: number; completionTokens: number; totalTokens: number; model?: string };
+  parentId?: number;
+  siblingIds?: number[];
 }
 
 let counter = 0;

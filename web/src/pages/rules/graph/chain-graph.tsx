@@ -4,6 +4,7 @@
 // placeholders work as they do for the text.
 import '@xyflow/react/dist/style.css';
 import '../../../styles/graph.css';
+import './svg-tabindex.ts';
 import {
   applyEdgeChanges,
   applyNodeChanges,
@@ -105,7 +106,7 @@ function Graph(props: ChainGraphProps) {
         name: node.name ?? '',
         first: node.id === first,
         run: run?.nodes[node.id],
-        error: target?.kind === 'node' && target.nodeId === node.id ? target.message : undefined,
+        error: target?.kind === 'node' && target.nodeId === node.id ? target.detail : undefined,
       },
     }));
     setNodes((previous) => {

@@ -213,9 +213,20 @@ export function setChainInfo(doc: ChainDoc, info: Partial<ChainDoc['ruleChain']>
   return { ...doc, ruleChain: { ...doc.ruleChain, ...info } };
 }
 
-/** What a server validation error names: a node (with the configuration path) or a connection. */
+/**
+ * What a server validation error names: a node (with the configuration field its path names) or a
+ * connection. `detail` is the message without the chain and node it names (shown at the node),
+ * `fieldDetail` without the field's path too (shown under the field).
+ */
 export type ErrorTarget =
-  | { kind: 'node'; nodeId: string; field: string | undefined; message: string }
+  | {
+      kind: 'node';
+      nodeId: string;
+      field: string | undefined;
+      message: string;
+      detail: string;
+      fieldDetail: string;
+    }
   | { kind: 'connection'; fromId: string; toId: string; message: string };
 
 export function errorTarget(message: string): ErrorTarget | undefined {
@@ -223,11 +234,17 @@ export function errorTarget(message: string): ErrorTarget | undefined {
   if (node?.[1]) {
     const path = node[2] ?? '';
     const field = /^configuration\.(\w+)/.exec(path)?.[1];
-    return { kind: 'node', nodeId: node[1], field, message };
+    const detail = message.slice(node.index + `node "${node[1]}"`.length).replace(/^:\s*/, '');
+    const fieldDetail = path ? detail.slice(path.length).replace(/^:\s*/, '') : detail;
+    return { kind: 'node', nodeId: node[1], field, message, detail, fieldDetail };
   }
   // A secret's path: metadata.nodes.[id=mail].configuration.password: ...
-  const secret = /nodes\.\[id=([^\]]+)\]\.configuration\.(\w+)/.exec(message);
-  if (secret?.[1]) return { kind: 'node', nodeId: secret[1], field: secret[2], message };
+  const secret = /nodes\.\[id=([^\]]+)\]\.configuration\.(\w+):\s*/.exec(message);
+  if (secret?.[1]) {
+    const fieldDetail = message.slice(secret.index + secret[0].length);
+    const detail = `configuration.${secret[2]}: ${fieldDetail}`;
+    return { kind: 'node', nodeId: secret[1], field: secret[2], message, detail, fieldDetail };
+  }
   const connection = /connection "([^"]+)" -> "([^"]+)"/.exec(message);
   if (connection?.[1] && connection[2])
     return { kind: 'connection', fromId: connection[1], toId: connection[2], message };

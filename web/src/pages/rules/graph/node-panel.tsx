@@ -152,7 +152,7 @@ export function NodePanel(props: Props) {
       {info?.desc && <p class="muted">{info.desc}</p>}
       {error && (
         <div class="alert alert-error" role="alert">
-          {error.message}
+          {error.detail}
         </div>
       )}
       <div class="form-grid">
@@ -176,7 +176,7 @@ export function NodePanel(props: Props) {
             fields={info?.fields ?? []}
             value={configuration}
             onChange={setConfiguration}
-            fieldError={error?.field ? { field: error.field, message: error.message } : undefined}
+            fieldError={error?.field ? { field: error.field, message: error.fieldDetail } : undefined}
             idPrefix={`graph-config-${node.id}`}
           />
         </div>
