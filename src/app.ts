@@ -85,6 +85,12 @@ export interface AppDeps {
   logFile?: string;
 }
 
+/** fastify types these factories for JSON Schema compilers; the zod ones take the route schema as well. */
+const ZOD_COMPILERS = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { store } = deps;
   const bodyLimit = store.current.server.body_limit;
@@ -95,6 +101,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     return503OnClosing: true,
     logController: new OneLineLogController(),
+    // Every route here has a zod schema, compiled by fastify-type-provider-zod (set below). Naming
+    // the same compilers as fastify's defaults keeps it from loading ajv and fast-json-stringify,
+    // its JSON Schema compilers, at every start (about a tenth of the start-up).
+    schemaController: { compilersFactory: ZOD_COMPILERS },
     // A path that is not valid percent-encoding answers in our shape, not fastify's.
     frameworkErrors: (error, _request, reply) => {
       void sendError(

@@ -10,6 +10,7 @@ import type { RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
 import { guardedAddress } from '../engine/nodes/network-guard.ts';
 import type { NetworkPolicy, RuleMessage, RunResult } from '../engine/types.ts';
+import { applyInProcessors } from './processors.ts';
 
 export interface HttpRoute {
   chainId: string;
@@ -24,6 +25,9 @@ export interface HttpRoute {
   auth: boolean;
   wait: boolean;
   target: string;
+  /** RuleGo's processors of the router: from.processors and to.processors. */
+  inProcessors: string[];
+  outProcessors: string[];
   /** Aborts when the chain's endpoints stop (the chain is saved again, disabled or deleted). */
   stopped: AbortSignal;
 }
@@ -125,7 +129,10 @@ export class EndpointManager {
   private async schedule(router: EndpointRouter, target: string, signal: AbortSignal): Promise<void> {
     const job = new Cron(router.from.path, { protect: true }, async () => {
       const message = newMessage('', { type: 'SCHEDULE', metadata: { schedule: router.from.path } });
-      await this.run(target, message).catch(() => undefined);
+      const request = { body: Buffer.alloc(0), from: router.from.path };
+      await this.run(target, applyInProcessors(router.from.processors, message, request)).catch(
+        () => undefined,
+      );
     });
     await aborted(signal);
     job.stop();
@@ -160,7 +167,8 @@ export class EndpointManager {
         dataType: isJson(text) ? 'JSON' : 'TEXT',
         metadata: { topic },
       });
-      void this.run(target, message).catch(() => undefined);
+      const processed = applyInProcessors(router.from.processors, message, { body: payload, from: topic });
+      void this.run(target, processed).catch(() => undefined);
     });
     await client.subscribeAsync(router.from.path, { qos: Number(config['qos'] ?? 0) as 0 | 1 | 2 });
     await aborted(signal);
@@ -208,6 +216,8 @@ function httpRoute(
     auth: endpoint.configuration?.['auth'] !== false,
     wait: router.to?.wait !== false,
     target,
+    inProcessors: router.from.processors ?? [],
+    outProcessors: router.to?.processors ?? [],
     stopped,
   };
 }

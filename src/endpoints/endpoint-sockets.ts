@@ -12,6 +12,7 @@ import type { AuthService } from '../auth/auth-service.ts';
 import { crossSiteReason, isTrustedHost, type OriginPolicy } from '../http/origin-guard.ts';
 import { newMessage } from '../engine/message.ts';
 import { isJson, type EndpointManager, type HttpRoute } from './endpoint-manager.ts';
+import { applyInProcessors } from './processors.ts';
 import { ENDPOINTS_PREFIX } from './endpoint-routes.ts';
 
 export interface EndpointSocketDeps {
@@ -101,7 +102,13 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
     );
   };
 
-  const serve = (socket: WebSocket, route: HttpRoute, url: URL, params: Record<string, string>): void => {
+  const serve = (
+    socket: WebSocket,
+    request: IncomingMessage,
+    route: HttpRoute,
+    url: URL,
+    params: Record<string, string>,
+  ): void => {
     open.add(socket);
     alive.add(socket);
     socket.on('pong', () => alive.add(socket));
@@ -121,6 +128,8 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
       if (!(route.auth && CREDENTIAL_KEYS.has(key))) query[key] = value;
     }
     const path = url.pathname.slice(ENDPOINTS_PREFIX.length);
+    const headers = request.headers;
+    const from = request.url ?? url.pathname;
     let pending = 0;
     let queue = Promise.resolve();
     const handle = async (data: RawData, isBinary: boolean): Promise<void> => {
@@ -130,11 +139,12 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
           ? data
           : Buffer.from(data);
       const text = isBinary ? bytes.toString('latin1') : bytes.toString('utf8');
-      const message = newMessage(text, {
+      const built = newMessage(text, {
         type: `WS:${route.path}`,
         dataType: isBinary ? 'BINARY' : isJson(text) ? 'JSON' : 'TEXT',
         metadata: { ...query, ...params, messageType: isBinary ? '2' : '1', path },
       });
+      const message = applyInProcessors(route.inProcessors, built, { headers, body: bytes, from });
       if (!route.wait) {
         void deps.endpoints.run(route.target, message).catch(() => undefined);
         return;
@@ -197,7 +207,9 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
       checkAccess(request, url, guard)
         .then(() => {
           if (!found) throw new Refused(404, `no ws endpoint serves ${path}`);
-          server.handleUpgrade(request, socket, head, (ws) => serve(ws, found.route, url, found.params));
+          server.handleUpgrade(request, socket, head, (ws) =>
+            serve(ws, request, found.route, url, found.params),
+          );
         })
         .catch((error: unknown) => {
           if (error instanceof Refused) refuse(socket, error.status, error.message);

@@ -6,6 +6,26 @@ import { z } from 'zod';
 export const ENDPOINT_TYPES = ['http', 'ws', 'schedule', 'mqtt'] as const;
 export type EndpointType = (typeof ENDPOINT_TYPES)[number];
 
+/** RuleGo's built-in processors (builtin/processor): `from.processors` and `to.processors` names. */
+export const IN_PROCESSORS = [
+  'headersToMetadata',
+  'setJsonDataType',
+  'setTextDataType',
+  'setBinaryDataType',
+  'toHex',
+] as const;
+export const OUT_PROCESSORS = ['responseToBody', 'metadataToHeaders'] as const;
+
+const processors = (known: readonly string[]) =>
+  z
+    .array(z.string())
+    .optional()
+    .superRefine((names, context) => {
+      const unknown = (names ?? []).find((name) => !known.includes(name));
+      if (unknown !== undefined)
+        context.addIssue({ code: 'custom', message: `processor not found: ${unknown}` });
+    });
+
 const routerSchema = z.looseObject({
   id: z.string().optional(),
   /** http: the methods (RuleGo's params), default POST. */
@@ -13,6 +33,7 @@ const routerSchema = z.looseObject({
   from: z.looseObject({
     path: z.string().trim().min(1, 'must not be empty'),
     configuration: z.record(z.string(), z.unknown()).optional(),
+    processors: processors(IN_PROCESSORS),
   }),
   to: z
     .looseObject({
@@ -20,6 +41,7 @@ const routerSchema = z.looseObject({
       path: z.string().optional(),
       /** http: answer with the run's result (true) or at once with 200 (false); ws: reply or not. */
       wait: z.boolean().optional(),
+      processors: processors(OUT_PROCESSORS),
     })
     .optional(),
 });

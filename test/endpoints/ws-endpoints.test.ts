@@ -286,6 +286,44 @@ describe('chain ws endpoints', () => {
     }
   });
 
+  it("RuleGo's toHex processor turns a binary message into hex text", async () => {
+    const hex = chainDefinition('wshex', [
+      {
+        id: 't',
+        type: 'jsTransform',
+        configuration: {
+          jsScript: 'return {msg: {hex: msg, type: msgType, topic: metadata.topic}, metadata, msgType};',
+        },
+      },
+    ]);
+    await save({
+      ...hex,
+      metadata: {
+        ...hex.metadata,
+        endpoints: [
+          {
+            id: 'h',
+            type: 'ws',
+            configuration: { auth: false },
+            routers: [{ from: { path: '/hex', processors: ['toHex'] }, to: { path: 'wshex' } }],
+          },
+        ],
+      },
+    });
+    const client = await open(`${base}/api/v1/endpoints/hex?x=1`);
+    try {
+      client.socket.send(Buffer.from([0x01, 0xab, 0xff]), { binary: true });
+      const answer = await client.frame(1);
+      assert.deepEqual(JSON.parse(String(answer)), {
+        hex: '01ABFF',
+        type: '/api/v1/endpoints/hex?x=1',
+        topic: '/api/v1/endpoints/hex?x=1',
+      });
+    } finally {
+      client.socket.close();
+    }
+  });
+
   it('the event sockets still work beside the endpoints', async () => {
     // /api/v1/ws is not under /api/v1/endpoints: the event API takes it as before.
     const client = await open(`${base}/api/v1/ws`, { headers: { authorization: `Bearer ${token}` } });
