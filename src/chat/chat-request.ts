@@ -130,7 +130,10 @@ export function chatBranch(body: ChatRequest, resuming: boolean): TurnBranch | u
   const field = regenerate !== undefined ? 'regenerate' : 'parentMessageId';
   if (!body.sessionId) throw new AppError('invalid', `${field}: needs sessionId`);
   if (parentMessageId !== undefined && regenerate !== undefined)
-    throw new AppError('invalid', 'parentMessageId: not with regenerate (a regenerated answer follows its message)');
+    throw new AppError(
+      'invalid',
+      'parentMessageId: not with regenerate (a regenerated answer follows its message)',
+    );
   if (resuming) throw new AppError('invalid', `${field}: not with tool results`);
   return regenerate !== undefined ? { regenerate } : { parentId: parentMessageId ?? 0 };
 }

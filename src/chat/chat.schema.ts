@@ -69,11 +69,11 @@ export const chatRequestSchema = z
     sessionId: z.string().min(1).max(200).optional(),
     parentMessageId: z.int().min(0).optional().meta({
       description:
-        'with sessionId: the stored message the new user message follows (0: the start); sending an edited message after the original\'s parent starts a new branch',
+        "with sessionId: the stored message the new user message follows (0: the start); sending an edited message after the original's parent starts a new branch",
     }),
     regenerate: z.int().positive().optional().meta({
       description:
-        'with sessionId: a stored user message answered again (a new version of its answer, the others kept); the request\'s last message is then ignored',
+        "with sessionId: a stored user message answered again (a new version of its answer, the others kept); the request's last message is then ignored",
     }),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
     temperature: z.number().min(0).max(2).nullish(),

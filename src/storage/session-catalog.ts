@@ -60,7 +60,11 @@ export async function moveSession(db: Db, from: string, to: string, agentId: str
       .where('key', '=', from)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) === 0) throw notFound(`session "${from}" not found`);
-    await trx.updateTable('session_messages').set({ session_key: to }).where('session_key', '=', from).execute();
+    await trx
+      .updateTable('session_messages')
+      .set({ session_key: to })
+      .where('session_key', '=', from)
+      .execute();
     await trx
       .updateTable('session_summaries')
       .set({ session_key: to })

@@ -381,14 +381,14 @@ export class SessionStore {
       .where('session_key', '=', row.key)
       .where(role, '!=', 'tool')
       .executeTakeFirst();
-    // A conversation starts with the user's message.
-    const opening = await this.db
+    // A conversation starts with the user's message (of a branched one, its active branch's).
+    const path = row.leaf_id === null ? undefined : (await treeOf(this.db, row.key))?.path.slice(0, 3);
+    let openingQuery = this.db
       .selectFrom('session_messages')
       .select('message')
-      .where('session_key', '=', row.key)
-      .orderBy('id')
-      .limit(3)
-      .execute();
+      .where('session_key', '=', row.key);
+    if (path) openingQuery = openingQuery.where('id', 'in', path.length > 0 ? path : [0]);
+    const opening = await openingQuery.orderBy('id').limit(3).execute();
     const first = opening
       .map((message) => JSON.parse(message.message) as ChatMessage)
       .find((message) => message.role === 'user');

@@ -60,7 +60,10 @@ describe('conversation branches, export, pins and moves', () => {
     assert.equal((await chat('b1', 'Q1')).statusCode, 200);
     assert.equal((await chat('b1', 'Q2')).statusCode, 200);
     const linear = await messages('plain', 'b1');
-    assert.deepEqual(linear.map((m) => m.content), ['Q1', 'A1', 'Q2', 'A2']);
+    assert.deepEqual(
+      linear.map((m) => m.content),
+      ['Q1', 'A1', 'Q2', 'A2'],
+    );
     const [q1, a1, q2, a2] = linear as [MessageView, MessageView, MessageView, MessageView];
     assert.equal(q2.parentId, a1.id);
 
@@ -70,7 +73,10 @@ describe('conversation branches, export, pins and moves', () => {
     assert.equal(edited.statusCode, 200, edited.body);
     assert.deepEqual(lastSent(), ['Q1', 'A1', 'Q2 edited'], 'the model sees the new branch only');
     const afterEdit = await messages('plain', 'b1');
-    assert.deepEqual(afterEdit.map((m) => m.content), ['Q1', 'A1', 'Q2 edited', 'A2 for the edit']);
+    assert.deepEqual(
+      afterEdit.map((m) => m.content),
+      ['Q1', 'A1', 'Q2 edited', 'A2 for the edit'],
+    );
     const editedId = afterEdit[2]?.id as number;
     assert.deepEqual(afterEdit[2]?.siblingIds, [q2.id, editedId]);
     assert.equal(afterEdit[0]?.siblingIds, undefined, 'a message with one version has no siblingIds');
@@ -85,7 +91,10 @@ describe('conversation branches, export, pins and moves', () => {
     assert.equal(streamed.statusCode, 200);
     assert.match(streamed.body, /"content":"third "/);
     const versions = await messages('plain', 'b1');
-    assert.deepEqual(versions.map((m) => m.content), ['Q1', 'A1', 'Q2 edited', 'A2 third version']);
+    assert.deepEqual(
+      versions.map((m) => m.content),
+      ['Q1', 'A1', 'Q2 edited', 'A2 third version'],
+    );
     assert.equal(versions[3]?.siblingIds?.length, 3);
     assert.equal(versions.filter((m) => m.role === 'user').length, 2, 'regenerate adds no user message');
 
@@ -96,7 +105,10 @@ describe('conversation branches, export, pins and moves', () => {
     assert.deepEqual(switched.json(), { leafId: second });
     assert.equal((await messages('plain', 'b1'))[3]?.content, 'A2 second version');
     await call('POST', '/agents/plain/sessions/b1/branch', { messageId: q2.id });
-    assert.deepEqual((await messages('plain', 'b1')).map((m) => m.content), ['Q1', 'A1', 'Q2', 'A2']);
+    assert.deepEqual(
+      (await messages('plain', 'b1')).map((m) => m.content),
+      ['Q1', 'A1', 'Q2', 'A2'],
+    );
     // The next message continues the branch shown.
     upstream.script({ text: 'A3' });
     await chat('b1', 'Q3');
@@ -109,7 +121,10 @@ describe('conversation branches, export, pins and moves', () => {
     upstream.script({ text: 'fresh answer' });
     await chat('b1', 'fresh start', { parentMessageId: 0 });
     assert.deepEqual(lastSent(), ['fresh start']);
-    assert.deepEqual((await messages('plain', 'b1'))[0]?.siblingIds, [q1.id, (await messages('plain', 'b1'))[0]?.id]);
+    assert.deepEqual((await messages('plain', 'b1'))[0]?.siblingIds, [
+      q1.id,
+      (await messages('plain', 'b1'))[0]?.id,
+    ]);
   });
 
   it('refuses a branch that does not fit the conversation, with a clear error', async () => {
@@ -150,7 +165,10 @@ describe('conversation branches, export, pins and moves', () => {
     assert.equal(md.statusCode, 200, md.body);
     assert.match(String(md.headers['content-type']), /^text\/markdown/);
     const disposition = String(md.headers['content-disposition']);
-    assert.match(disposition, /^attachment; filename="__-Test\.md"; filename\*=UTF-8''%E5%AF%BC%E5%87%BA-Test\.md$/);
+    assert.match(
+      disposition,
+      /^attachment; filename="__-Test\.md"; filename\*=UTF-8''%E5%AF%BC%E5%87%BA-Test\.md$/,
+    );
     assert.match(md.body, /^# 导出 Test\n/);
     assert.match(md.body, /## User\n\nExport me\n\n## Assistant\n\nThe \*\*answer\*\*\n/);
     const json = await call('GET', '/agents/plain/sessions/b3/export?format=json');
@@ -172,7 +190,9 @@ describe('conversation branches, export, pins and moves', () => {
     upstream.script({ text: 'x' }, { text: 'y' }, { text: 'z' });
     for (const id of ['p1', 'p2', 'p3']) await chat(id, `hello ${id}`, {}, 'other');
     const order = async (query = '') =>
-      (await call('GET', `/agents/other/sessions${query}`)).json().data.map((s: { sessionId: string }) => s.sessionId);
+      (await call('GET', `/agents/other/sessions${query}`))
+        .json()
+        .data.map((s: { sessionId: string }) => s.sessionId);
     assert.deepEqual(await order(), ['p3', 'p2', 'p1']);
     const pinned = await call('PATCH', '/agents/other/sessions/p1', { pinned: true });
     assert.equal(pinned.statusCode, 200, pinned.body);
@@ -266,8 +286,8 @@ describe('a member and conversation moves, search and branches', () => {
       agents: ['alpha', 'beta'],
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const token = (await send('POST', '/auth/login', '', { username: 'ann', password: 'ann-password-1' })).body
-      .token as string;
+    const token = (await send('POST', '/auth/login', '', { username: 'ann', password: 'ann-password-1' }))
+      .body.token as string;
     const chat = (agent: string, sessionId: string, content: string, token_: string) =>
       send('POST', '/chat/completions', token_, {
         model: agent,
@@ -288,7 +308,7 @@ describe('a member and conversation moves, search and branches', () => {
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     const moved = await send('PATCH', '/agents/alpha/sessions/m1', token, { agentId: 'beta' });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    assert.equal(moved.body.sessionId, '@ann:m1', 'the conversation stays the member\'s own');
+    assert.equal(moved.body.sessionId, '@ann:m1', "the conversation stays the member's own");
     const listed = await send('GET', '/agents/beta/sessions', token);
     assert.deepEqual(
       listed.body.data.map((session: { sessionId: string }) => session.sessionId),
@@ -297,7 +317,9 @@ describe('a member and conversation moves, search and branches', () => {
     // The member continues it with beta, and can switch versions of its own messages.
     assert.equal((await chat('beta', 'm1', 'more', token)).status, 200);
     const messages = (await send('GET', '/agents/beta/sessions/m1/messages', token)).body.data;
-    const switched = await send('POST', '/agents/beta/sessions/m1/branch', token, { messageId: messages[0].id });
+    const switched = await send('POST', '/agents/beta/sessions/m1/branch', token, {
+      messageId: messages[0].id,
+    });
     assert.equal(switched.status, 200, JSON.stringify(switched.body));
   });
 });

@@ -81,7 +81,12 @@ for (const kind of DATABASE_KINDS)
       const ids = await store.append('k', info, [user('q1'), answer('a1'), user('q2'), answer('a2')]);
       const [, a1, , a2] = ids as [number, number, number, number];
       assert.equal(
-        await store.addSummary('k', { firstId: ids[0] as number, lastId: a1, content: 'S1', previousLastId: 0 }),
+        await store.addSummary('k', {
+          firstId: ids[0] as number,
+          lastId: a1,
+          content: 'S1',
+          previousLastId: 0,
+        }),
         true,
       );
       assert.equal((await store.history('k'))[0]?.content, `${SUMMARY_HEADING}\nS1`);
@@ -125,23 +130,40 @@ for (const kind of DATABASE_KINDS)
       );
       await store.setMarks('agent:main:channel:api:scope:per_peer:b', { archived: true });
       const shown = await store.list({ agentId: 'main', offset: 0, limit: 10 });
-      assert.deepEqual(shown.sessions.map((session) => session.key.slice(-1)), ['a']);
+      assert.deepEqual(
+        shown.sessions.map((session) => session.key.slice(-1)),
+        ['a'],
+      );
       const archived = await store.list({ agentId: 'main', archived: 'only', offset: 0, limit: 10 });
-      assert.deepEqual(archived.sessions.map((session) => session.key.slice(-1)), ['b']);
-      assert.equal((await store.list({ agentId: 'main', archived: 'include', offset: 0, limit: 10 })).total, 2);
+      assert.deepEqual(
+        archived.sessions.map((session) => session.key.slice(-1)),
+        ['b'],
+      );
+      assert.equal(
+        (await store.list({ agentId: 'main', archived: 'include', offset: 0, limit: 10 })).total,
+        2,
+      );
       assert.deepEqual(await store.findByTitle({ agentId: 'main', text: 'QUARTERLY', limit: 5 }), [
         'agent:main:channel:api:scope:per_peer:a',
       ]);
       assert.equal((await store.findByTitle({ agentId: 'main', text: '报告', limit: 5 })).length, 1);
       assert.deepEqual(await store.findByTitle({ agentId: 'main', text: '%', limit: 5 }), []);
-      await store.move('agent:main:channel:api:scope:per_peer:a', 'agent:writer:channel:api:scope:per_peer:a', 'writer');
+      await store.move(
+        'agent:main:channel:api:scope:per_peer:a',
+        'agent:writer:channel:api:scope:per_peer:a',
+        'writer',
+      );
       assert.deepEqual(await store.load('agent:main:channel:api:scope:per_peer:a'), []);
       assert.deepEqual(texts(await store.load('agent:writer:channel:api:scope:per_peer:a')), ['alpha']);
       const moved = await store.get('agent:writer:channel:api:scope:per_peer:a');
       assert.equal(moved?.agentId, 'writer');
       assert.equal(moved?.title, 'Quarterly 报告 Plan');
       await assert.rejects(
-        store.move('agent:main:channel:api:scope:per_peer:b', 'agent:writer:channel:api:scope:per_peer:a', 'writer'),
+        store.move(
+          'agent:main:channel:api:scope:per_peer:b',
+          'agent:writer:channel:api:scope:per_peer:a',
+          'writer',
+        ),
         /exists already/,
       );
     });

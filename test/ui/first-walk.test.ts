@@ -61,14 +61,15 @@ describe('web UI: what a new user hit', () => {
     await ui.page.waitForURL(/\/ui\/chat\/main\//);
   });
 
-  it('a cron conversation reloads, read-only and without Retry', async () => {
+  it('a cron conversation reloads, read-only and without Regenerate or Edit', async () => {
     await ui.page.goto(`/ui/chat/main/${encodeURIComponent(cronKey)}`);
     const asked = ui.page.locator('.message-user', { hasText: 'morning report please' });
     await asked.waitFor();
     await ui.page.reload();
     await asked.waitFor();
     await ui.page.locator('.message-assistant').first().waitFor();
-    assert.equal(await ui.page.getByRole('button', { name: 'Retry' }).count(), 0);
+    assert.equal(await ui.page.getByRole('button', { name: 'Regenerate' }).count(), 0);
+    assert.equal(await ui.page.getByRole('button', { name: 'Edit message' }).count(), 0);
     assert.equal(await ui.page.getByRole('textbox', { name: 'Message' }).isDisabled(), true);
     await ui.page.getByText('came through the cron channel').waitFor();
   });

@@ -31,7 +31,9 @@ export const sessionListQuery = paginationQuery.extend({
   archived: z
     .enum(['false', 'true', 'all'], 'must be false, true or all')
     .default('false')
-    .meta({ description: 'archived conversations: left out (false, the default), the only ones (true), or all' }),
+    .meta({
+      description: 'archived conversations: left out (false, the default), the only ones (true), or all',
+    }),
 });
 
 export const sessionView = z.object({
@@ -93,7 +95,7 @@ export const sessionMessageView = z.object({
   }),
   siblingIds: z.array(z.int()).optional().meta({
     description:
-      'when this message has other versions (an edit, a regenerated answer): every version\'s id, oldest first, this one included; POST .../branch with one to show it',
+      "when this message has other versions (an edit, a regenerated answer): every version's id, oldest first, this one included; POST .../branch with one to show it",
   }),
   createdAt: z.string().optional().meta({ description: 'ISO 8601 UTC' }),
 });
@@ -155,7 +157,7 @@ export const branchBody = z.object({
   }),
 });
 export const branchAnswer = z.object({
-  leafId: z.int().meta({ description: 'the active branch\'s last message (the newest under messageId)' }),
+  leafId: z.int().meta({ description: "the active branch's last message (the newest under messageId)" }),
 });
 
 export const exportQuery = z.object({

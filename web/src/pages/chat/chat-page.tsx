@@ -311,6 +311,8 @@ export function ChatPage({ params }: PageProps) {
     try {
       await showVersion(agentId, current.key, messageId);
       await refreshHistory();
+      // A conversation without a title is named by its shown version's first message.
+      void reloadSessions();
     } catch {
       toast(t('chat.versionFailed'), 'error');
     }
@@ -347,6 +349,7 @@ export function ChatPage({ params }: PageProps) {
     }
     setFocusId(hit.messageId);
     setListOpen(false);
+    void reloadSessions();
     const target = keyHref(agentId, hit.sessionKey);
     if (window.location.pathname === target) setHistoryVersion((version) => version + 1);
     else navigate(target);
