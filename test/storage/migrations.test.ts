@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { openDatabase, type Db } from '../../src/storage/database.ts';
+import { connectLibsql, openDatabase, type Db } from '../../src/storage/database.ts';
 import { migrateToLatest, migrations } from '../../src/storage/migrations/index.ts';
 import { SessionStore } from '../../src/storage/session-store.ts';
 import {
@@ -38,7 +38,7 @@ async function raceMigrations(location: string): Promise<string[][]> {
   // Far enough ahead for all three to have loaded their modules on a busy machine.
   const startAt = String(Date.now() + 3000);
   const run = () =>
-    execFileAsync(process.execPath, ['--import', 'tsx', script, location, startAt], { timeout: 20_000 });
+    execFileAsync(process.execPath, ['--import', 'tsx', script, location, startAt], { timeout: 60_000 });
   const outputs = await Promise.all([run(), run(), run()]);
   return outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
 }
@@ -235,5 +235,42 @@ describe('migrations on PostgreSQL', () => {
       assert.doesNotMatch(error.message, /s3cret/);
       return true;
     });
+  });
+});
+
+describe('migrations added after a release', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agent-service-upgrade-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it("a data root with the last release's migrations upgrades: every new one sorts after them", async () => {
+    // What the release before this one applied (stop 30). A migration added since must sort after
+    // these, or kysely refuses the data root as out of order.
+    const released = [
+      '001-initial',
+      '002-session-title',
+      '003-cron-run-fire',
+      '101-memory',
+      '201-usage',
+      '301-responses',
+      '501-channel-pairings',
+    ];
+    const list = migrations('sqlite');
+    const older = Object.fromEntries(released.map((name) => [name, list[name] as (typeof list)[string]]));
+    const db = await connectLibsql(join(dir, 'released.db'));
+    try {
+      assert.deepEqual(await migrateToLatest(db as unknown as Kysely<unknown>, 'sqlite', older), released);
+      const added = await migrateToLatest(db as unknown as Kysely<unknown>, 'sqlite', list);
+      assert.deepEqual(
+        added,
+        ALL.filter((name) => !released.includes(name)),
+      );
+      assert.ok(added.length > 0 && added.every((name) => name > (released.at(-1) as string)));
+      assert.deepEqual(await applied(db), ALL);
+    } finally {
+      await db.destroy();
+    }
   });
 });
