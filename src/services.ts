@@ -5,7 +5,9 @@ import { mkdir } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
-import { createCluster, type Cluster } from './cluster/cluster.ts';
+import { silentLogger, type Logger } from './core/logger.ts';
+import { createCluster } from './cluster/cluster.ts';
+import type { Cluster } from './cluster/types.ts';
 import { RedisRuleCache } from './engine/cache.ts';
 import { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Locks } from './cluster/locks.ts';
@@ -164,7 +166,8 @@ export interface ServiceOptions {
   serviceVersion?: string;
   /** Options of the model registry (tests shorten retry back-off). */
   models?: ModelRegistryOptions;
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** The server's logger, made before any service (default: silent). */
+  logger?: Logger;
   /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
   deferStart?: boolean;
   /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
@@ -197,6 +200,7 @@ function publicGlobals(config: Config): Record<string, unknown> {
 export async function createServices(store: ConfigStore, options: ServiceOptions = {}): Promise<Services> {
   const config = store.current;
   const root = config.data.root_dir;
+  const logger = options.logger ?? silentLogger;
   await mkdir(root, { recursive: true, mode: 0o700 });
   // Writes a crash cut short leave temp files beside their targets; nothing else removes them.
   // Clustered, other instances share these folders and may be writing right now: only old ones go.
@@ -207,21 +211,21 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     redisUrl: config.cluster.redis_url,
     prefix: config.cluster.key_prefix,
     instanceId: config.cluster.instance_id,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
   // Budget notices go out through a channel once the resource services exist.
   const notifyRef: { current?: (target: NotifyTarget, text: string) => Promise<void> } = {};
   const usage = createUsage({
     config: () => store.current,
     cluster,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
     notify: (target, text) => notifyRef.current?.(target, text) ?? Promise.resolve(),
   });
   const channelRef: { current?: ChannelManager } = {};
   const liveTransport =
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
       ? new RedisLiveTransport(cluster.redis, cluster.connect('live-events'), cluster.prefix, (message) =>
-          options.logger?.warn({}, message),
+          logger.warn({}, message),
         )
       : undefined;
   await liveTransport?.start();
@@ -230,6 +234,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     captureContent: config.observability.capture_content,
     ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
     ...(liveTransport ? { transport: liveTransport } : {}),
+    logger,
     channelStates: () => channelStates(store.current, channelRef.current),
   });
   const modelThreads =
@@ -267,7 +272,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       scriptTimeoutMs: config.engine.script_timeout_ms,
       scriptMemoryBytes: config.engine.script_memory_mb * 1024 * 1024,
       ...(config.engine.script_workers > 0 ? { scriptWorkers: config.engine.script_workers } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
+      logger,
     },
   });
   // Chains' own endpoints (http, schedule, mqtt) follow the chains in service from the first load on.
@@ -278,7 +283,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       allowPrivateNetwork: config.engine.rest_allow_private_network,
       allowedHosts: config.engine.rest_allowed_hosts,
     },
-    options.logger,
+    logger,
   );
   // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
   const aiDeps = {
@@ -294,9 +299,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   };
   registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
 
-  const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), { logger });
   usage.attach(db);
   usage.budgets.onEvent((event) => telemetry.budgetEvent(event.budget.id, event.type));
   const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
@@ -309,7 +312,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     models,
     onCompaction: ({ key, trigger, result }) => {
       telemetry.compacted();
-      options.logger?.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction');
+      logger.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction');
     },
   });
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
@@ -344,18 +347,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
       ? new (await import('./scheduler/bullmq-scheduler.ts')).BullMqTrigger(
           { ...cluster, redis: cluster.redis, connect: cluster.connect.bind(cluster) },
-          { ...(options.logger ? { logger: options.logger } : {}) },
+          { logger },
         )
       : undefined;
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
     ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
   const { platforms, adapters: replacements = [], ...channelOptions } = options.channels ?? {};
-  // Adapters log through the manager's logger, which becomes the server's once it exists.
-  const managerRef: { current?: ChannelManager } = {};
   const adapters = [
-    ...builtInAdapters({ ...platforms, logger: () => managerRef.current?.logger }).filter(
+    ...builtInAdapters({ ...platforms, logger }).filter(
       (adapter) => !replacements.some((replacement) => replacement.platform === adapter.platform),
     ),
     ...replacements,
@@ -366,9 +367,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     guard: usage.guard,
     pairing,
     ...channelOptions,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
-  managerRef.current = channels;
   channelRef.current = channels;
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });

@@ -1,5 +1,6 @@
 // Public contract of the rule-chain engine. Everything outside src/engine uses only these types and
 // the RuleEngine class; node implementations register through a NodeRegistry.
+import type { Logger } from '../core/logger.ts';
 import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
 import type { Usage } from '../model-providers/types.ts';
@@ -160,12 +161,6 @@ export interface JoinArrival {
   error?: string;
 }
 
-/** Where pino-style loggers plug in (`services.logger`); the `log` node writes here when present. */
-export interface EngineLogger {
-  info(details: Record<string, unknown>, text: string): void;
-  warn?(details: Record<string, unknown>, text: string): void;
-}
-
 /** Where nodes that call out (restApiCall) may connect. */
 export interface NetworkPolicy {
   /** Loopback, private and link-local addresses too; default false: only public addresses. */
@@ -186,6 +181,8 @@ export interface NodeServices {
   scriptPool?: ScriptPool;
   /** Where restApiCall may connect; default only public addresses. */
   network?: NetworkPolicy;
+  /** The service's logger: the `log` node writes here, the agent node its problems. */
+  logger?: Logger;
   [service: string]: unknown;
 }
 
