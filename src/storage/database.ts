@@ -44,6 +44,8 @@ export interface SessionMessagesTable {
   status: string | null;
   /** What a failed turn failed with. */
   error: string | null;
+  /** The turn's token usage (MessageUsage as JSON), on the answer of a finished turn; else null. */
+  usage: string | null;
 }
 
 /** A summary entry: it folds the messages `first_id`..`last_id` (and every summary before it). */

@@ -13,12 +13,13 @@ import {
   storedMessage,
   storedSummary,
   summaryMessage,
+  type MessageUsage,
   type StoredMessage,
   type SessionLimits,
   type StoredSummary,
 } from './session-history.ts';
 
-export type { StoredMessage, StoredSummary } from './session-history.ts';
+export type { MessageUsage, StoredMessage, StoredSummary } from './session-history.ts';
 
 export interface SessionInfo {
   agentId: string;
@@ -84,7 +85,7 @@ export class SessionStore {
   async entries(key: string, afterId = 0): Promise<StoredMessage[]> {
     const rows = await this.db
       .selectFrom('session_messages')
-      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at', 'usage'])
       .where('session_key', '=', key)
       .where('id', '>', afterId)
       .orderBy('id')
@@ -93,14 +94,15 @@ export class SessionStore {
   }
 
   /**
-   * Appends messages (with a status for the answer of a turn that did not finish) and indexes them
-   * for session search in the same transaction. Returns their ids.
+   * Appends messages (with a status for the answer of a turn that did not finish, and the turn's
+   * usage kept with its last message) and indexes them for session search in the same
+   * transaction. Returns their ids.
    */
   async append(
     key: string,
     info: SessionInfo,
     messages: ChatMessage[],
-    outcome: { status?: 'stopped' | 'failed'; error?: string } = {},
+    outcome: { status?: 'stopped' | 'failed'; error?: string; usage?: MessageUsage } = {},
   ): Promise<number[]> {
     if (messages.length === 0) return [];
     const now = this.now();
@@ -120,13 +122,15 @@ export class SessionStore {
       const inserted = await trx
         .insertInto('session_messages')
         .values(
-          messages.map((message) => ({
+          messages.map((message, index) => ({
             session_key: key,
             message: JSON.stringify(message),
             tokens: estimateTokens(message),
             created_at: now,
             status: outcome.status ?? null,
             error: outcome.error ?? null,
+            usage:
+              outcome.usage && index === messages.length - 1 ? JSON.stringify(outcome.usage) : null,
           })),
         )
         .returning('id')

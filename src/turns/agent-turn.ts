@@ -54,10 +54,16 @@ function afterInputs(recorded: ChatMessage[]): ChatMessage[] {
 
 function addUsage(total: Usage | undefined, next: Usage): Usage {
   if (!total) return { ...next };
+  const model = next.model ?? total.model;
+  const cached = (total.cachedTokens ?? 0) + (next.cachedTokens ?? 0);
+  const reasoning = (total.reasoningTokens ?? 0) + (next.reasoningTokens ?? 0);
   return {
     promptTokens: total.promptTokens + next.promptTokens,
     completionTokens: total.completionTokens + next.completionTokens,
     totalTokens: total.totalTokens + next.totalTokens,
+    ...(cached ? { cachedTokens: cached } : {}),
+    ...(reasoning ? { reasoningTokens: reasoning } : {}),
+    ...(model ? { model } : {}),
   };
 }
 
@@ -350,7 +356,7 @@ export class TurnRunner {
     if (session) {
       // The node reports its inputs first; the opening is stored already.
       const messages = recorded ? afterInputs(recorded) : [{ role: 'assistant' as const, content: text }];
-      await this.sessions.append(session.key, session.info, messages);
+      await this.sessions.append(session.key, session.info, messages, usage ? { usage } : {});
     }
     return { text, usage, ...(toolCalls ? { toolCalls } : {}) };
   }

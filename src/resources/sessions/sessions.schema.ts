@@ -66,6 +66,20 @@ export const sessionMessageView = z.object({
     .optional()
     .meta({ description: 'the answer of a turn that was stopped or failed' }),
   error: z.string().optional().meta({ description: 'what a failed turn failed with' }),
+  usage: z
+    .object({
+      promptTokens: z.int(),
+      completionTokens: z.int(),
+      totalTokens: z.int(),
+      cachedTokens: z.int().optional(),
+      reasoningTokens: z.int().optional(),
+      model: z.string().optional().meta({ description: 'the model that answered last, where known' }),
+    })
+    .optional()
+    .meta({
+      description:
+        "the turn's token usage (every model call of the turn), on the last assistant message of a finished turn",
+    }),
   firstId: z.int().optional().meta({ description: 'summary entries: the first message id folded' }),
   lastId: z.int().optional().meta({ description: 'summary entries: the last message id folded' }),
 });

@@ -60,6 +60,7 @@ function storedView(entry: StoredMessage, summaries: StoredSummary[]): SessionMe
     ...(folder ? { folded: true, summaryId: folder.id } : {}),
     ...(entry.status ? { status: entry.status } : {}),
     ...(entry.error ? { error: entry.error } : {}),
+    ...(entry.usage ? { usage: entry.usage } : {}),
   };
 }
 

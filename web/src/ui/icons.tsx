@@ -28,6 +28,7 @@ const PATHS = {
   back: 'M15 5l-7 7 7 7',
   tool: 'M14 6a4 4 0 0 0 5 5l-9 9-3-3 9-9a4 4 0 0 0-2-2z',
   monitor: 'M3 12h4l3-7 4 14 3-7h4',
+  close: 'M6 6l12 12M18 6L6 18',
 } as const;
 
 export type IconName = keyof typeof PATHS;

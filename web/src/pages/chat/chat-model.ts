@@ -62,6 +62,8 @@ export interface StoredMessage {
   images?: string[];
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
+  /** A finished turn's usage, on its last assistant message. */
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number; model?: string };
 }
 
 let counter = 0;
@@ -108,6 +110,12 @@ export function fromHistory(messages: StoredMessage[]): ChatItem[] {
       turn.status = message.status;
       if (message.error) turn.error = message.error;
     }
+    if (message.usage)
+      turn.usage = {
+        prompt: message.usage.promptTokens,
+        completion: message.usage.completionTokens,
+        total: message.usage.totalTokens,
+      };
     if (message.role === 'assistant') {
       if (message.content) turn.text += (turn.text ? '\n\n' : '') + message.content;
       for (const call of message.toolCalls ?? [])
