@@ -5,21 +5,20 @@ import { mkdir } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
-import { silentLogger, type Logger } from './core/logger.ts';
+import { silentLogger } from './core/logger.ts';
 import { createCluster } from './cluster/cluster.ts';
-import type { Cluster } from './cluster/types.ts';
 import { RedisRuleCache } from './engine/cache.ts';
 import { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Locks } from './cluster/locks.ts';
-import { readiness, type Readiness } from './cluster/readiness.ts';
+import { readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
 import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
 import { createAiAgentNode } from './engine/nodes/ai-agent.ts';
 import { createAiLlmNode } from './engine/nodes/ai-llm.ts';
-import { createDefaultRegistry, type NodeRegistry } from './engine/registry.ts';
+import { createDefaultRegistry } from './engine/registry.ts';
 import { ModelThreads } from './model-providers/model-threads.ts';
-import { ModelRegistry, type ModelRegistryOptions } from './model-providers/registry.ts';
+import { ModelRegistry } from './model-providers/registry.ts';
 import { agentTemplate } from './chains/agent-template.ts';
 import { ChainCatalog } from './chains/chain-catalog.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
@@ -34,11 +33,10 @@ import { SessionSearch } from './storage/session-search.ts';
 import { KeywordIndex } from './storage/search/keyword-index.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
-import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
-import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import { builtInAdapters } from './channels/adapters.ts';
+import { ChannelManager } from './channels/manager.ts';
 import { metaOf } from './channels/account-schema.ts';
 import { PairingStore } from './channels/pairing-store.ts';
-import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -69,7 +67,7 @@ import { redactUrlCredentials } from './core/url-credentials.ts';
 import { McpHttpServer } from './mcp/mcp-server.ts';
 import { McpTools } from './mcp/mcp-tools.ts';
 import { A2AServer } from './a2a/a2a-server.ts';
-import { createUsage, type Usage } from './usage/usage.ts';
+import { createUsage } from './usage/usage.ts';
 import type { NotifyTarget } from './usage/budgets.ts';
 import { UsageService } from './resources/usage/usage.service.ts';
 import { BudgetsService } from './resources/budgets/budgets.service.ts';
@@ -78,106 +76,9 @@ import { MonitorService } from './resources/monitor/monitor.service.ts';
 import { RedisLiveTransport } from './observability/redis-live-transport.ts';
 import type { Platform } from './config/schema.ts';
 
-/** The services behind the REST resources: one per folder of src/resources. */
-export interface ResourceServices {
-  agents: AgentsService;
-  auth: UserAuthService;
-  bindings: BindingsService;
-  channels: ChannelsService;
-  config: ConfigService;
-  cron: CronService;
-  logs: LogsService;
-  /** An agent's memory files: search and list. */
-  memory: MemoryService;
-  messages: MessagesService;
-  models: ModelsService;
-  /** The live monitoring page's snapshot and turn traces. */
-  monitor: MonitorService;
-  /** The loaded agents as OpenAI models (GET /models). */
-  openaiModels: OpenAIModelsService;
-  /** The OpenAI Responses API over agent turns, with its stored responses. */
-  responses: ResponsesService;
-  rules: RulesService;
-  sessions: SessionsService;
-  users: UsersService;
-  pairing: PairingService;
-  setup: SetupService;
-  skills: SkillsService;
-  tools: ToolsService;
-  webhooks: WebhooksService;
-  workspace: WorkspaceService;
-  /** GET /usage. */
-  usage: UsageService;
-  /** /budgets: the config's budgets with what they spent. */
-  budgets: BudgetsService;
-}
+import type { ResourceServices, ServiceOptions, Services } from './service-types.ts';
 
-export interface Services {
-  /** Users, tokens and API keys; also what the auth hook resolves credentials with. */
-  auth: AuthService;
-  /** DM pairing requests of channel accounts with dm_policy pairing. */
-  pairing: PairingStore;
-  registry: NodeRegistry;
-  engine: RuleEngine;
-  chains: ChainCatalog;
-  models: ModelRegistry;
-  sessions: SessionStore;
-  /** The agents' memory files in the keyword index. */
-  memory: MemoryIndex;
-  /** Keyword search over the agents' transcripts. */
-  sessionSearch: SessionSearch;
-  turns: TurnRunner;
-  scheduler: CronScheduler;
-  /** Receiving loops and adapters of the chat platforms. */
-  channels: ChannelManager;
-  workspace(agentId: string): Promise<string>;
-  /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
-  cluster: Cluster;
-  /** Metrics, traces, live events and the monitoring page's state. */
-  telemetry: Telemetry;
-  /** The endpoints of the chains in service (metadata.endpoints). */
-  endpoints: EndpointManager;
-  /** Whether the database and (clustered) Redis answer, for GET /ready. */
-  ready(): Promise<Readiness>;
-  /** The database (sessions, cron, stored responses). */
-  db: Db;
-  /** Folder of the global skills: <data root>/skills. */
-  skillsDir: string;
-  /** Usage records, budgets and rate limits (issue 24). */
-  usage: Usage;
-  resources: ResourceServices;
-  /**
-   * Starts what reaches out on its own: cron tasks and the chat platform accounts. Called once the
-   * server listens (createServices calls it itself unless `deferStart`), so a start that fails
-   * (a busy port) never polls a platform or fires a task.
-   */
-  start(): Promise<void>;
-  /** The agents as an MCP server (/api/v1/mcp) and its sessions. */
-  mcp: McpHttpServer;
-  /** The agents as A2A servers (/api/v1/a2a/{agentId}): tasks over turns. */
-  a2a: A2AServer;
-  close(): Promise<void>;
-}
-
-export interface ServiceOptions {
-  /** JWT signing secret (the server reads or makes it); by default a random one, so tokens end with the process. */
-  jwtSecret?: string;
-  /** The package version (reported as service.version in traces). */
-  serviceVersion?: string;
-  /** Options of the model registry (tests shorten retry back-off). */
-  models?: ModelRegistryOptions;
-  /** The server's logger, made before any service (default: silent). */
-  logger?: Logger;
-  /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
-  deferStart?: boolean;
-  /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
-  channels?: Omit<ChannelManagerOptions, 'logger'> & {
-    /** Options of the built-in adapters (tests point them at fakes). */
-    platforms?: Omit<AdapterOptions, 'logger'>;
-    /** Adapters used instead of the built-in ones of the same platforms (tests). */
-    adapters?: ChannelAdapter[];
-  };
-}
+export type { ResourceServices, ServiceOptions, Services };
 
 function globals(config: Config): Record<string, unknown> {
   return { models: config.models, agents: config.agents };

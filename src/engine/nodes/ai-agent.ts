@@ -227,7 +227,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             node,
             toolContext,
           });
-          conversation?.record([...inputs, ...result.added.map(forHistory)]);
+          if (conversation)
+            node.emit({ type: 'conversation', messages: [...inputs, ...result.added.map(forHistory)] });
           return [{ relation: 'Success', message: replyMessage(message, result.text, format) }];
         },
         destroy: () => toolSet.close(),
