@@ -17,7 +17,7 @@ const LAYERS = [
 ];
 // The composition root sits above every layer; nothing in a layer imports it. Test fakes and
 // builders live in test/fakes, outside src: no product file imports from test/ (see the rule below).
-const TOP = ['app', 'server', 'services', 'main'];
+const TOP = ['app', 'server', 'services', 'service-types', 'main'];
 const TEST_IMPORT = { group: ['**/test/**'], message: 'src/ is the product: fakes live in test/fakes.' };
 
 function layerRules() {

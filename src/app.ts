@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ConfigStore } from './config/config-store.ts';
 import { installAuth } from './http/auth-hook.ts';
@@ -75,7 +75,8 @@ export interface AppDeps {
   store: ConfigStore;
   /** Every service, built by createServices (services.ts); the app only registers routes over them. */
   services: Services;
-  logger?: FastifyServerOptions['logger'];
+  /** The server's logger (http/logger.ts createLogger), the one the services were given; none: silent. */
+  logger?: FastifyBaseLogger | undefined;
   version?: string;
   /** Folder of the web UI files (default: web/ of this package). */
   webDir?: string;
@@ -95,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { store } = deps;
   const bodyLimit = store.current.server.body_limit;
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : {}),
     bodyLimit,
     // Time allowed to receive a whole request; streamed responses are not limited by it.
     requestTimeout: 30_000,

@@ -3,19 +3,19 @@
 import { chmod, link, mkdir, readFile, unlink } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigStore } from './config/config-store.ts';
 import { discoverConfigPath, loadConfigFile, writeDefaultConfig, type Env } from './config/load.ts';
 import { DEFAULT_ADMIN_PASSWORD, type Config } from './config/schema.ts';
 import { writeFileAtomic } from './core/atomic-write.ts';
 import { randomToken } from './core/ids.ts';
-import { LISTEN_MARK, loggerOptions } from './http/logger.ts';
+import { createLogger, LISTEN_MARK } from './http/logger.ts';
 import { prettyLogStream } from './http/pretty-log.ts';
 import { logDestinations } from './http/log-destinations.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
-import type { Cluster } from './cluster/cluster.ts';
+import { defaultInstanceId } from './cluster/cluster.ts';
 import { lockDataRoot, type DataRootLock } from './storage/data-root-lock.ts';
 
 export interface ServeOptions {
@@ -75,15 +75,6 @@ async function packageVersion(): Promise<string | undefined> {
   // src/server.ts and the bundled dist/main.js both sit one folder below package.json.
   const text = await readFile(new URL('../package.json', import.meta.url), 'utf8').catch(() => undefined);
   return text === undefined ? undefined : (JSON.parse(text) as { version?: string }).version;
-}
-
-/** Clustered mode: every log line names the instance that wrote it. */
-function withInstance(
-  logger: FastifyServerOptions['logger'],
-  cluster: Cluster,
-): FastifyServerOptions['logger'] {
-  if (cluster.mode !== 'clustered' || typeof logger !== 'object') return logger;
-  return { ...logger, base: { instance: cluster.instanceId } };
 }
 
 /** The JWT secret: security.jwtSecret, or one generated on first start and kept (0600) in the data root. */
@@ -171,32 +162,35 @@ async function serve(
 ): Promise<RunningServer> {
   const config = store.current;
   const version = (await packageVersion()) ?? '0.0.0';
-  const services = await createServices(store, {
-    jwtSecret: await jwtSecret(config),
-    serviceVersion: version,
-    deferStart: true,
-  });
   // Pretty lines on a terminal; the ring behind GET /logs/server and the log file keep JSON.
   const logs = logDestinations(
     config,
     options.prettyLogs ? prettyLogStream(options.logStream ?? process.stdout) : options.logStream,
   );
+  // One logger, made before the services and given to each; fastify writes its request lines to it.
+  // Clustered mode: every line names the instance that wrote it.
+  const logger = createLogger(
+    options.logLevel ?? config.server.log_level,
+    logs.stream,
+    config.cluster.redis_url ? { instance: config.cluster.instance_id || defaultInstanceId() } : undefined,
+  );
+  const services = await createServices(store, {
+    jwtSecret: await jwtSecret(config),
+    serviceVersion: version,
+    deferStart: true,
+    ...(logger ? { logger } : {}),
+  }).catch((error: unknown) => {
+    logs.close();
+    throw error;
+  });
   const app = await buildApp({
     store,
     services,
-    logger: withInstance(
-      loggerOptions(options.logLevel ?? config.server.log_level, logs.stream),
-      services.cluster,
-    ),
+    logger,
     version,
     logRing: logs.ring,
     ...(logs.file ? { logFile: logs.file } : {}),
   });
-  services.channels.useLogger(app.log);
-  services.scheduler.useLogger(app.log);
-  services.cluster.useLogger(app.log);
-  services.usage.useLogger(app.log);
-  services.telemetry.useLogger(app.log);
   if (services.cluster.mode === 'clustered') {
     say(`Clustered mode: instance ${services.cluster.instanceId}, key prefix ${services.cluster.prefix}`);
   }

@@ -5,19 +5,20 @@ import { mkdir } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
-import { createCluster, type Cluster } from './cluster/cluster.ts';
+import { silentLogger } from './core/logger.ts';
+import { createCluster } from './cluster/cluster.ts';
 import { RedisRuleCache } from './engine/cache.ts';
 import { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Locks } from './cluster/locks.ts';
-import { readiness, type Readiness } from './cluster/readiness.ts';
+import { readiness } from './cluster/readiness.ts';
 import type { ConfigStore } from './config/config-store.ts';
 import type { Config } from './config/schema.ts';
 import { RuleEngine } from './engine/engine.ts';
 import { createAiAgentNode } from './engine/nodes/ai-agent.ts';
 import { createAiLlmNode } from './engine/nodes/ai-llm.ts';
-import { createDefaultRegistry, type NodeRegistry } from './engine/registry.ts';
+import { createDefaultRegistry } from './engine/registry.ts';
 import { ModelThreads } from './model-providers/model-threads.ts';
-import { ModelRegistry, type ModelRegistryOptions } from './model-providers/registry.ts';
+import { ModelRegistry } from './model-providers/registry.ts';
 import { agentTemplate } from './chains/agent-template.ts';
 import { ChainCatalog } from './chains/chain-catalog.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
@@ -32,11 +33,10 @@ import { SessionSearch } from './storage/session-search.ts';
 import { KeywordIndex } from './storage/search/keyword-index.ts';
 import { CronStore } from './scheduler/cron-store.ts';
 import { CronScheduler } from './scheduler/scheduler.ts';
-import { builtInAdapters, type AdapterOptions } from './channels/adapters.ts';
-import { ChannelManager, type ChannelManagerOptions } from './channels/manager.ts';
+import { builtInAdapters } from './channels/adapters.ts';
+import { ChannelManager } from './channels/manager.ts';
 import { metaOf } from './channels/account-schema.ts';
 import { PairingStore } from './channels/pairing-store.ts';
-import type { ChannelAdapter } from './channels/types.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { randomToken } from './core/ids.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -67,7 +67,7 @@ import { redactUrlCredentials } from './core/url-credentials.ts';
 import { McpHttpServer } from './mcp/mcp-server.ts';
 import { McpTools } from './mcp/mcp-tools.ts';
 import { A2AServer } from './a2a/a2a-server.ts';
-import { createUsage, type Usage } from './usage/usage.ts';
+import { createUsage } from './usage/usage.ts';
 import type { NotifyTarget } from './usage/budgets.ts';
 import { UsageService } from './resources/usage/usage.service.ts';
 import { BudgetsService } from './resources/budgets/budgets.service.ts';
@@ -76,105 +76,9 @@ import { MonitorService } from './resources/monitor/monitor.service.ts';
 import { RedisLiveTransport } from './observability/redis-live-transport.ts';
 import type { Platform } from './config/schema.ts';
 
-/** The services behind the REST resources: one per folder of src/resources. */
-export interface ResourceServices {
-  agents: AgentsService;
-  auth: UserAuthService;
-  bindings: BindingsService;
-  channels: ChannelsService;
-  config: ConfigService;
-  cron: CronService;
-  logs: LogsService;
-  /** An agent's memory files: search and list. */
-  memory: MemoryService;
-  messages: MessagesService;
-  models: ModelsService;
-  /** The live monitoring page's snapshot and turn traces. */
-  monitor: MonitorService;
-  /** The loaded agents as OpenAI models (GET /models). */
-  openaiModels: OpenAIModelsService;
-  /** The OpenAI Responses API over agent turns, with its stored responses. */
-  responses: ResponsesService;
-  rules: RulesService;
-  sessions: SessionsService;
-  users: UsersService;
-  pairing: PairingService;
-  setup: SetupService;
-  skills: SkillsService;
-  tools: ToolsService;
-  webhooks: WebhooksService;
-  workspace: WorkspaceService;
-  /** GET /usage. */
-  usage: UsageService;
-  /** /budgets: the config's budgets with what they spent. */
-  budgets: BudgetsService;
-}
+import type { ResourceServices, ServiceOptions, Services } from './service-types.ts';
 
-export interface Services {
-  /** Users, tokens and API keys; also what the auth hook resolves credentials with. */
-  auth: AuthService;
-  /** DM pairing requests of channel accounts with dm_policy pairing. */
-  pairing: PairingStore;
-  registry: NodeRegistry;
-  engine: RuleEngine;
-  chains: ChainCatalog;
-  models: ModelRegistry;
-  sessions: SessionStore;
-  /** The agents' memory files in the keyword index. */
-  memory: MemoryIndex;
-  /** Keyword search over the agents' transcripts. */
-  sessionSearch: SessionSearch;
-  turns: TurnRunner;
-  scheduler: CronScheduler;
-  /** Receiving loops and adapters of the chat platforms. */
-  channels: ChannelManager;
-  workspace(agentId: string): Promise<string>;
-  /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
-  cluster: Cluster;
-  /** Metrics, traces, live events and the monitoring page's state. */
-  telemetry: Telemetry;
-  /** The endpoints of the chains in service (metadata.endpoints). */
-  endpoints: EndpointManager;
-  /** Whether the database and (clustered) Redis answer, for GET /ready. */
-  ready(): Promise<Readiness>;
-  /** The database (sessions, cron, stored responses). */
-  db: Db;
-  /** Folder of the global skills: <data root>/skills. */
-  skillsDir: string;
-  /** Usage records, budgets and rate limits (issue 24). */
-  usage: Usage;
-  resources: ResourceServices;
-  /**
-   * Starts what reaches out on its own: cron tasks and the chat platform accounts. Called once the
-   * server listens (createServices calls it itself unless `deferStart`), so a start that fails
-   * (a busy port) never polls a platform or fires a task.
-   */
-  start(): Promise<void>;
-  /** The agents as an MCP server (/api/v1/mcp) and its sessions. */
-  mcp: McpHttpServer;
-  /** The agents as A2A servers (/api/v1/a2a/{agentId}): tasks over turns. */
-  a2a: A2AServer;
-  close(): Promise<void>;
-}
-
-export interface ServiceOptions {
-  /** JWT signing secret (the server reads or makes it); by default a random one, so tokens end with the process. */
-  jwtSecret?: string;
-  /** The package version (reported as service.version in traces). */
-  serviceVersion?: string;
-  /** Options of the model registry (tests shorten retry back-off). */
-  models?: ModelRegistryOptions;
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
-  /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
-  deferStart?: boolean;
-  /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
-  channels?: Omit<ChannelManagerOptions, 'logger'> & {
-    /** Options of the built-in adapters (tests point them at fakes). */
-    platforms?: Omit<AdapterOptions, 'logger'>;
-    /** Adapters used instead of the built-in ones of the same platforms (tests). */
-    adapters?: ChannelAdapter[];
-  };
-}
+export type { ResourceServices, ServiceOptions, Services };
 
 function globals(config: Config): Record<string, unknown> {
   return { models: config.models, agents: config.agents };
@@ -197,6 +101,7 @@ function publicGlobals(config: Config): Record<string, unknown> {
 export async function createServices(store: ConfigStore, options: ServiceOptions = {}): Promise<Services> {
   const config = store.current;
   const root = config.data.root_dir;
+  const logger = options.logger ?? silentLogger;
   await mkdir(root, { recursive: true, mode: 0o700 });
   // Writes a crash cut short leave temp files beside their targets; nothing else removes them.
   // Clustered, other instances share these folders and may be writing right now: only old ones go.
@@ -207,21 +112,21 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     redisUrl: config.cluster.redis_url,
     prefix: config.cluster.key_prefix,
     instanceId: config.cluster.instance_id,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
   // Budget notices go out through a channel once the resource services exist.
   const notifyRef: { current?: (target: NotifyTarget, text: string) => Promise<void> } = {};
   const usage = createUsage({
     config: () => store.current,
     cluster,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
     notify: (target, text) => notifyRef.current?.(target, text) ?? Promise.resolve(),
   });
   const channelRef: { current?: ChannelManager } = {};
   const liveTransport =
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
       ? new RedisLiveTransport(cluster.redis, cluster.connect('live-events'), cluster.prefix, (message) =>
-          options.logger?.warn({}, message),
+          logger.warn({}, message),
         )
       : undefined;
   await liveTransport?.start();
@@ -230,6 +135,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     captureContent: config.observability.capture_content,
     ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
     ...(liveTransport ? { transport: liveTransport } : {}),
+    logger,
     channelStates: () => channelStates(store.current, channelRef.current),
   });
   const modelThreads =
@@ -267,7 +173,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       scriptTimeoutMs: config.engine.script_timeout_ms,
       scriptMemoryBytes: config.engine.script_memory_mb * 1024 * 1024,
       ...(config.engine.script_workers > 0 ? { scriptWorkers: config.engine.script_workers } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
+      logger,
     },
   });
   // Chains' own endpoints (http, schedule, mqtt) follow the chains in service from the first load on.
@@ -278,7 +184,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       allowPrivateNetwork: config.engine.rest_allow_private_network,
       allowedHosts: config.engine.rest_allowed_hosts,
     },
-    options.logger,
+    logger,
   );
   // Node types are looked up when a chain loads, so the AI nodes can join after the engine exists.
   const aiDeps = {
@@ -294,9 +200,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   };
   registry.register(createAiAgentNode(aiDeps)).register(createAiLlmNode(aiDeps));
 
-  const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), {
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const db: Db = await openDatabase(config.data.database_url || join(root, 'agent-service.db'), { logger });
   usage.attach(db);
   usage.budgets.onEvent((event) => telemetry.budgetEvent(event.budget.id, event.type));
   const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
@@ -309,7 +213,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     models,
     onCompaction: ({ key, trigger, result }) => {
       telemetry.compacted();
-      options.logger?.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction');
+      logger.info({ session: key, trigger, ...result, summary: undefined }, 'session compaction');
     },
   });
   const chains = new ChainCatalog(engine, files, () => agentTemplate());
@@ -344,18 +248,16 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster.mode === 'clustered' && cluster.redis && cluster.connect
       ? new (await import('./scheduler/bullmq-scheduler.ts')).BullMqTrigger(
           { ...cluster, redis: cluster.redis, connect: cluster.connect.bind(cluster) },
-          { ...(options.logger ? { logger: options.logger } : {}) },
+          { logger },
         )
       : undefined;
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
     ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
   const { platforms, adapters: replacements = [], ...channelOptions } = options.channels ?? {};
-  // Adapters log through the manager's logger, which becomes the server's once it exists.
-  const managerRef: { current?: ChannelManager } = {};
   const adapters = [
-    ...builtInAdapters({ ...platforms, logger: () => managerRef.current?.logger }).filter(
+    ...builtInAdapters({ ...platforms, logger }).filter(
       (adapter) => !replacements.some((replacement) => replacement.platform === adapter.platform),
     ),
     ...replacements,
@@ -366,9 +268,8 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     guard: usage.guard,
     pairing,
     ...channelOptions,
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger,
   });
-  managerRef.current = channels;
   channelRef.current = channels;
   const auth = new AuthService(store, options.jwtSecret ?? randomToken(48));
   const mcp = new McpHttpServer(new McpTools(turns, chains), { name: 'agent-service', version: '1.0.0' });

@@ -1,16 +1,17 @@
 // The adapters of the platforms we support, built once by the composition root. Adding a platform
 // means one line here (and its folder beside this file).
+import type { Logger } from '../core/logger.ts';
 import { DingTalkAdapter } from './dingtalk/dingtalk-adapter.ts';
 import { DiscordAdapter } from './discord/discord-adapter.ts';
 import { feishuAdapters } from './feishu/feishu-adapters.ts';
 import { SlackAdapter } from './slack/slack-adapter.ts';
 import { TelegramAdapter, type TelegramOptions } from './telegram/telegram-adapter.ts';
-import type { ChannelAdapter, ChannelLogger } from './types.ts';
+import type { ChannelAdapter } from './types.ts';
 import { WecomAdapter } from './wecom/wecom-adapter.ts';
 
 export interface AdapterOptions {
   telegram?: Omit<TelegramOptions, 'logger'>;
-  logger: () => ChannelLogger | undefined;
+  logger: Logger;
 }
 
 export function builtInAdapters(options: AdapterOptions): ChannelAdapter[] {

@@ -1,6 +1,7 @@
 // Handles one inbound message: policy check, binding, one agent turn in the session of the peer,
 // reply in the same chat. Nothing here throws: every outcome is returned (and logged without the
 // message's content).
+import type { Logger } from '../core/logger.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
@@ -10,7 +11,7 @@ import { sessionKey } from '../turns/session-key.ts';
 import { offerPairing } from './pairing.ts';
 import type { PairingStore } from './pairing-store.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
-import type { ChannelAccount, ChannelAdapter, ChannelLogger, InboundMessage, ReplyStream } from './types.ts';
+import type { ChannelAccount, ChannelAdapter, InboundMessage, ReplyStream } from './types.ts';
 
 /** Sent instead of an answer when the turn fails; it never carries the failure's details. */
 export const APOLOGY = 'Sorry, I could not answer that just now. Please try again later.';
@@ -27,7 +28,7 @@ export interface InboundDeps {
   turns: TurnRunner;
   adapter: ChannelAdapter;
   account: ChannelAccount;
-  logger?: ChannelLogger | undefined;
+  logger?: Logger | undefined;
   signal: AbortSignal;
   /** Time limit of one agent turn (default 10 minutes). */
   turnTimeoutMs?: number;

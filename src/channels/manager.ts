@@ -3,6 +3,7 @@
 // the platform's webhook calls. Reconciled on every config change: an account whose credentials,
 // mode or API origin changed is reconnected; policies and bindings are read live, so changing them
 // interrupts nothing. Each account's connection state is kept for the API.
+import { silentLogger, type Logger } from '../core/logger.ts';
 import { alwaysGranted, whileHeld, type ConnectionLease } from '../cluster/lease.ts';
 import type { ConfigStore } from '../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../config/schema.ts';
@@ -20,7 +21,6 @@ import type {
   AccountStatus,
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   InboundMessage,
   WebhookReply,
   WebhookRequest,
@@ -32,7 +32,7 @@ export interface ChannelManagerOptions {
   /** Messages handled at once per account; more are dropped with a warning (default 32). */
   maxInFlight?: number;
   turnTimeoutMs?: number;
-  logger?: ChannelLogger;
+  logger?: Logger;
   /** Asked before a long connection connects: clustered, one instance holds each account. */
   lease?: ConnectionLease;
   /** Rate limits and budgets checked before a turn starts (usage/guard.ts). */
@@ -66,7 +66,7 @@ export class ChannelManager {
   private readonly statuses = new Map<string, AccountStatus>();
   /** Runners stopped by a reconfiguration that may still be finishing. */
   private readonly retiring = new Set<Promise<void>>();
-  private currentLogger: ChannelLogger | undefined;
+  private readonly logger: Logger;
   private started = false;
   private stopped = false;
 
@@ -76,20 +76,11 @@ export class ChannelManager {
     adapters: readonly ChannelAdapter[],
     private readonly options: ChannelManagerOptions = {},
   ) {
-    this.currentLogger = options.logger;
+    this.logger = options.logger ?? silentLogger;
     for (const adapter of adapters) this.adapters.set(adapter.platform, adapter);
     // A write or reload of the file is refused when an account has a field its platform does not
     // take, or a malformed one; a missing credential only shows on the account (it may be disabled).
     store.addCheck((config) => this.fileProblems(config));
-  }
-
-  /** Sets the logger used from now on (the server's, once it exists). */
-  useLogger(logger: ChannelLogger): void {
-    this.currentLogger = logger;
-  }
-
-  get logger(): ChannelLogger | undefined {
-    return this.currentLogger;
   }
 
   adapterFor(platform: Platform): ChannelAdapter | undefined {
@@ -242,14 +233,11 @@ export class ChannelManager {
         if (controller.signal.aborted) return;
         // Message ids are unique per chat on some platforms (Telegram), so the chat is part of the key.
         if (message.messageId !== undefined && recent.repeat(`${message.chatId}\u0000${message.messageId}`)) {
-          this.logger?.info(
-            { ...where, messageId: message.messageId },
-            'redelivered channel message dropped',
-          );
+          this.logger.info({ ...where, messageId: message.messageId }, 'redelivered channel message dropped');
           return;
         }
         if (inFlight.size >= limit) {
-          this.logger?.warn(
+          this.logger.warn(
             { ...where, chatId: message.chatId },
             'too many channel messages in flight; dropped one',
           );
@@ -268,13 +256,13 @@ export class ChannelManager {
         })
           .then((outcome) => this.options.onHandled?.(message, outcome))
           .catch((error: unknown) =>
-            this.logger?.warn({ ...where, err: errorMessage(error) }, 'channel message failed'),
+            this.logger.warn({ ...where, err: errorMessage(error) }, 'channel message failed'),
           );
         inFlight.add(handled);
         void handled.finally(() => inFlight.delete(handled));
       },
     };
-    this.logger?.info(where, 'channel account started');
+    this.logger.info(where, 'channel account started');
     let receiving: Promise<void>;
     if (adapter.inboundStyle(account.config) === 'webhook') {
       // Ready as soon as it is configured: the platform calls us.
@@ -303,7 +291,7 @@ export class ChannelManager {
               grant.report(status);
             },
             onRetry: (failures, delayMs, error) =>
-              this.logger?.warn(
+              this.logger.warn(
                 { ...where, failures, delayMs, err: error },
                 'channel connection lost; reconnecting',
               ),
@@ -321,7 +309,7 @@ export class ChannelManager {
     }
     runner.done = receiving.then(async () => {
       await Promise.all([...inFlight]);
-      this.logger?.info(where, 'channel account stopped');
+      this.logger.info(where, 'channel account stopped');
     });
     return runner;
   }

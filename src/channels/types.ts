@@ -55,11 +55,6 @@ export interface SendTextOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface ChannelLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
-
 /** What an adapter can do beyond sending text. */
 export interface ChannelCapabilities {
   /** Shows a reply at once and edits it in place as the answer streams (beginReply). */

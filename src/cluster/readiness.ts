@@ -1,6 +1,6 @@
 // What GET /ready reports: whether this instance can reach what it depends on (the database, and
 // Redis in clustered mode). A load balancer sends traffic only to instances that answer 200.
-import type { Cluster, Reachability } from './cluster.ts';
+import type { Cluster, Reachability } from './types.ts';
 
 export interface Readiness {
   ready: boolean;

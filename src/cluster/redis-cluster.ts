@@ -1,7 +1,8 @@
 // Clustered mode: the bus, locks and leases over one Redis deployment. Imported by cluster.ts only
 // when cluster.redis_url is set.
 import type { Redis, RedisOptions } from 'ioredis';
-import { loggerRef, type Cluster, type ClusterOptions } from './cluster.ts';
+import { silentLogger } from '../core/logger.ts';
+import type { Cluster, ClusterOptions } from './types.ts';
 import { reachable } from './readiness.ts';
 import { connectRedis } from './redis-connection.ts';
 import { RedisEventBus } from './redis-event-bus.ts';
@@ -9,7 +10,7 @@ import { RedisLease } from './redis-lease.ts';
 import { RedisLocks } from './redis-locks.ts';
 
 export async function createRedisCluster(options: ClusterOptions & { instanceId: string }): Promise<Cluster> {
-  const logger = loggerRef(options.logger);
+  const logger = options.logger ?? silentLogger;
   const { instanceId, prefix } = options;
   const extra = new Set<Redis>();
   const connect = (role: string, overrides?: RedisOptions): Redis =>
@@ -17,15 +18,15 @@ export async function createRedisCluster(options: ClusterOptions & { instanceId:
       url: options.redisUrl,
       role,
       instanceId,
-      logger: logger.get,
+      logger,
       ...(overrides ? { overrides } : {}),
     });
   const commands = connect('commands');
   const subscriber = connect('events');
-  const bus = new RedisEventBus(commands, subscriber, { prefix, instanceId, logger: logger.get });
+  const bus = new RedisEventBus(commands, subscriber, { prefix, instanceId, logger });
   await bus.start();
-  const locks = new RedisLocks(commands, { prefix, logger: logger.get });
-  const lease = new RedisLease(commands, { prefix, instanceId, logger: logger.get, ...options.lease });
+  const locks = new RedisLocks(commands, { prefix, logger });
+  const lease = new RedisLease(commands, { prefix, instanceId, logger, ...options.lease });
   return {
     mode: 'clustered',
     instanceId,
@@ -44,7 +45,6 @@ export async function createRedisCluster(options: ClusterOptions & { instanceId:
       reachable(async () => {
         if ((await commands.ping()) !== 'PONG') throw new Error('unexpected answer to PING');
       }),
-    useLogger: logger.set,
     async close() {
       await lease.releaseAll();
       await locks.drain();

@@ -2,14 +2,14 @@
 // imports it on demand), so a single instance never loads ioredis nor connects anywhere.
 import { Redis, type RedisOptions } from 'ioredis';
 import { redactUrlCredentials } from '../core/url-credentials.ts';
-import type { ClusterLogger } from './cluster.ts';
+import type { Logger } from '../core/logger.ts';
 
 export interface RedisConnectionOptions {
   url: string;
   /** What this connection is for (commands, events, a BullMQ queue): shown in logs and CLIENT LIST. */
   role: string;
   instanceId: string;
-  logger: () => ClusterLogger;
+  logger: Logger;
   /** Options over ours (BullMQ workers need maxRetriesPerRequest: null). */
   overrides?: RedisOptions;
 }
@@ -36,12 +36,10 @@ export function connectRedis(options: RedisConnectionOptions): Redis {
     if (failing) return;
     failing = true;
     // The message names host and port (never the password); the URL is shown redacted.
-    options
-      .logger()
-      .warn({ redis: shown, role: options.role, err: error.message }, 'redis connection failed');
+    options.logger.warn({ redis: shown, role: options.role, err: error.message }, 'redis connection failed');
   });
   redis.on('ready', () => {
-    if (failing) options.logger().info({ redis: shown, role: options.role }, 'redis connection restored');
+    if (failing) options.logger.info({ redis: shown, role: options.role }, 'redis connection restored');
     failing = false;
   });
   return redis;

@@ -3,7 +3,7 @@
 // subscriber: after a reconnection, listeners get a `resync` to reload everything.
 import type { Redis } from 'ioredis';
 import { randomToken } from '../core/ids.ts';
-import type { ClusterLogger } from './cluster.ts';
+import type { Logger } from '../core/logger.ts';
 import type { ClusterEvent, ClusterEventListener, EventBus } from './event-bus.ts';
 
 interface Envelope {
@@ -32,7 +32,7 @@ export class RedisEventBus implements EventBus {
   constructor(
     private readonly publisher: Redis,
     private readonly subscriber: Redis,
-    private readonly options: { prefix: string; instanceId: string; logger: () => ClusterLogger },
+    private readonly options: { prefix: string; instanceId: string; logger: Logger },
   ) {
     this.channel = `${options.prefix}events`;
     subscriber.on('message', (channel: string, text: string) => {
@@ -47,7 +47,7 @@ export class RedisEventBus implements EventBus {
   /** Subscribes; resolves once Redis confirmed (or failed: ioredis keeps trying on reconnection). */
   async start(): Promise<void> {
     await this.subscriber.subscribe(this.channel).catch((error: unknown) => {
-      this.options.logger().warn({ err: String(error) }, 'cannot subscribe to cluster events yet');
+      this.options.logger.warn({ err: String(error) }, 'cannot subscribe to cluster events yet');
     });
     this.subscribedOnce = true;
   }
@@ -55,9 +55,10 @@ export class RedisEventBus implements EventBus {
   async publish(event: ClusterEvent): Promise<void> {
     const envelope: Envelope = { from: this.origin, event };
     await this.publisher.publish(this.channel, JSON.stringify(envelope)).catch((error: unknown) => {
-      this.options
-        .logger()
-        .warn({ event: event.type, err: String(error) }, 'a cluster notification was not sent');
+      this.options.logger.warn(
+        { event: event.type, err: String(error) },
+        'a cluster notification was not sent',
+      );
     });
   }
 
@@ -82,9 +83,10 @@ export class RedisEventBus implements EventBus {
       Promise.resolve()
         .then(() => listener(event))
         .catch((error: unknown) =>
-          this.options
-            .logger()
-            .warn({ event: event.type, err: String(error) }, 'a cluster change could not be applied'),
+          this.options.logger.warn(
+            { event: event.type, err: String(error) },
+            'a cluster change could not be applied',
+          ),
         );
     }
   }

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { sleep } from '../core/async.ts';
 import { randomToken } from '../core/ids.ts';
-import type { ClusterLogger } from './cluster.ts';
+import type { Logger } from '../core/logger.ts';
 import type { AcquireOptions, ConnectionLease, Holder, HolderStatus, LeaseGrant } from './lease.ts';
 import { RELEASE_SCRIPT, RENEW_SCRIPT } from './redis-scripts.ts';
 
@@ -20,7 +20,7 @@ export interface LeaseTimings {
 export interface RedisLeaseOptions extends LeaseTimings {
   prefix: string;
   instanceId: string;
-  logger: () => ClusterLogger;
+  logger: Logger;
 }
 
 function parseHolder(value: string | null, status: string | null): Holder | undefined {
@@ -72,7 +72,7 @@ export class RedisLease implements ConnectionLease {
         const found = parseHolder(holder ?? null, status ?? null);
         if (found) options.onHeldElsewhere?.(found);
       } catch (error) {
-        this.options.logger().warn({ lease: key, err: String(error) }, 'cannot reach Redis to take a lease');
+        this.options.logger.warn({ lease: key, err: String(error) }, 'cannot reach Redis to take a lease');
       }
       await sleep(this.retryMs, options.signal).catch(() => undefined);
     }
@@ -106,7 +106,7 @@ export class RedisLease implements ConnectionLease {
     const lose = (reason: Error): void => {
       if (lost.signal.aborted) return;
       clearInterval(timer);
-      this.options.logger().warn({ lease: key, err: reason.message }, 'lease lost');
+      this.options.logger.warn({ lease: key, err: reason.message }, 'lease lost');
       lost.abort(reason);
     };
     const grant: LeaseGrant = {

@@ -5,13 +5,13 @@ import type { Redis } from 'ioredis';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
 import { randomToken } from '../core/ids.ts';
-import type { ClusterLogger } from './cluster.ts';
+import type { Logger } from '../core/logger.ts';
 import { LocalLocks, type LockOptions, type Locks } from './locks.ts';
 import { RELEASE_SCRIPT, RENEW_SCRIPT } from './redis-scripts.ts';
 
 export interface RedisLocksOptions {
   prefix: string;
-  logger: () => ClusterLogger;
+  logger: Logger;
   /** Time to live of a lock, in ms; renewed every third of it while held (default 10000). */
   ttlMs?: number;
 }
@@ -51,12 +51,13 @@ export class RedisLocks implements Locks {
       () => {
         this.redis.eval(RENEW_SCRIPT, 1, redisKey, token, String(this.ttlMs)).then(
           (renewed) => {
-            if (renewed !== 1) this.options.logger().warn({ lock: key }, 'a cluster lock expired while held');
+            if (renewed !== 1) this.options.logger.warn({ lock: key }, 'a cluster lock expired while held');
           },
           (error: unknown) =>
-            this.options
-              .logger()
-              .warn({ lock: key, err: String(error) }, 'a cluster lock could not be renewed'),
+            this.options.logger.warn(
+              { lock: key, err: String(error) },
+              'a cluster lock could not be renewed',
+            ),
         );
       },
       Math.max(Math.floor(this.ttlMs / 3), 10),
@@ -67,7 +68,7 @@ export class RedisLocks implements Locks {
       clearInterval(renewal);
       await this.redis.eval(RELEASE_SCRIPT, 1, redisKey, token).catch((error: unknown) => {
         // It expires by itself within the time to live.
-        this.options.logger().warn({ lock: key, err: String(error) }, 'a cluster lock could not be released');
+        this.options.logger.warn({ lock: key, err: String(error) }, 'a cluster lock could not be released');
       });
     }
   }

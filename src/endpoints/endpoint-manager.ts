@@ -3,6 +3,7 @@
 // every instance under /api/v1/endpoints (endpoint-routes.ts, endpoint-sockets.ts); a schedule or an MQTT subscription is held
 // by one instance of a cluster at a time, through the cluster lease (another takes over if it dies).
 import { Cron } from 'croner';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import { whileHeld, type ConnectionLease } from '../cluster/lease.ts';
 import type { RuleChainDefinition } from '../engine/dsl.ts';
 import type { EndpointDefinition, EndpointRouter } from '../engine/endpoint-dsl.ts';
@@ -37,10 +38,6 @@ interface Started {
   stop: AbortController;
 }
 
-export interface EndpointLogger {
-  warn(details: Record<string, unknown>, text: string): void;
-}
-
 export class EndpointManager {
   private readonly started = new Map<string, Started>();
 
@@ -48,7 +45,7 @@ export class EndpointManager {
     private readonly engine: RuleEngine,
     private readonly lease: ConnectionLease,
     private readonly network: NetworkPolicy,
-    private readonly logger?: EndpointLogger,
+    private readonly logger: Logger = silentLogger,
   ) {
     engine.onChainChange((id, definition) => this.apply(id, definition));
   }
@@ -118,7 +115,7 @@ export class EndpointManager {
       } catch (error) {
         // Said in the log, then tried again (a broker that is down now may be up later).
         const details = { chainId, endpoint: endpoint.id, err: String(error) };
-        this.logger?.warn(details, 'chain endpoint failed; retrying in 5 s');
+        this.logger.warn(details, 'chain endpoint failed; retrying in 5 s');
         await Promise.race([aborted(held), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       }
     };

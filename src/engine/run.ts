@@ -14,6 +14,7 @@ import { AppError, errorMessage } from '../core/errors.ts';
 import type { ChainNode, CompiledChain } from './chain.ts';
 import { copyMessage, withErrorMessage } from './message.ts';
 import { outputsOfRun } from './run-outputs.ts';
+import { arrivalOf, targetsOf } from './run-targets.ts';
 import type { Cancellable } from './run-budget.ts';
 import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
@@ -224,9 +225,8 @@ export class ChainRun implements Cancellable {
         nodeId: node.id,
         relations: ['Failure'],
         error: failure,
-        cause: error,
       });
-      outputs = [{ relation: 'Failure', message: withErrorMessage(message, failure) }];
+      outputs = [{ relation: 'Failure', message: withErrorMessage(message, failure), cause: error }];
     }
     if (logged) this.logNode(node, logged, outputs, failure);
     return outputs;
@@ -255,7 +255,13 @@ export class ChainRun implements Cancellable {
     for (const output of outputs) {
       const targets = targetsOf(node, output);
       if (targets) count += targets.length;
-      else this.ends.push({ nodeId: node.id, relation: output.relation, message: output.message });
+      else
+        this.ends.push({
+          nodeId: node.id,
+          relation: output.relation,
+          message: output.message,
+          ...(output.cause !== undefined ? { cause: output.cause } : {}),
+        });
     }
     if (count === 0) {
       this.branchEnded(frame);
@@ -415,14 +421,15 @@ export class ChainRun implements Cancellable {
     const ends = this.replies.length > 0 ? this.replies : this.ends;
     const results = ends.map((end) => end.message);
     if (this.replies.length > 0) return { outcome: 'success', results, ends };
-    const failure = this.ends.find((end) => end.relation === 'Failure');
-    if (!failure) return { outcome: 'success', results, ends };
-    return {
-      outcome: 'failure',
-      results,
-      ends,
-      error: failure.message.metadata['errorMsg'] ?? 'a branch ended in Failure',
+    const failed = this.ends.find((end) => end.relation === 'Failure');
+    if (!failed) return { outcome: 'success', results, ends };
+    const error = failed.message.metadata['errorMsg'] ?? 'a branch ended in Failure';
+    const failure = {
+      nodeId: failed.nodeId,
+      message: error,
+      ...(failed.cause !== undefined ? { cause: failed.cause } : {}),
     };
+    return { outcome: 'failure', results, ends, error, failure };
   }
 
   private settle(result: RunResult | undefined, error: unknown): void {
@@ -443,20 +450,4 @@ export class ChainRun implements Cancellable {
     if (result) this.resolve(result);
     else this.reject(error);
   }
-}
-
-/** What a join records of a branch: who sent it, and its errorMsg when it came on Failure. */
-function arrivalOf(nodeId: string, output: NodeOutput): Omit<JoinArrival, 'message'> {
-  if (output.relation !== 'Failure') return { nodeId };
-  return { nodeId, error: output.message.metadata['errorMsg'] ?? 'failure' };
-}
-
-/**
- * The nodes an output goes to: a relation with no connection falls back to the output's `otherwise`
- * (RuleGo's TellNextOrElse). The relation keeps its own name, in events and logs, as RuleGo logs it.
- */
-function targetsOf(node: ChainNode, output: NodeOutput): ChainNode[] | undefined {
-  const targets = node.next.get(output.relation);
-  if (targets || output.otherwise === undefined) return targets;
-  return node.next.get(output.otherwise);
 }

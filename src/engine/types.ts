@@ -1,8 +1,9 @@
 // Public contract of the rule-chain engine. Everything outside src/engine uses only these types and
 // the RuleEngine class; node implementations register through a NodeRegistry.
+import type { Logger } from '../core/logger.ts';
 import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
-import type { Usage } from '../model-providers/types.ts';
+import type { ChatMessage, ToolCallRequest, Usage } from '../model-providers/types.ts';
 import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { Conversation } from './ai/conversation.ts';
 
@@ -21,15 +22,8 @@ export interface RuleMessage {
 /** Events of one run, in order. Drivers (chat, REST, scheduler) turn them into bytes. */
 export type RunEvent =
   | { type: 'node-start'; chainId: string; nodeId: string; nodeType: string }
-  /** `error` is the Failure's errorMsg; `cause` what the node threw (an AppError keeps its kind). */
-  | {
-      type: 'node-end';
-      chainId: string;
-      nodeId: string;
-      relations: string[];
-      error?: string;
-      cause?: unknown;
-    }
+  /** `error` is the Failure's errorMsg (what the node threw is in the run's result, RunResult.failure). */
+  | { type: 'node-end'; chainId: string; nodeId: string; relations: string[]; error?: string }
   | { type: 'text-delta'; text: string }
   | {
       type: 'tool-call-start';
@@ -46,6 +40,13 @@ export type RunEvent =
       toolType: ToolType;
     }
   | { type: 'usage'; usage: Usage }
+  /**
+   * A model node's messages of this turn (its inputs, then what it added), for the turn to keep in
+   * the session; emitted only when the run is a turn (TurnContext.conversation).
+   */
+  | { type: 'conversation'; messages: ChatMessage[] }
+  /** The model called tools the client runs (Conversation.clientTools): the turn ends on these calls. */
+  | { type: 'client-tool-calls'; calls: ToolCallRequest[] }
   | { type: 'run-end'; chainId: string; result: RunResult };
 
 export interface RunResult {
@@ -54,6 +55,8 @@ export interface RunResult {
   results: RuleMessage[];
   /** Set when outcome is failure: the errorMsg of the failing branch. */
   error?: string;
+  /** Set when outcome is failure: the node the failing branch ended at, its errorMsg and what it threw. */
+  failure?: RunFailure;
   /** Each end of the run, with the node it ended at and its relation (the flow node's records). */
   ends?: RunEnd[];
 }
@@ -62,6 +65,16 @@ export interface RunEnd {
   nodeId: string;
   relation: string;
   message: RuleMessage;
+  /** A Failure end: what the node threw (an AppError keeps its kind, the answer's status). */
+  cause?: unknown;
+}
+
+/** Why a run failed, as a typed field of its result (no matching of error texts). */
+export interface RunFailure {
+  nodeId: string;
+  message: string;
+  /** What the node threw; absent when it returned a Failure without throwing. */
+  cause?: unknown;
 }
 
 /** What an agent turn hands its run: whose workspace the nodes work in, and the conversation. */
@@ -115,7 +128,12 @@ export interface NodeContext {
    * RuleGo's TellChainNode (the `ref` node): a node of this chain (no chainId) or of another loaded
    * chain, alone (its outputs) or with what follows it (`tellChain`: the ends of that sub-run).
    */
-  refNode?(chainId: string | undefined, nodeId: string, message: RuleMessage, tellChain: boolean): Promise<NodeOutput[]>;
+  refNode?(
+    chainId: string | undefined,
+    nodeId: string,
+    message: RuleMessage,
+    tellChain: boolean,
+  ): Promise<NodeOutput[]>;
 }
 
 /** One output of a node: the relation type it ends with and the message to pass on. */
@@ -129,6 +147,8 @@ export interface NodeOutput {
    * opposed to `TellNext(msg, Failure)`): logged as the node's `err`, like a thrown error.
    */
   error?: string;
+  /** What a Failure came from: the error the node (or a sub-run it passes on) threw. */
+  cause?: unknown;
 }
 
 export interface NodeInstance {
@@ -160,12 +180,6 @@ export interface JoinArrival {
   error?: string;
 }
 
-/** Where pino-style loggers plug in (`services.logger`); the `log` node writes here when present. */
-export interface EngineLogger {
-  info(details: Record<string, unknown>, text: string): void;
-  warn?(details: Record<string, unknown>, text: string): void;
-}
-
 /** Where nodes that call out (restApiCall) may connect. */
 export interface NetworkPolicy {
   /** Loopback, private and link-local addresses too; default false: only public addresses. */
@@ -186,6 +200,8 @@ export interface NodeServices {
   scriptPool?: ScriptPool;
   /** Where restApiCall may connect; default only public addresses. */
   network?: NetworkPolicy;
+  /** The service's logger: the `log` node writes here, the agent node its problems. */
+  logger?: Logger;
   [service: string]: unknown;
 }
 

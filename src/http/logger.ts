@@ -1,4 +1,5 @@
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import pino, { type Logger as PinoLogger } from 'pino';
 
 /**
  * Fields that may hold a secret; pino replaces them in a log line. Paths are explicit: wildcard
@@ -49,20 +50,29 @@ export class OneLineLogController extends LogController {
  */
 export const LISTEN_MARK = '\u0000listening';
 
-export function loggerOptions(
+/**
+ * The server's logger, made before any service: the services log through it (core/logger.ts) and
+ * fastify writes its request lines to it. `silent` makes none (undefined). `base` replaces pino's
+ * pid and hostname (clustered mode: the instance id).
+ */
+export function createLogger(
   level: string,
   destination?: NodeJS.WritableStream,
-): FastifyServerOptions['logger'] {
-  if (level === 'silent') return false;
-  return {
-    level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    hooks: {
-      logMethod(args, method) {
-        if (args[0] === LISTEN_MARK) return;
-        method.apply(this, args);
+  base?: Record<string, unknown>,
+): PinoLogger | undefined {
+  if (level === 'silent') return undefined;
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      hooks: {
+        logMethod(args, method) {
+          if (args[0] === LISTEN_MARK) return;
+          method.apply(this, args);
+        },
       },
+      ...(base ? { base } : {}),
     },
-    ...(destination ? { stream: destination } : {}),
-  };
+    destination ?? process.stdout,
+  );
 }

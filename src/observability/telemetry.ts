@@ -3,6 +3,7 @@
 // the monitoring page and one log line per turn. The turn runner, the rule engine and the model
 // registry report to it through small observer interfaces; it knows nothing of them.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import type { ModelProvider } from '../model-providers/types.ts';
 import { ChainWatch, type NodeEnd, type ObservedRun } from './chain-watch.ts';
 import { LiveHub, type LiveTransport } from './live-events.ts';
@@ -10,7 +11,7 @@ import { Metrics } from './metrics.ts';
 import { watchProvider } from './model-watch.ts';
 import { MonitorState } from './monitor-state.ts';
 import { createTracing, type Tracing } from './tracing.ts';
-import { TurnWatch, type TurnStart, type WatchContext, type WatchLogger } from './turn-watch.ts';
+import { TurnWatch, type TurnStart, type WatchContext } from './turn-watch.ts';
 
 export interface ObservabilitySettings {
   otlpEndpoint: string;
@@ -23,6 +24,8 @@ export interface ObservabilitySettings {
 
 export interface TelemetryOptions extends ObservabilitySettings {
   transport?: LiveTransport;
+  /** Where the line of each turn goes. */
+  logger?: Logger;
   channelStates?: () => Array<{ platform: string; state: string }>;
 }
 
@@ -45,7 +48,6 @@ export class Telemetry {
   private readonly current = new AsyncLocalStorage<TurnWatch>();
   private readonly context: WatchContext;
   private readonly providers = new WeakMap<ModelProvider, ModelProvider>();
-  private logger: WatchLogger | undefined;
 
   private constructor(
     options: TelemetryOptions,
@@ -67,7 +69,7 @@ export class Telemetry {
       tracing,
       monitor: this.monitor,
       captureContent: options.captureContent,
-      logger: () => this.logger,
+      logger: options.logger ?? silentLogger,
     };
   }
 
@@ -80,11 +82,6 @@ export class Telemetry {
         })
       : undefined;
     return new Telemetry(options, tracing);
-  }
-
-  /** The server's logger, once it exists (turn lines go to it). */
-  useLogger(logger: WatchLogger): void {
-    this.logger = logger;
   }
 
   /** Where a cron run or channel message reports the channel ("channel" metadata of the turn). */

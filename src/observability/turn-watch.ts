@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import type { Logger } from '../core/logger.ts';
 import type { LiveEventType, LiveHub } from './live-events.ts';
 import type { Metrics } from './metrics.ts';
 import type { MonitorState, TraceStep, TurnRecord } from './monitor-state.ts';
@@ -31,18 +32,13 @@ export interface TurnStart {
   stored?: boolean;
 }
 
-export interface WatchLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
-
 export interface WatchContext {
   metrics: Metrics;
   hub: LiveHub;
   tracing: Tracing | undefined;
   monitor: MonitorState;
   captureContent: boolean;
-  logger: () => WatchLogger | undefined;
+  logger: Logger;
 }
 
 interface OpenTool {
@@ -247,7 +243,7 @@ export class TurnWatch {
         usage: { inputTokens: this.record.inputTokens, outputTokens: this.record.outputTokens },
       });
     } else this.send('error', { message });
-    this.context.logger()?.info(
+    this.context.logger.info(
       {
         turn: this.id,
         traceId: this.record.traceId,

@@ -9,14 +9,9 @@ import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Locks } from '../cluster/locks.ts';
 import { errorMessage } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import type { StoredCronTask } from './cron-store.ts';
-import {
-  FireTimes,
-  serverTimeZone,
-  type CronLogger,
-  type CronTrigger,
-  type FireHandler,
-} from './cron-trigger.ts';
+import { FireTimes, serverTimeZone, type CronTrigger, type FireHandler } from './cron-trigger.ts';
 
 /** What the trigger needs of the cluster module (clustered mode). */
 export interface BullMqCluster {
@@ -40,7 +35,7 @@ export interface BullMqTriggerOptions {
   catchUpWindowMs?: number;
   /** The zone schedules fire in (default: this server's). */
   timeZone?: string;
-  logger?: CronLogger;
+  logger?: Logger;
 }
 
 interface FireData {
@@ -90,18 +85,14 @@ export class BullMqTrigger implements CronTrigger {
   private retry: NodeJS.Timeout | undefined;
   private readonly warned = new Map<string, number>();
   private load: (() => Promise<readonly StoredCronTask[]>) | undefined;
-  private logger: CronLogger | undefined;
+  private readonly logger: Logger;
 
   constructor(
     private readonly cluster: BullMqCluster,
     private readonly options: BullMqTriggerOptions = {},
   ) {
     this.timeZone = options.timeZone ?? serverTimeZone();
-    this.logger = options.logger;
-  }
-
-  useLogger(logger: CronLogger): void {
-    this.logger = logger;
+    this.logger = options.logger ?? silentLogger;
   }
 
   async start(load: () => Promise<readonly StoredCronTask[]>, fire: FireHandler): Promise<void> {
@@ -241,7 +232,7 @@ export class BullMqTrigger implements CronTrigger {
     }
     if (jobs.length === 0) return;
     await queue.addBulk(jobs);
-    this.logger?.info({ task: taskId, fires: jobs.length }, 'cron fires caught up');
+    this.logger.info({ task: taskId, fires: jobs.length }, 'cron fires caught up');
   }
 
   /**
@@ -280,7 +271,7 @@ export class BullMqTrigger implements CronTrigger {
         for (let start = 0; start < changes.length; start += 100)
           await Promise.all(changes.slice(start, start + 100).map((change) => change()));
         await this.cluster.redis.set(marker, this.cluster.instanceId, 'PX', markFor);
-        if (changes.length > 0) this.logger?.info({ changes: changes.length }, 'cron schedulers reconciled');
+        if (changes.length > 0) this.logger.info({ changes: changes.length }, 'cron schedulers reconciled');
       },
       { waitMs: 120_000 },
     );
@@ -294,6 +285,6 @@ export class BullMqTrigger implements CronTrigger {
     if ((this.warned.get(key) ?? 0) > now - 60_000) return;
     if (this.warned.size > 1000) this.warned.clear();
     this.warned.set(key, now);
-    this.logger?.warn({ ...extra, err }, message);
+    this.logger.warn({ ...extra, err }, message);
   }
 }

@@ -7,11 +7,6 @@ import type { StoredCronTask } from './cron-store.ts';
 /** Runs one fire of a task, scheduled at `scheduledAt` (ms). Rejects when the fire should be retried. */
 export type FireHandler = (taskId: string, scheduledAt: number) => Promise<void>;
 
-export interface CronLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-}
-
 export interface CronTrigger {
   /** Begins firing the stored tasks (`load` reads them all, enabled or not) through `fire`. */
   start(load: () => Promise<readonly StoredCronTask[]>, fire: FireHandler): Promise<void>;
@@ -20,8 +15,6 @@ export interface CronTrigger {
   unschedule(taskId: string): Promise<void>;
   /** When an enabled task fires next. */
   nextRun(task: StoredCronTask): Date | null;
-  /** Sets the logger used from now on (the server's, once it exists). */
-  useLogger(logger: CronLogger): void;
   /** Fires nothing more; resolves once fires already handed to `fire` have settled. */
   stop(): Promise<void>;
 }

@@ -2,7 +2,8 @@
 // never overlaps itself (protect): a fire due while the previous one still runs is skipped.
 import { Cron } from 'croner';
 import type { StoredCronTask } from './cron-store.ts';
-import type { CronLogger, CronTrigger, FireHandler } from './cron-trigger.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
+import type { CronTrigger, FireHandler } from './cron-trigger.ts';
 
 /** Past this many skipped fires, a fire is counted at the last one found (a run hours long). */
 const SKIPPED_SEARCH_LIMIT = 10_000;
@@ -12,11 +13,7 @@ export class CronerTrigger implements CronTrigger {
   private fire: FireHandler | undefined;
   private stopped = false;
 
-  constructor(private logger?: CronLogger) {}
-
-  useLogger(logger: CronLogger): void {
-    this.logger = logger;
-  }
+  constructor(private readonly logger: Logger = silentLogger) {}
 
   async start(load: () => Promise<readonly StoredCronTask[]>, fire: FireHandler): Promise<void> {
     this.fire = fire;
@@ -46,7 +43,7 @@ export class CronerTrigger implements CronTrigger {
       this.jobs.set(task.id, job);
     } catch (error) {
       // Only a row edited outside the API can get here; keep the rest of the schedule running.
-      this.logger?.warn({ task: task.id, err: error }, 'cron task has a bad schedule');
+      this.logger.warn({ task: task.id, err: error }, 'cron task has a bad schedule');
     }
     return Promise.resolve();
   }

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, conflict, errorMessage, notFound } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { sessionKey } from '../turns/session-key.ts';
@@ -16,7 +17,7 @@ import {
   type StoredCronTask,
 } from './cron-store.ts';
 import { CronerTrigger } from './croner-trigger.ts';
-import type { CronLogger, CronTrigger } from './cron-trigger.ts';
+import type { CronTrigger } from './cron-trigger.ts';
 
 /** Tries to record a run before giving up, 0.5 s, 1 s and 1.5 s apart. */
 const RECORD_ATTEMPTS = 4;
@@ -43,7 +44,7 @@ export interface SchedulerOptions {
   trigger?: CronTrigger;
   /** On stop, how long runs in flight may go on before they are aborted (default 0: at once). */
   stopGraceMs?: number;
-  logger?: CronLogger;
+  logger?: Logger;
 }
 
 function newTaskId(name: string): string {
@@ -57,7 +58,7 @@ function newTaskId(name: string): string {
 
 export class CronScheduler {
   private readonly trigger: CronTrigger;
-  private logger: CronLogger | undefined;
+  private readonly logger: Logger;
   private readonly running = new Set<{ controller: AbortController; done: Promise<void> }>();
   private stopped = false;
 
@@ -67,19 +68,13 @@ export class CronScheduler {
     private readonly turns: TurnRunner,
     private readonly options: SchedulerOptions = {},
   ) {
-    this.logger = options.logger;
+    this.logger = options.logger ?? silentLogger;
     this.trigger = options.trigger ?? new CronerTrigger(options.logger);
     agents.onDeleted(async (agentId) => {
       for (const task of await this.store.list()) {
         if (task.target === agentId) await this.deleteTask(task.id);
       }
     });
-  }
-
-  /** Sets the logger used from now on (the server's, once it exists). */
-  useLogger(logger: CronLogger): void {
-    this.logger = logger;
-    this.trigger.useLogger(logger);
   }
 
   /** Schedules every enabled task in the store. */
@@ -207,7 +202,7 @@ export class CronScheduler {
     if (this.stopped) throw new Error('the scheduler is stopping');
     // Past this, a second run of the fire could be recorded again: such a late fire is dropped.
     if (Date.now() - scheduledAt > FIRES_REMEMBERED_MS - 60_000) {
-      this.logger?.warn(
+      this.logger.warn(
         { task: taskId, scheduledAt: new Date(scheduledAt) },
         'a cron fire too late to run was dropped',
       );
@@ -270,7 +265,7 @@ export class CronScheduler {
         return;
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) {
-          this.logger?.warn({ task: task.id, err: errorMessage(error) }, 'could not record a cron run');
+          this.logger.warn({ task: task.id, err: errorMessage(error) }, 'could not record a cron run');
           return;
         }
         await sleep(500 * attempt);

@@ -19,6 +19,7 @@ import {
 import { redactUrlCredentials } from '../core/url-credentials.ts';
 import { scrubSecrets } from '../core/scrub-secrets.ts';
 import { migrateToLatest, type Dialect } from './migrations/index.ts';
+import type { Logger } from '../core/logger.ts';
 
 export interface SessionsTable {
   key: string;
@@ -134,7 +135,7 @@ export type Db = Kysely<DatabaseSchema>;
 
 export interface DatabaseOptions {
   /** Told which migrations ran, and about connections the Postgres pool lost while idle. */
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  logger?: Logger;
   /** Postgres pool size (default 10). */
   poolSize?: number;
   /** Postgres statement timeout in ms (default 30 s); `?statement_timeout=` in the URL wins. */

@@ -2,11 +2,10 @@
 // persisted. A turn is an async iterable of TurnEvents (see turn-events.ts). Turns of one session
 // run one at a time; turns of different sessions run concurrently.
 import { AsyncQueue } from '../core/async.ts';
-import { AppError, errorMessage, isAppError } from '../core/errors.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
 import { LocalLocks, type Locks } from '../cluster/locks.ts';
 import type { Conversation } from '../engine/ai/conversation.ts';
-import type { RunEvent } from '../engine/types.ts';
-import type { ChatMessage, ModelParams, ToolCallRequest, ToolSpec, Usage } from '../model-providers/types.ts';
+import type { ChatMessage, ModelParams, ToolSpec } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
 import { attributionOf, withAttribution } from '../usage/attribution.ts';
@@ -16,6 +15,7 @@ import type { CompactionResult, Compactor } from './compactor.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
 import { branchStart, type TurnBranch } from './turn-branch.ts';
+import { failureOf, TurnFold } from './turn-fold.ts';
 import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
 
 export interface TurnInput {
@@ -46,27 +46,6 @@ export interface TurnInput {
 
 function userMessage(input: TurnInput): ChatMessage {
   return { role: 'user', content: input.input, ...(input.images?.length ? { images: input.images } : {}) };
-}
-
-/** A node's recorded messages without its inputs (everything before its first answer). */
-function afterInputs(recorded: ChatMessage[]): ChatMessage[] {
-  const first = recorded.findIndex((message) => message.role === 'assistant');
-  return first < 0 ? [] : recorded.slice(first);
-}
-
-function addUsage(total: Usage | undefined, next: Usage): Usage {
-  if (!total) return { ...next };
-  const model = next.model ?? total.model;
-  const cached = (total.cachedTokens ?? 0) + (next.cachedTokens ?? 0);
-  const reasoning = (total.reasoningTokens ?? 0) + (next.reasoningTokens ?? 0);
-  return {
-    promptTokens: total.promptTokens + next.promptTokens,
-    completionTokens: total.completionTokens + next.completionTokens,
-    totalTokens: total.totalTokens + next.totalTokens,
-    ...(cached ? { cachedTokens: cached } : {}),
-    ...(reasoning ? { reasoningTokens: reasoning } : {}),
-    ...(model ? { model } : {}),
-  };
 }
 
 export interface TurnMemory {
@@ -278,10 +257,6 @@ export class TurnRunner {
     emit: (event: TurnEvent) => void,
   ): Promise<TurnOutput> {
     this.agents.require(input.agentId);
-    let recorded: ChatMessage[] | undefined;
-    let toolCalls: ToolCallRequest[] | undefined;
-    // What failing nodes threw, from their node-end events: the turn's error keeps its cause's kind.
-    const causes: Array<{ error: string; cause: unknown }> = [];
     const resume = input.resume ? resumeWith(history, input.resume) : undefined;
     const shape = (messages: ChatMessage[]): ChatMessage[] => [
       ...(input.context ?? []),
@@ -304,11 +279,8 @@ export class TurnRunner {
       history: shape(history),
       ...(input.images?.length ? { images: input.images } : {}),
       ...(input.params ? { params: input.params } : {}),
-      ...(input.clientTools?.length
-        ? { clientTools: { specs: input.clientTools, called: (calls) => (toolCalls = calls) } }
-        : {}),
+      ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}),
       ...(resume ? { resume } : {}),
-      record: (messages) => (recorded = messages),
       ...(memory ? { memory } : {}),
       ...(session && compactor && memory
         ? {
@@ -324,38 +296,15 @@ export class TurnRunner {
           }
         : {}),
     };
-    let text = '';
-    let usage: Usage | undefined;
-    const onEvent = (event: RunEvent): void => {
-      switch (event.type) {
-        case 'text-delta':
-          text += event.text;
-          emit(event);
-          break;
-        case 'usage':
-          usage = addUsage(usage, event.usage);
-          emit(event);
-          break;
-        case 'tool-call-start':
-        case 'tool-call-result':
-          emit(event);
-          break;
-        case 'node-end':
-          if (event.error !== undefined && event.cause !== undefined)
-            causes.push({ error: event.error, cause: event.cause });
-          break;
-        case 'node-start':
-        case 'run-end':
-          break;
-      }
-    };
+    // The run's events, folded: text, tool calls and usage go on; the rest is kept for the end.
+    const fold = new TurnFold(emit);
     const keepUnfinished = async (error: unknown): Promise<void> => {
       if (!session) return;
       const stopped = input.signal.aborted;
       await this.sessions.append(
         session.key,
         session.info,
-        [{ role: 'assistant', content: text === '' ? null : text }],
+        [{ role: 'assistant', content: fold.text === '' ? null : fold.text }],
         {
           status: stopped ? 'stopped' : 'failed',
           ...(stopped ? {} : { error: errorMessage(error) }),
@@ -366,7 +315,7 @@ export class TurnRunner {
     try {
       result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
         signal: input.signal,
-        onEvent,
+        onEvent: fold.add,
         turn: { agentId: input.agentId, conversation },
       });
     } catch (error) {
@@ -374,23 +323,14 @@ export class TurnRunner {
       throw error;
     }
     if (result.outcome === 'failure') {
-      // The node whose Failure failed the run: its AppError gives the answer's status (502, 504).
-      const failed = causes.find((entry) => entry.error === result.error && isAppError(entry.cause));
-      const error = failed
-        ? (failed.cause as Error)
-        : new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
+      const error = failureOf(input.agentId, result);
       await keepUnfinished(error);
       throw error;
     }
-    if (text === '' && !toolCalls && result.results.length > 0) {
-      // A chain without a model node: its result is the answer; report it as text too.
-      text = result.results.map((message) => message.data).join('\n');
-      emit({ type: 'text-delta', text });
-    }
+    fold.answerWith(result);
+    const { text, usage, toolCalls } = fold;
     if (session) {
-      // The node reports its inputs first; the opening is stored already.
-      const messages = recorded ? afterInputs(recorded) : [{ role: 'assistant' as const, content: text }];
-      await this.sessions.append(session.key, session.info, messages, usage ? { usage } : {});
+      await this.sessions.append(session.key, session.info, fold.answerMessages(), usage ? { usage } : {});
     }
     return { text, usage, ...(toolCalls ? { toolCalls } : {}) };
   }

@@ -8,6 +8,7 @@ import { reached, ZERO, type Amount, type BudgetCounters, type CounterEntry } fr
 import { formatLocal, periodOf, type Period } from './periods.ts';
 import { nanos, usd } from './pricing.ts';
 import type { UsageStore } from './usage-store.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** A call refused by a blocking budget: HTTP 429 on the chat endpoint. */
 export class BudgetExceededError extends AppError {
@@ -41,7 +42,7 @@ export interface BudgetsOptions {
   budgets: () => BudgetConfig[];
   counters: BudgetCounters;
   store: Pick<UsageStore, 'spentSince'>;
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  logger?: Logger;
   /** Sends the operator's budgets[].notify messages. */
   notify?: (target: NotifyTarget, text: string) => Promise<void>;
   now?: () => number;

@@ -12,6 +12,7 @@ import { estimateInputTokens, reservationTokens } from './estimate.ts';
 import { localDay } from './periods.ts';
 import { costNanos, modelName, pricingOf, type TokenCounts } from './pricing.ts';
 import type { UsageRow } from './usage-store.ts';
+import type { Logger } from '../core/logger.ts';
 
 export interface UsageSink {
   add(row: UsageRow): void;
@@ -20,7 +21,7 @@ export interface UsageSink {
 export interface UsageMeterOptions {
   sink: UsageSink;
   budgets: Budgets;
-  logger?: { warn(object: object, message: string): void };
+  logger?: Logger;
   now?: () => number;
 }
 

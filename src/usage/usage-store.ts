@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { BudgetScope } from '../config/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { Db } from '../storage/database.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
 
 export interface UsageCallsTable {
   id?: number;
@@ -66,17 +67,13 @@ export interface UsageGroup extends UsageTotals {
 /** Rows kept in memory at most while the database is away; older ones are dropped (and logged). */
 const MAX_QUEUED = 50_000;
 
-export interface UsageStoreLogger {
-  warn(object: object, message: string): void;
-}
-
 export class UsageStore {
   private database: UsageDb | undefined;
   private queue: UsageRow[] = [];
   private writing: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly logger?: UsageStoreLogger) {}
+  constructor(private readonly logger: Logger = silentLogger) {}
 
   /** The database opens after the model registry (which meters from the start) is built. */
   attach(db: Db): void {
@@ -93,7 +90,7 @@ export class UsageStore {
   add(row: UsageRow): void {
     if (this.queue.length >= MAX_QUEUED) {
       this.queue.shift();
-      this.logger?.warn({ queued: MAX_QUEUED }, 'usage rows dropped: the database is not taking them');
+      this.logger.warn({ queued: MAX_QUEUED }, 'usage rows dropped: the database is not taking them');
     }
     this.queue.push(row);
     if (!this.writing && !this.closed && this.database) this.writing = this.drain();
@@ -120,7 +117,7 @@ export class UsageStore {
         } catch (error) {
           // Kept for the next attempt, ahead of newer rows; a later add() starts it.
           this.queue.unshift(...batch);
-          this.logger?.warn(
+          this.logger.warn(
             { err: error instanceof Error ? error.message : String(error), rows: batch.length },
             'could not record model usage; will retry',
           );

@@ -1,7 +1,8 @@
 // The usage subsystem as the composition root builds it: the store of call records, the budgets
 // with their counters (in-process, or in Redis when clustered), the meter the model registry wraps
 // every provider with, and the guard the chat endpoint and the channels ask before a turn.
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Cluster } from '../cluster/types.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
 import type { Config } from '../config/schema.ts';
 import type { Db } from '../storage/database.ts';
 import { LocalBudgetCounters, type BudgetCounters } from './budget-counters.ts';
@@ -19,31 +20,20 @@ export interface Usage {
   guard: UsageGuard;
   /** Called once the database is open. */
   attach(db: Db): void;
-  /** Sets the logger used from now on (the server's, once it exists). */
-  useLogger(logger: UsageLogger): void;
   /** Writes the rows still queued. */
   close(): Promise<void>;
-}
-
-export interface UsageLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
 }
 
 export interface UsageOptions {
   config: () => Config;
   cluster: Pick<Cluster, 'mode' | 'redis' | 'prefix'>;
-  logger?: UsageLogger;
+  logger?: Logger;
   notify?: (target: NotifyTarget, text: string) => Promise<void>;
 }
 
 export function createUsage(options: UsageOptions): Usage {
   const { cluster } = options;
-  let current = options.logger;
-  const logger: UsageLogger = {
-    info: (object, message) => current?.info(object, message),
-    warn: (object, message) => current?.warn(object, message),
-  };
+  const logger = options.logger ?? silentLogger;
   const redis = cluster.mode === 'clustered' ? cluster.redis : undefined;
   const counters: BudgetCounters = redis
     ? new RedisBudgetCounters(redis, cluster.prefix)
@@ -66,9 +56,6 @@ export function createUsage(options: UsageOptions): Usage {
     meter,
     guard: new UsageGuard(options.config, budgets, limiter),
     attach: (db) => store.attach(db),
-    useLogger: (next) => {
-      current = next;
-    },
     close: () => store.close(),
   };
 }

@@ -1,7 +1,8 @@
 // The set-up every platform's end-to-end test shares: an app whose model is the fake upstream, one
 // enabled account `bot1` on the platform, short back-off, every handled message and log line kept.
 import type { InboundOutcome } from '../../src/channels/inbound.ts';
-import type { ChannelAdapter, ChannelLogger, InboundMessage } from '../../src/channels/types.ts';
+import type { Logger } from '../../src/core/logger.ts';
+import type { ChannelAdapter, InboundMessage } from '../../src/channels/types.ts';
 import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 export interface ChannelApp {
@@ -9,7 +10,7 @@ export interface ChannelApp {
   handled: Array<{ message: InboundMessage; outcome: InboundOutcome }>;
   logs: string[];
   /** Writes into `logs`; give it to the adapter under test. */
-  logger: ChannelLogger;
+  logger: Logger;
 }
 
 export interface ChannelAppOptions {
@@ -19,7 +20,7 @@ export interface ChannelAppOptions {
   /** The config's `models` section (usually the fake upstream's). */
   models: Record<string, unknown>;
   /** The adapter under test, built on the logger that writes into `logs` (default: the built-in one). */
-  adapter?: (logger: ChannelLogger) => ChannelAdapter;
+  adapter?: (logger: Logger) => ChannelAdapter;
   backoff?: { baseMs: number; maxMs: number };
 }
 

@@ -39,9 +39,7 @@ async function start(
     platform: 'dingtalk',
     models: upstream.modelsConfig(),
     account: { app_id: CLIENT_ID, app_secret: SECRET, api_base: fake.url, ...options.account },
-    ...(options.adapter
-      ? { adapter: (logger) => new DingTalkAdapter({ ...options.adapter, logger: () => logger }) }
-      : {}),
+    ...(options.adapter ? { adapter: (logger) => new DingTalkAdapter({ ...options.adapter, logger }) } : {}),
   });
   return {
     t,

@@ -54,7 +54,7 @@ async function start(
     models: upstream.modelsConfig(),
     account: { app_secret: TOKEN, app_id: fake.applicationId, api_base: fake.url, ...options.account },
     ...(options.backoff ? { backoff: options.backoff } : {}),
-    adapter: (logger) => new DiscordAdapter({ ...options.adapter, logger: () => logger }),
+    adapter: (logger) => new DiscordAdapter({ ...options.adapter, logger }),
   });
   return {
     t,

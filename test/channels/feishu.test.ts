@@ -43,8 +43,7 @@ async function start(
     platform: 'feishu',
     models: upstream.modelsConfig(),
     account: { app_id: feishu.appId, app_secret: SECRET, api_base: feishu.url, ...options.account },
-    adapter: (logger) =>
-      new FeishuAdapter({ connectionCheckMs: 50, logger: () => logger, ...options.adapter }),
+    adapter: (logger) => new FeishuAdapter({ connectionCheckMs: 50, logger, ...options.adapter }),
   });
   const status = async () =>
     (await t.app.inject({ method: 'GET', url: '/api/v1/channels/feishu/accounts/bot1' })).json().status;

@@ -56,7 +56,7 @@ async function start(
     platform: 'slack',
     models: options.models ?? upstream.modelsConfig(),
     account: { app_secret: BOT_TOKEN, api_base: slack.url, ...modeFields, ...options.fields },
-    adapter: (logger) => new SlackAdapter({ ...options.adapter, logger: () => logger }),
+    adapter: (logger) => new SlackAdapter({ ...options.adapter, logger }),
   });
   const harness: Harness = {
     t,

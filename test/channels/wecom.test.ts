@@ -66,9 +66,7 @@ async function start(
     platform: 'wecom',
     models: upstream.modelsConfig(),
     account: { ...(options.mode === 'app' ? appFields(fake) : botFields(fake)), ...options.fields },
-    ...(options.adapter
-      ? { adapter: (logger) => new WecomAdapter({ ...options.adapter, logger: () => logger }) }
-      : {}),
+    ...(options.adapter ? { adapter: (logger) => new WecomAdapter({ ...options.adapter, logger }) } : {}),
   });
   const harness: Harness = {
     t,

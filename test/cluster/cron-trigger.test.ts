@@ -46,7 +46,7 @@ describe('BullMQ cron trigger', () => {
   /** One "instance": its own connections and Redis locks, in the deployment's prefix. */
   const instance = (prefix: string): BullMqCluster => {
     const redis = connect();
-    const locks: Locks = new RedisLocks(redis, { prefix, logger: () => silent });
+    const locks: Locks = new RedisLocks(redis, { prefix, logger: silent });
     return { prefix, instanceId: randomBytes(3).toString('hex'), locks, redis, connect };
   };
   const trigger = (cluster: BullMqCluster): BullMqTrigger => {

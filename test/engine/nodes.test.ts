@@ -135,7 +135,10 @@ test('delay waits before passing the message on, and refuses more than maxPendin
 
 test('log writes the script text to the injected logger and passes the message on', async () => {
   const lines: Array<[Record<string, unknown>, string]> = [];
-  const logger = { info: (details: Record<string, unknown>, text: string) => lines.push([details, text]) };
+  const logger = {
+    info: (details: Record<string, unknown>, text: string) => lines.push([details, text]),
+    warn: () => undefined,
+  };
   const engine = createEngine({ services: testServices({ logger }) });
   await engine.load(
     chain('c1', [

@@ -97,7 +97,10 @@ test('jsSwitch: a relation with no connection goes to Default, logged by its own
 
 test('log runs its script and writes the text through the logger; non-string or error is a Failure', async () => {
   const lines: string[] = [];
-  const logger = { info: (_details: Record<string, unknown>, text: string) => lines.push(text) };
+  const logger = {
+    info: (_details: Record<string, unknown>, text: string) => lines.push(text),
+    warn: () => undefined,
+  };
   const services = testServices({ logger });
   const ok = await runChain(
     chain('c', [{ id: 'l', type: 'log', configuration: { jsScript: 'return "v=" + msg.v;' } }]),
@@ -126,7 +129,10 @@ test('log runs its script and writes the text through the logger; non-string or 
 
 test("log without a script writes RuleGo's default text", async () => {
   const lines: string[] = [];
-  const logger = { info: (_details: Record<string, unknown>, text: string) => lines.push(text) };
+  const logger = {
+    info: (_details: Record<string, unknown>, text: string) => lines.push(text),
+    warn: () => undefined,
+  };
   await runChain(
     {
       ruleChain: { id: 'c', name: 'c' },

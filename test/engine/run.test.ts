@@ -1,4 +1,3 @@
-import type { RunEvent } from '../../src/engine/types.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
@@ -197,7 +196,7 @@ test('run events come in order: node-start, node-end per node, run-end last', as
   await engine.close();
 });
 
-test('a failing node reports its error in node-end', async () => {
+test('a failing node reports its error in node-end, and the run its failure as a typed field', async () => {
   const engine = createEngine();
   await engine.load(
     chain('c1', [
@@ -206,17 +205,19 @@ test('a failing node reports its error in node-end', async () => {
   );
   const { events, onEvent } = recorder();
   const result = await engine.execute('c1', newMessage('x'), { onEvent });
-  const { cause, ...end } = events[1] as Extract<RunEvent, { type: 'node-end' }>;
-  assert.deepEqual(end, {
+  assert.deepEqual(events[1], {
     type: 'node-end',
     chainId: 'c1',
     nodeId: 'f',
     relations: ['Failure'],
     error: 'Error: bad input',
   });
-  // What the node threw travels with the event, for callers that answer with its kind.
-  assert.ok(cause instanceof Error);
   assert.equal(result.error, 'Error: bad input');
+  // What the node threw travels with the result, for callers that answer with its kind.
+  const { cause, ...failure } = result.failure ?? {};
+  assert.deepEqual(failure, { nodeId: 'f', message: 'Error: bad input' });
+  assert.ok(cause instanceof Error);
+  assert.equal(cause.message, 'bad input');
   await engine.close();
 });
 

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
 import { buildApp } from '../../src/app.ts';
 import { ConfigStore } from '../../src/config/config-store.ts';
@@ -32,8 +32,8 @@ export interface TestAppOptions {
   /** Called with the app before it is made ready, to add routes of the test's own. */
   before?: (app: FastifyInstance) => void;
   services?: ServiceOptions;
-  /** Fastify logger options (default: no logging). */
-  logger?: FastifyServerOptions['logger'];
+  /** The server's logger (createLogger of http/logger.ts), given to the services and to fastify (default: none). */
+  logger?: FastifyBaseLogger | undefined;
   /** Also listen on 127.0.0.1 (a random port), for tests that use real HTTP clients. */
   listen?: boolean;
 }
@@ -55,8 +55,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await writeFile(configPath, text);
   const env = options.env ?? {};
   const store = new ConfigStore(configPath, await loadConfigFile(configPath, env), env);
-  const services = await createServices(store, { jwtSecret: TEST_JWT_SECRET, ...options.services });
-  const app = await buildApp({ store, services, logger: options.logger ?? false });
+  const services = await createServices(store, {
+    jwtSecret: TEST_JWT_SECRET,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...options.services,
+  });
+  const app = await buildApp({ store, services, logger: options.logger });
   options.before?.(app);
   await app.ready();
   const url = options.listen ? await app.listen({ host: '127.0.0.1', port: 0 }) : '';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { loggerOptions } from '../../src/http/logger.ts';
+import { createLogger } from '../../src/http/logger.ts';
 import { createTestApp } from '../fakes/app-harness.ts';
 
 describe('request logging', () => {
@@ -14,7 +14,7 @@ describe('request logging', () => {
       },
     });
     const t = await createTestApp({
-      logger: loggerOptions('info', sink),
+      logger: createLogger('info', sink),
       config: { security: { requireAuth: true, users: { admin: 'changeme:sk-admin-secret-key' } } },
     });
     try {

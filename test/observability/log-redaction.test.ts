@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { loggerOptions, redactQueryCredentials } from '../../src/http/logger.ts';
+import { createLogger, redactQueryCredentials } from '../../src/http/logger.ts';
 import { createTestApp } from '../fakes/app-harness.ts';
 
 describe('query credentials in the request log', () => {
@@ -14,7 +14,7 @@ describe('query credentials in the request log', () => {
         done();
       },
     });
-    const t = await createTestApp({ logger: loggerOptions('info', sink) });
+    const t = await createTestApp({ logger: createLogger('info', sink) });
     try {
       const response = await t.app.inject({
         method: 'GET',

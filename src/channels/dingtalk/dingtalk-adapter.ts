@@ -3,11 +3,11 @@
 // or the robot send API, and with a card_template_id an answer streams into an AI card. api_base, when
 // set, is the origin of both DingTalk APIs (api.dingtalk.com and oapi.dingtalk.com): a proxy, or the
 // fake platform of the tests.
+import type { Logger } from '../../core/logger.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   ConnectionLink,
   InboundImage,
   InboundMessage,
@@ -33,7 +33,7 @@ export interface DingTalkOptions {
   pingIntervalMs?: number;
   /** Largest picture a user sends that is passed to the model, in bytes (default 5 MB). */
   maxPictureBytes?: number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 /** The file type sampleFile shows: the name's extension, or "file". */
@@ -188,6 +188,6 @@ export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
   }
 
   private log(level: 'info' | 'warn', fields: object, message: string): void {
-    this.options.logger?.()?.[level]({ platform: 'dingtalk', ...fields }, message);
+    this.options.logger?.[level]({ platform: 'dingtalk', ...fields }, message);
   }
 }

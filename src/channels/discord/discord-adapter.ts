@@ -3,6 +3,7 @@
 // pictures and files. The bot token is the account's app_secret; app_id, the application id, is only
 // checked against the one Discord reports. api_base points REST, and through GET /gateway/bot the
 // gateway, at another origin (a proxy, or a fake in tests).
+import type { Logger } from '../../core/logger.ts';
 import type {
   APIMessage,
   GatewayReadyDispatchData,
@@ -15,7 +16,6 @@ import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   ConnectionLink,
   InboundMessage,
   InboundStyle,
@@ -33,7 +33,7 @@ export interface DiscordOptions extends DiscordRestOptions {
   /** Time between two typing calls, in ms (default 8000: the indicator shows for about ten seconds). */
   typingIntervalMs?: number;
   pictures?: Partial<PictureOptions>;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 /** Discord's upload limit of a message without boosts. */
@@ -109,12 +109,10 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
           if (payload.t === MESSAGE_CREATE) this.receive(account, current, payload.d, link);
         },
         failed: (error) =>
-          this.options
-            .logger?.()
-            ?.warn(
-              { platform: 'discord', accountId: account.id, err: scrubSecrets(errorMessage(error), [token]) },
-              'discord gateway event skipped',
-            ),
+          this.options.logger?.warn(
+            { platform: 'discord', accountId: account.id, err: scrubSecrets(errorMessage(error), [token]) },
+            'discord gateway event skipped',
+          ),
       },
       link.signal,
     ).finally(() => {
@@ -243,12 +241,10 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
   private checkApplication(account: ChannelAccount<DiscordAccount>, data: GatewayReadyDispatchData): void {
     const expected = account.config.app_id;
     if (expected !== undefined && data.application?.id !== expected) {
-      this.options
-        .logger?.()
-        ?.warn(
-          { platform: 'discord', accountId: account.id, applicationId: data.application?.id },
-          'discord: the bot token belongs to another application than app_id',
-        );
+      this.options.logger?.warn(
+        { platform: 'discord', accountId: account.id, applicationId: data.application?.id },
+        'discord: the bot token belongs to another application than app_id',
+      );
     }
   }
 
@@ -258,7 +254,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
     message: DiscordMessage,
     link: ConnectionLink,
   ): void {
-    const warn = (detail: object, text: string): void => this.options.logger?.()?.warn(detail, text);
+    const warn = (detail: object, text: string): void => this.options.logger?.warn(detail, text);
     try {
       const inbound = toInbound(account.id, state.botUserId, message);
       if (!inbound) return;

@@ -2,13 +2,13 @@
 // card), and turning a received message event into an InboundMessage with its images downloaded.
 // They differ only in how events arrive: the long connection (feishu) or HTTP callbacks
 // (feishu_webhook).
+import type { Logger } from '../../core/logger.ts';
 import type { Platform } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { RecentIds } from '../dedupe.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   InboundMessage,
   InboundStyle,
   OutboundMedia,
@@ -32,7 +32,7 @@ export interface FeishuOptions {
   thinkingText?: string;
   /** Largest image downloaded from a user's message, in bytes (default 5 MB). */
   maxImageBytes?: number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 /** Where a reply goes: a reply to a message (in its thread) or a new message in a chat. */
@@ -258,7 +258,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     fields: object,
     message: string,
   ): void {
-    this.options.logger?.()?.[level]({ platform: this.platform, accountId: account.id, ...fields }, message);
+    this.options.logger?.[level]({ platform: this.platform, accountId: account.id, ...fields }, message);
   }
 
   private post(

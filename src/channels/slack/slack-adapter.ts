@@ -6,11 +6,11 @@
 //   verified with the signing secret (events-api.ts).
 // Either way an answer is a "thinking" message in the message's thread, edited as it streams.
 // api_base points the Web API (and through apps.connections.open the WebSocket) elsewhere.
+import type { Logger } from '../../core/logger.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   ConnectionLink,
   InboundImage,
   InboundMessage,
@@ -42,7 +42,7 @@ export interface SlackOptions {
   maxRetryAfterSeconds?: number;
   /** The clock of the signature window, in seconds since the epoch (tests). */
   nowSeconds?: () => number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
@@ -59,11 +59,11 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
   readonly editIntervalMs: number;
   private readonly api: SlackApi;
   private readonly sender: SlackSender;
-  private readonly logger: () => ChannelLogger | undefined;
+  private readonly logger: Logger | undefined;
 
   constructor(private readonly options: SlackOptions = {}) {
     this.editIntervalMs = options.editIntervalMs ?? 1000;
-    this.logger = options.logger ?? (() => undefined);
+    this.logger = options.logger;
     this.api = new SlackApi({
       logger: this.logger,
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
@@ -107,7 +107,7 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     try {
       return (await this.api.identity(credentialsOf(account))).userId || authorized;
     } catch (error) {
-      this.logger()?.warn(
+      this.logger?.warn(
         { platform: 'slack', accountId: account.id, err: errorMessage(error) },
         'slack auth.test failed',
       );
@@ -134,7 +134,7 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
       }
       deliver(message);
     } catch (error) {
-      this.logger()?.warn(
+      this.logger?.warn(
         { platform: 'slack', accountId: account.id, err: errorMessage(error) },
         'could not read a slack event',
       );
@@ -164,7 +164,7 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
         const bytes = await this.api.download(credentials, file.url, maxBytes);
         images.push({ url: `data:${type};base64,${bytes.toString('base64')}` });
       } catch (error) {
-        this.logger()?.warn(
+        this.logger?.warn(
           { platform: 'slack', accountId: account.id, err: errorMessage(error) },
           'could not fetch an image of a slack message',
         );

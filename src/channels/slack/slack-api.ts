@@ -2,12 +2,13 @@
 // 429's Retry-After honoured (every call of that client waits it out, then the call is retried),
 // failures turned into AppErrors that never carry a token, the three steps of files.uploadV2, and
 // downloads of users' files (url_private) with the bot token, only from the files host allowed.
+import type { Logger } from '../../core/logger.ts';
 import { createHash } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
 import { sleep } from '../../core/async.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import { PlatformError, platformFetch } from '../platform-http.ts';
-import type { ChannelAccount, ChannelLogger } from '../types.ts';
+import type { ChannelAccount } from '../types.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
 import type { SlackAccount } from './account.ts';
@@ -80,7 +81,7 @@ export interface SlackApiOptions {
   maxRateLimitRetries?: number;
   /** The longest Retry-After waited for, in seconds (default 120); a longer one fails the call. */
   maxRetryAfterSeconds?: number;
-  logger: () => ChannelLogger | undefined;
+  logger: Logger | undefined;
 }
 
 const keyOf = (credentials: SlackCredentials): string =>
@@ -146,12 +147,10 @@ export class SlackApi {
           !signal?.aborted
         ) {
           entry.blockedUntil = Math.max(entry.blockedUntil, Date.now() + limited * 1000);
-          this.options
-            .logger()
-            ?.info(
-              { method, retryAfterSeconds: limited, attempt: attempt + 1 },
-              'slack rate limited a call; retrying after Retry-After',
-            );
+          this.options.logger?.info(
+            { method, retryAfterSeconds: limited, attempt: attempt + 1 },
+            'slack rate limited a call; retrying after Retry-After',
+          );
           continue;
         }
         throw toSlackError(method, error, [credentials.botToken]);

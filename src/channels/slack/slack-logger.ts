@@ -1,9 +1,9 @@
 // The @slack/logger interface over our channel logger. The SDK's debug and info lines are dropped
 // (debug lines carry whole payloads); warnings and errors pass, as text only (never an error
 // object, whose request may hold the Authorization header), with anything like a token removed.
-import type { Logger, LogLevel } from '@slack/bolt';
+import type { Logger as SlackLogger, LogLevel } from '@slack/bolt';
+import type { Logger } from '../../core/logger.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
-import type { ChannelLogger } from '../types.ts';
 
 /** Slack tokens (xoxb-, xoxp-, xapp-, ...), removed from any text the SDK or Slack hands us. */
 export const SLACK_TOKENS = /\b(?:xox[a-z]|xapp)-[A-Za-z0-9-]+/g;
@@ -16,11 +16,11 @@ function textOf(parts: unknown[]): string {
     .slice(0, 500);
 }
 
-export function quietSlackLogger(logger: () => ChannelLogger | undefined): Logger {
+export function quietSlackLogger(logger: Logger | undefined): SlackLogger {
   let level = 'warn' as LogLevel;
   const warn = (...parts: unknown[]): void => {
     const text = scrubSecrets(textOf(parts), [], [SLACK_TOKENS]);
-    if (text !== '') logger()?.warn({ platform: 'slack' }, `slack sdk: ${text}`);
+    if (text !== '') logger?.warn({ platform: 'slack' }, `slack sdk: ${text}`);
   };
   return {
     debug: () => undefined,

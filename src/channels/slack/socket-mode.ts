@@ -4,14 +4,15 @@
 // connection ends, connect() returns and the manager's reconnect loop opens a new one, so the state
 // and back-off of every platform are the same. The bot token (xoxb-) is checked with auth.test
 // before connecting, so a wrong one shows as the account's error.
-import type { ChannelAccount, ChannelLogger, ConnectionLink } from '../types.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ChannelAccount, ConnectionLink } from '../types.ts';
 import { apiUrlOf, toSlackError } from './slack-api.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import { quietSlackLogger, SLACK_TOKENS } from './slack-logger.ts';
 import type { SlackAccount } from './account.ts';
 
 export interface SocketModeOptions {
-  logger: () => ChannelLogger | undefined;
+  logger: Logger | undefined;
   /** Each message or app_mention event, with the bot's user id (from auth.test). */
   onEvent(
     account: ChannelAccount<SlackAccount>,
@@ -38,7 +39,7 @@ interface SocketClient {
  */
 export function guardEnvelopes(
   client: SocketClient,
-  logger: () => ChannelLogger | undefined,
+  logger: Logger | undefined,
   accountId: string,
   secrets: Array<string | undefined>,
 ): void {
@@ -55,7 +56,7 @@ export function guardEnvelopes(
   });
   function dropped(error: unknown): void {
     const text = error instanceof Error ? error.message : 'unreadable frame';
-    logger()?.warn(
+    logger?.warn(
       { platform: 'slack', accountId, err: scrubSecrets(text, secrets, [SLACK_TOKENS]).slice(0, 200) },
       'slack: a malformed Socket Mode frame was dropped',
     );
@@ -103,7 +104,7 @@ export async function connectSocketMode(
     });
   }
   app.error((error) => {
-    options.logger()?.warn(
+    options.logger?.warn(
       {
         platform: 'slack',
         accountId: account.id,

@@ -3,12 +3,12 @@
 // API origin its api_base (default https://api.telegram.org; a self-hosted Bot API server or a proxy
 // may be set). The token is part of every request URL, so it is scrubbed from every message this
 // adapter produces; redirects are refused so it is never sent to another origin.
+import type { Logger } from '../../core/logger.ts';
 import { sleep } from '../../core/async.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   ConnectionLink,
   InboundMessage,
   InboundStyle,
@@ -34,7 +34,7 @@ export interface TelegramOptions {
   requestTimeoutMs?: number;
   /** A send answered with 429 is retried once when retry_after is at most this many seconds (default 5). */
   maxRetryAfterSeconds?: number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 interface TgUser {
@@ -134,12 +134,10 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
           const inbound = toInbound(account.id, update as TgUpdate);
           if (inbound) link.deliver(inbound);
         } catch (error) {
-          this.options
-            .logger?.()
-            ?.warn(
-              { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
-              'telegram update skipped',
-            );
+          this.options.logger?.warn(
+            { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
+            'telegram update skipped',
+          );
         }
       }
       // A server that answers an empty long poll at once (a proxy ignoring `timeout`) must not

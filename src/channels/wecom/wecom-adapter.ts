@@ -6,10 +6,10 @@
 //   message API, whole (wecom-app.ts).
 // api_base points either at another origin: the long-connection server (its http(s) scheme becomes
 // ws(s)) or the app API (default https://qyapi.weixin.qq.com).
+import type { Logger } from '../../core/logger.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
-  ChannelLogger,
   ConnectionLink,
   InboundMessage,
   InboundStyle,
@@ -28,7 +28,7 @@ import { modeOf, wecomAccount, type WecomAccount } from './account.ts';
 export interface WecomOptions extends Omit<WecomBotOptions, 'logger'>, Omit<WecomAppOptions, 'logger'> {
   /** Least time between two edits of a streamed answer, in ms (default 1000). */
   editIntervalMs?: number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 export class WecomAdapter implements ChannelAdapter<WecomAccount> {

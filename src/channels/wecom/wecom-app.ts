@@ -3,9 +3,9 @@
 // message API. The callback is checked (signature over the ciphertext, decryption, the corp id it is
 // addressed to) before anything else; a request that fails is a 401 and starts nothing. A valid one is
 // answered at once with an empty 200 (WeCom retries after five seconds), and the turn runs after it.
+import type { Logger } from '../../core/logger.ts';
 import type {
   ChannelAccount,
-  ChannelLogger,
   InboundMessage,
   OutboundMedia,
   SendResult,
@@ -29,7 +29,7 @@ export interface WecomAppOptions {
   maxImageBytes?: number;
   /** Clock of the access-token cache (tests). */
   now?: () => number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 const REFUSED: WebhookReply = {
@@ -147,12 +147,10 @@ export class WecomApp {
     const agentId = fields['AgentID'];
     if (!sender) return undefined;
     if (agentId && account.config.agent_id && agentId !== account.config.agent_id) {
-      this.options
-        .logger?.()
-        ?.warn(
-          { platform: 'wecom', accountId: account.id, agentId },
-          'wecom callback for another app ignored',
-        );
+      this.options.logger?.warn(
+        { platform: 'wecom', accountId: account.id, agentId },
+        'wecom callback for another app ignored',
+      );
       return undefined;
     }
     const type = fields['MsgType'];
@@ -184,12 +182,10 @@ export class WecomApp {
       if (!url) throw new PlatformError('wecom: a downloaded image is in no known image format');
       return url;
     } catch (error) {
-      this.options
-        .logger?.()
-        ?.warn(
-          { platform: 'wecom', accountId: account.id, err: (error as Error).message },
-          'wecom image skipped',
-        );
+      this.options.logger?.warn(
+        { platform: 'wecom', accountId: account.id, err: (error as Error).message },
+        'wecom image skipped',
+      );
       return undefined;
     }
   }

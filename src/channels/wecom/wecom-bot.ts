@@ -4,12 +4,12 @@
 // `ping` frame per interval; two unanswered ones close the socket). Answers stream as one stream
 // message (aibot_respond_msg on the message's req_id); outbound sends and media go through the
 // active-push command (aibot_send_msg) and the chunked media upload of the same connection.
+import type { Logger } from '../../core/logger.ts';
 import { WSClient, generateReqId, type Logger as SdkLogger, type WsFrame } from '@wecom/aibot-node-sdk';
 import { AppError } from '../../core/errors.ts';
 import { scrubSecrets } from '../../core/scrub-secrets.ts';
 import type {
   ChannelAccount,
-  ChannelLogger,
   ConnectionLink,
   InboundMessage,
   OutboundMedia,
@@ -40,7 +40,7 @@ export interface WecomBotOptions {
   maxImageBytes?: number;
   /** Time limit of one image download, in ms (default 30000). */
   imageTimeoutMs?: number;
-  logger?: () => ChannelLogger | undefined;
+  logger?: Logger;
 }
 
 function credentials(account: ChannelAccount<WecomAccount>): { botId: string; secret: string } {
@@ -171,12 +171,10 @@ export class WecomBot {
           // A stream must finish within minutes of its first frame, and on the connection it came
           // from: when that fails, the answer still reaches the chat as a message of its own.
           if (signal.aborted) throw error;
-          this.options
-            .logger?.()
-            ?.warn(
-              { platform: 'wecom', accountId: account.id, err: (error as Error).message },
-              'wecom stream not finished; the answer is sent as a message',
-            );
+          this.options.logger?.warn(
+            { platform: 'wecom', accountId: account.id, err: (error as Error).message },
+            'wecom stream not finished; the answer is sent as a message',
+          );
           await this.sendText(account, message.chatId, text);
           return;
         }
@@ -246,12 +244,10 @@ export class WecomBot {
       const images = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
       for (const result of results) {
         if (result.status === 'rejected') {
-          this.options
-            .logger?.()
-            ?.warn(
-              { platform: 'wecom', accountId: account.id, err: (result.reason as Error).message },
-              'wecom image skipped',
-            );
+          this.options.logger?.warn(
+            { platform: 'wecom', accountId: account.id, err: (result.reason as Error).message },
+            'wecom image skipped',
+          );
         }
       }
       link.deliver(images.length > 0 ? { ...read.message, images } : read.message);
@@ -261,7 +257,7 @@ export class WecomBot {
   /** The SDK's log lines, scrubbed, as warnings of the channel logger; its chatter is dropped. */
   private sdkLogger(account: ChannelAccount<WecomAccount>, scrub: (text: string) => string): SdkLogger {
     const warn = (message: string, ...args: unknown[]): void =>
-      this.options.logger?.()?.warn(
+      this.options.logger?.warn(
         {
           platform: 'wecom',
           accountId: account.id,

@@ -111,7 +111,7 @@ function paramsOfStep(params: ModelParams, step: number): ModelParams {
 }
 
 function clientSpecs(options: AgentLoopOptions, serverNames: Set<string>): ToolSpec[] {
-  const specs = options.node.turn.conversation?.clientTools?.specs ?? [];
+  const specs = options.node.turn.conversation?.clientTools ?? [];
   for (const spec of specs) {
     if (serverNames.has(spec.name))
       throw new AppError('invalid', `tools: "${spec.name}" is the name of one of the agent's own tools`);
@@ -224,7 +224,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       added.push(result);
     }
     if (clientCalls.length > 0) {
-      node.turn.conversation?.clientTools?.called(clientCalls);
+      node.emit({ type: 'client-tool-calls', calls: clientCalls });
       return { text, added };
     }
   }

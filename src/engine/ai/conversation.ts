@@ -1,13 +1,8 @@
-// What an agent turn hands the ai/agent and ai/llm nodes (RunOptions.turn), and what they give back.
-// A node's failure travels in its node-end event (`cause`), not through here.
+// What an agent turn hands the ai/agent and ai/llm nodes (RunOptions.turn). What they give back
+// travels as run events (the `conversation` record, `client-tool-calls`), and a failure in the run's
+// result (RunResult.failure): the turn reads one stream.
 import type { CompactionOverride } from '../../config/compaction.ts';
-import type {
-  ChatMessage,
-  ModelParams,
-  ModelProvider,
-  ToolCallRequest,
-  ToolSpec,
-} from '../../model-providers/types.ts';
+import type { ChatMessage, ModelParams, ModelProvider, ToolSpec } from '../../model-providers/types.ts';
 import type { MemoryAccess } from '../../tools/types.ts';
 import type { TurnContext } from '../types.ts';
 
@@ -36,17 +31,6 @@ export interface ContextControl {
   overflow(request: ContextRequest): Promise<ChatMessage[] | undefined>;
 }
 
-/** Tools the caller runs itself (a chat request's `tools`, AG-UI's RunAgentInput.tools). */
-export interface ClientTools {
-  /** Offered to the model beside the agent's own tools. */
-  specs: ToolSpec[];
-  /**
-   * The model called one or more of them: the node's tool loop stops after running the server tools
-   * of that step, and the caller hands these calls to its client.
-   */
-  called(calls: ToolCallRequest[]): void;
-}
-
 export interface Conversation {
   /** Earlier messages of the session (or of a stateless request), oldest first. */
   history: ChatMessage[];
@@ -54,14 +38,17 @@ export interface Conversation {
   images?: string[];
   /** Request-level overrides of the node's params (temperature, max_tokens from a chat request). */
   params?: ModelParams;
-  clientTools?: ClientTools;
+  /**
+   * Tools the caller runs itself (a chat request's `tools`, AG-UI's RunAgentInput.tools), offered to
+   * the model beside the agent's own. When the model calls one, the tool loop stops after the server
+   * tools of that step and the node emits `client-tool-calls` for the caller to hand to its client.
+   */
+  clientTools?: ToolSpec[];
   /**
    * The client's results of the tool calls a previous turn ended on: they continue that turn in
    * place of a new user message.
    */
   resume?: ChatMessage[];
-  /** The node reports the messages of this turn here, for the caller to persist. */
-  record(messages: ChatMessage[]): void;
   /** A session's compaction; without it the history is sent as given. */
   context?: ContextControl;
   /** The agent's memory files and (scoped) transcripts, for the memory tools. */

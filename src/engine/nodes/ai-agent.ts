@@ -22,7 +22,7 @@ import {
   responseFormatSchema,
   wireParams,
 } from './ai-io.ts';
-import type { EngineLogger, NodeDefinition } from '../types.ts';
+import type { NodeDefinition } from '../types.ts';
 import { nodeEnv, referencedOutputs } from './node-env.ts';
 import { compilePresets, presetMessagesSchema, renderPresets } from './preset-messages.ts';
 
@@ -165,9 +165,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
         globals: deps.globals,
         vars,
       });
-      const logger = services['logger'] as EngineLogger | undefined;
       const reportProblem = (problem: string) =>
-        logger?.warn?.({ chainId, nodeId }, `agent "${chainId}": ${problem}`);
+        services.logger?.warn({ chainId, nodeId }, `agent "${chainId}": ${problem}`);
       const listing = new FolderListing();
       const skillListing = new SkillListing();
       // The skills list tells the model to call the `skill` tool, so only agents that have it get it.
@@ -249,7 +248,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
             node,
             toolContext,
           });
-          conversation?.record([...inputs, ...result.added.map(forHistory)]);
+          if (conversation)
+            node.emit({ type: 'conversation', messages: [...inputs, ...result.added.map(forHistory)] });
           return [{ relation: 'Success', message: replyMessage(message, result.text, format) }];
         },
         destroy: () => toolSet.close(),

@@ -99,10 +99,14 @@ export function createAiLlmNode(
               node.emit({ type: 'text-delta', text: event.text });
             } else if (event.type === 'usage') node.emit({ type: 'usage', usage: event.usage });
           }
-          conversation?.record([
-            { role: 'user', content: message.data },
-            { role: 'assistant', content: text },
-          ]);
+          if (conversation)
+            node.emit({
+              type: 'conversation',
+              messages: [
+                { role: 'user', content: message.data },
+                { role: 'assistant', content: text },
+              ],
+            });
           return [{ relation: 'Success', message: replyMessage(message, text, format) }];
         },
       };

@@ -30,10 +30,22 @@ export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
         const ends = endsOf(result);
         if (ends.length === 0 && result.outcome === 'failure') {
           const failure = result.error ?? 'sub-chain failed';
-          return [{ relation: 'Failure', message: withErrorMessage(message, failure), error: failure }];
+          const cause = result.failure?.cause;
+          return [
+            {
+              relation: 'Failure',
+              message: withErrorMessage(message, failure),
+              error: failure,
+              ...(cause !== undefined ? { cause } : {}),
+            },
+          ];
         }
         if (config.extend) {
-          return ends.map((end): NodeOutput => ({ relation: end.relation, message: end.message }));
+          return ends.map((end): NodeOutput => ({
+            relation: end.relation,
+            message: end.message,
+            ...(end.cause !== undefined ? { cause: end.cause } : {}),
+          }));
         }
         return [merge(message, ends)];
       },
@@ -55,14 +67,22 @@ function endsOf(result: RunResult): RunEnd[] {
 function merge(message: RuleMessage, ends: RunEnd[]): NodeOutput {
   const metadata = { ...message.metadata };
   let failure: string | undefined;
+  let cause: unknown;
   const records = ends.map((end) => {
     const error = end.relation === 'Failure' ? (end.message.metadata['errorMsg'] ?? 'failure') : '';
-    if (end.relation === 'Failure') failure = error;
-    else Object.assign(metadata, end.message.metadata);
+    if (end.relation === 'Failure') {
+      failure = error;
+      cause = end.cause;
+    } else Object.assign(metadata, end.message.metadata);
     const { ts, id, dataType, type, data } = end.message;
     return { msg: { ts, id, dataType, type, data, metadata: {} }, err: error, nodeId: end.nodeId };
   });
   const merged: RuleMessage = { ...message, dataType: 'JSON', data: JSON.stringify(records), metadata };
   if (failure === undefined) return { relation: 'Success', message: merged };
-  return { relation: 'Failure', message: withErrorMessage(merged, failure), error: failure };
+  return {
+    relation: 'Failure',
+    message: withErrorMessage(merged, failure),
+    error: failure,
+    ...(cause !== undefined ? { cause } : {}),
+  };
 }

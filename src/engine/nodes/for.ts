@@ -3,6 +3,7 @@ import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import { runFailure } from '../run-outputs.ts';
 import { nodeEnv } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
@@ -69,7 +70,7 @@ export const forNode: NodeDefinition<Config> = {
             message = input;
           } else {
             const result = await runBody(config.do, input, context);
-            if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
+            if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
             // The body's metadata is laid over the loop message, as RuleGo does for every end.
             for (const output of result.results) Object.assign(input.metadata, output.metadata);
             if (config.mode === 1) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { finishers, MessageScript, scriptScope } from '../message-script.ts';
-import type { EngineLogger, NodeDefinition, NodeServices } from '../types.ts';
+import { silentLogger } from '../../core/logger.ts';
+import type { NodeDefinition } from '../types.ts';
 
 /** RuleGo's default format script. */
 export const DEFAULT_LOG_SCRIPT =
@@ -26,7 +27,7 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema,
   async create(config, { services, chainId, nodeId, vars }) {
-    const logger = loggerOf(services);
+    const logger = services.logger ?? silentLogger;
     // As RuleGo: the script always runs; a script error or a result that is not a string is a Failure.
     const script = await MessageScript.create(
       config.jsScript,
@@ -37,16 +38,10 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
     return {
       async process(message, context) {
         const text = await script.run(message, context);
-        logger?.info({ chainId, nodeId, messageId: message.id }, text);
+        logger.info({ chainId, nodeId, messageId: message.id }, text);
         return [{ relation: 'Success', message }];
       },
       destroy: () => script.dispose(),
     };
   },
 };
-
-function loggerOf(services: NodeServices): EngineLogger | undefined {
-  const logger = services['logger'];
-  if (typeof logger !== 'object' || logger === null) return undefined;
-  return typeof (logger as Partial<EngineLogger>).info === 'function' ? (logger as EngineLogger) : undefined;
-}

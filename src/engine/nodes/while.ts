@@ -3,6 +3,7 @@ import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import { runFailure } from '../run-outputs.ts';
 import { nodeEnv } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
@@ -75,7 +76,7 @@ export const whileNode: NodeDefinition<Config> = {
           message.metadata['_loopIndex'] = String(index);
           if (!truthy(condition.evaluate(nodeEnv(message, scope, context, references)))) break;
           const result = await runBody(body, message, context);
-          if (result.outcome === 'failure') throw new Error(result.error ?? `iteration ${index} failed`);
+          if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
           if (config.mode === 1) for (const end of result.results) merged.push(valueOf(message, end));
           const last = result.results.at(-1);
           if (last) message = { ...last, metadata: { ...last.metadata } };

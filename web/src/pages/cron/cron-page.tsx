@@ -1,10 +1,9 @@
 // Cron tasks: the list with next run and last run, create with a preview of the next runs (computed
 // by the server's own cron parser), enable/disable, run now, run history, delete with confirmation.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../../api.ts';
-import { renderMarkdown } from '../../markdown.ts';
+import { api } from '../../api.ts';
 import type { PageProps } from '../../routes.ts';
-import { relativeTime } from '../../types.ts';
+import { HistoryDialog, RunBadge, SchedulePreview, when, type CronTask } from './cron-parts.tsx';
 import { confirmDelete } from '../../ui/confirm.tsx';
 import { Dialog, FieldError, FormActions, FormError } from '../../ui/dialog.tsx';
 import { useFormErrors } from '../../ui/form-errors.ts';
@@ -14,32 +13,6 @@ import { toast } from '../../ui/toast.tsx';
 import { useEditedDraft } from '../../ui/unsaved.ts';
 import '../../styles/manage.css';
 
-interface CronRun {
-  startedAt: string;
-  endedAt: string;
-  status: 'success' | 'failure';
-  durationMs: number;
-  error?: string;
-  reply?: string;
-}
-
-interface CronTask {
-  id: string;
-  name: string;
-  schedule: string;
-  message: string;
-  target: string;
-  disabled: boolean;
-  nextRunAt: string | null;
-  lastRun: CronRun | null;
-}
-
-interface Preview {
-  schedule: string;
-  timeZone: string;
-  nextRuns: string[];
-}
-
 const PRESETS = [
   { label: 'Every weekday at 09:00', schedule: '0 0 9 * * 1-5' },
   { label: 'Every day at 08:30', schedule: '0 30 8 * * *' },
@@ -47,120 +20,6 @@ const PRESETS = [
   { label: 'Every 15 minutes', schedule: '0 */15 * * * *' },
   { label: 'Mondays at 10:00', schedule: '0 0 10 * * 1' },
 ];
-
-const when = (iso: string) => new Date(iso).toLocaleString();
-
-function RunBadge({ run }: { run: CronRun | null }) {
-  if (!run) return <span class="muted">never run</span>;
-  return (
-    <span title={run.error ?? run.reply ?? ''}>
-      <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
-        {run.status === 'success' ? 'ok' : 'failed'}
-      </span>{' '}
-      <span class="muted">{relativeTime(run.startedAt)}</span>
-    </span>
-  );
-}
-
-/** The next runs of a schedule as the user types it (debounced), or the server's reason it is wrong. */
-function SchedulePreview({ schedule }: { schedule: string }) {
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [error, setError] = useState('');
-  useEffect(() => {
-    if (schedule.trim() === '') {
-      setPreview(null);
-      setError('');
-      return undefined;
-    }
-    const controller = new AbortController();
-    const timer = window.setTimeout(() => {
-      api<Preview>('/cron/preview', {
-        query: { schedule, count: 5 },
-        quiet: true,
-        signal: controller.signal,
-      }).then(
-        (answer) => {
-          setPreview(answer);
-          setError('');
-        },
-        (failure: unknown) => {
-          if (controller.signal.aborted) return;
-          setPreview(null);
-          setError(failure instanceof ApiError ? failure.message : 'no preview');
-        },
-      );
-    }, 250);
-    return () => {
-      window.clearTimeout(timer);
-      controller.abort();
-    };
-  }, [schedule]);
-  if (error) return <FormError error={error} />;
-  if (!preview) return null;
-  return (
-    <div aria-label="Next runs" aria-live="polite">
-      <span class="field-help">Next runs (server time zone {preview.timeZone}; shown in yours):</span>
-      <ol class="preview-list">
-        {preview.nextRuns.map((run) => (
-          <li key={run}>{when(run)}</li>
-        ))}
-      </ol>
-    </div>
-  );
-}
-
-function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () => void }) {
-  const [runs, setRuns] = useState<CronRun[] | null>(null);
-  useEffect(() => {
-    setRuns(null);
-    if (!task) return;
-    api<{ data: CronRun[] }>(`/cron/${encodeURIComponent(task.id)}/runs`).then(
-      (answer) => setRuns(answer.data),
-      () => setRuns([]),
-    );
-  }, [task?.id]);
-  return (
-    <Dialog
-      title={`Runs of ${task?.name ?? ''}`}
-      open={task !== null}
-      onClose={onClose}
-      wide
-      actions={
-        <button type="button" class="btn" onClick={onClose}>
-          Close
-        </button>
-      }
-    >
-      {runs === null ? (
-        <p class="muted">Loading…</p>
-      ) : runs.length === 0 ? (
-        <p class="muted">This task has not run yet.</p>
-      ) : (
-        <ol class="list" aria-label="Run history">
-          {runs.map((run) => (
-            <li key={run.startedAt} class="node-log">
-              <div class="node-log-head">
-                <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
-                  {run.status}
-                </span>
-                <span>{when(run.startedAt)}</span>
-                <span class="spacer" />
-                <span class="muted">{(run.durationMs / 1000).toFixed(1)} s</span>
-              </div>
-              {run.error && <p class="node-log-error">{run.error}</p>}
-              {run.reply && (
-                <div
-                  class="markdown run-reply"
-                  dangerouslySetInnerHTML={{ __html: renderMarkdown(run.reply) }}
-                />
-              )}
-            </li>
-          ))}
-        </ol>
-      )}
-    </Dialog>
-  );
-}
 
 export function CronPage(_props: PageProps) {
   const [tasks, setTasks] = useState<CronTask[] | null>(null);

@@ -1,0 +1,147 @@
+// The cron page's parts: a task's last-run badge, the live preview of a schedule's next runs and the
+// run history dialog, with the shapes of the server's answers they show.
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../../api.ts';
+import { renderMarkdown } from '../../markdown.ts';
+import { relativeTime } from '../../types.ts';
+import { Dialog, FormError } from '../../ui/dialog.tsx';
+
+export interface CronRun {
+  startedAt: string;
+  endedAt: string;
+  status: 'success' | 'failure';
+  durationMs: number;
+  error?: string;
+  reply?: string;
+}
+
+export interface CronTask {
+  id: string;
+  name: string;
+  schedule: string;
+  message: string;
+  target: string;
+  disabled: boolean;
+  nextRunAt: string | null;
+  lastRun: CronRun | null;
+}
+
+export interface Preview {
+  schedule: string;
+  timeZone: string;
+  nextRuns: string[];
+}
+
+export const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function RunBadge({ run }: { run: CronRun | null }) {
+  if (!run) return <span class="muted">never run</span>;
+  return (
+    <span title={run.error ?? run.reply ?? ''}>
+      <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+        {run.status === 'success' ? 'ok' : 'failed'}
+      </span>{' '}
+      <span class="muted">{relativeTime(run.startedAt)}</span>
+    </span>
+  );
+}
+
+/** The next runs of a schedule as the user types it (debounced), or the server's reason it is wrong. */
+export function SchedulePreview({ schedule }: { schedule: string }) {
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    if (schedule.trim() === '') {
+      setPreview(null);
+      setError('');
+      return undefined;
+    }
+    const controller = new AbortController();
+    const timer = window.setTimeout(() => {
+      api<Preview>('/cron/preview', {
+        query: { schedule, count: 5 },
+        quiet: true,
+        signal: controller.signal,
+      }).then(
+        (answer) => {
+          setPreview(answer);
+          setError('');
+        },
+        (failure: unknown) => {
+          if (controller.signal.aborted) return;
+          setPreview(null);
+          setError(failure instanceof ApiError ? failure.message : 'no preview');
+        },
+      );
+    }, 250);
+    return () => {
+      window.clearTimeout(timer);
+      controller.abort();
+    };
+  }, [schedule]);
+  if (error) return <FormError error={error} />;
+  if (!preview) return null;
+  return (
+    <div aria-label="Next runs" aria-live="polite">
+      <span class="field-help">Next runs (server time zone {preview.timeZone}; shown in yours):</span>
+      <ol class="preview-list">
+        {preview.nextRuns.map((run) => (
+          <li key={run}>{when(run)}</li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export function HistoryDialog({ task, onClose }: { task: CronTask | null; onClose: () => void }) {
+  const [runs, setRuns] = useState<CronRun[] | null>(null);
+  useEffect(() => {
+    setRuns(null);
+    if (!task) return;
+    api<{ data: CronRun[] }>(`/cron/${encodeURIComponent(task.id)}/runs`).then(
+      (answer) => setRuns(answer.data),
+      () => setRuns([]),
+    );
+  }, [task?.id]);
+  return (
+    <Dialog
+      title={`Runs of ${task?.name ?? ''}`}
+      open={task !== null}
+      onClose={onClose}
+      wide
+      actions={
+        <button type="button" class="btn" onClick={onClose}>
+          Close
+        </button>
+      }
+    >
+      {runs === null ? (
+        <p class="muted">Loading…</p>
+      ) : runs.length === 0 ? (
+        <p class="muted">This task has not run yet.</p>
+      ) : (
+        <ol class="list" aria-label="Run history">
+          {runs.map((run) => (
+            <li key={run.startedAt} class="node-log">
+              <div class="node-log-head">
+                <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
+                  {run.status}
+                </span>
+                <span>{when(run.startedAt)}</span>
+                <span class="spacer" />
+                <span class="muted">{(run.durationMs / 1000).toFixed(1)} s</span>
+              </div>
+              {run.error && <p class="node-log-error">{run.error}</p>}
+              {run.reply && (
+                <div
+                  class="markdown run-reply"
+                  dangerouslySetInnerHTML={{ __html: renderMarkdown(run.reply) }}
+                />
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </Dialog>
+  );
+}
