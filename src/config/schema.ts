@@ -276,6 +276,14 @@ export const configSchema = z.strictObject({
   agents: z
     .strictObject({
       defaults: z.looseObject({ compaction: compactionSchema.optional() }).default({}),
+      /** Time limit of one agent turn (HTTP, channels, cron, A2A), waiting for its session included, in ms. */
+      turn_timeout_ms: z
+        .int()
+        .positive()
+        .max(24 * 3_600_000)
+        .default(600_000),
+      /** Turns of one session waiting or running at most; one more is refused with a 429. */
+      max_queued_turns: z.int().positive().max(1000).default(16),
     })
     .prefault({}),
   observability: z

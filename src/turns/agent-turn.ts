@@ -16,6 +16,14 @@ import type { CompactionResult, Compactor } from './compactor.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
 import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
+import {
+  DEFAULT_TURN_LIMITS,
+  isTurnTimeout,
+  settleWithin,
+  WIND_DOWN_MS,
+  withTimeLimit,
+  type TurnLimits,
+} from './turn-limits.ts';
 
 export interface TurnInput {
   agentId: string;
@@ -71,6 +79,9 @@ export interface TurnMemory {
 }
 
 export class TurnRunner {
+  /** Turns waiting for or holding each session's lock (bounded by limits.maxQueued). */
+  private readonly queued = new Map<string, number>();
+
   constructor(
     private readonly agents: AgentDirectory,
     private readonly sessions: SessionStore,
@@ -79,11 +90,45 @@ export class TurnRunner {
     private readonly memory: TurnMemory = {},
     /** Told of every turn (live events, metrics, traces); optional. */
     private readonly observer?: TurnObserver,
+    /** Time limit of a turn and the bound of a session's queue (read at each turn). */
+    private readonly limits: TurnLimits = DEFAULT_TURN_LIMITS,
   ) {}
 
-  /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
-  private locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    return this.locks.run(`session:${key}`, work, { signal });
+  /**
+   * Runs `work` holding the session's lock. Waiting ends when the turn's signal aborts, and the lock
+   * is released at most WIND_DOWN_MS after it aborts, whatever `work` is still doing. A session
+   * with limits.maxQueued turns already waiting or running refuses one more (429).
+   */
+  private async locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const queued = this.queued.get(key) ?? 0;
+    const max = this.limits.maxQueued();
+    if (queued >= max) {
+      throw new AppError(
+        'rate-limited',
+        `this conversation already has ${max} messages waiting for an answer; send again once they are answered`,
+      );
+    }
+    this.queued.set(key, queued + 1);
+    let entered = false;
+    const held = (): Promise<T> => {
+      entered = true;
+      signal.throwIfAborted();
+      return settleWithin(work(), signal, () => WIND_DOWN_MS);
+    };
+    try {
+      return await settleWithin(this.locks.run(`session:${key}`, held, { signal }), signal, () =>
+        entered ? WIND_DOWN_MS : 0,
+      );
+    } finally {
+      const left = (this.queued.get(key) ?? 1) - 1;
+      if (left > 0) this.queued.set(key, left);
+      else this.queued.delete(key);
+    }
+  }
+
+  /** Turns waiting for or holding a session's lock now (0 when none): for tests and diagnostics. */
+  queuedTurns(key: string): number {
+    return this.queued.get(key) ?? 0;
   }
 
   /**
@@ -132,17 +177,24 @@ export class TurnRunner {
    * same run as `run()` with its events dropped instead of queued, so it costs no queue hop per
    * event. Equivalent to collectTurn(run(input)).
    */
-  complete(input: TurnInput): Promise<TurnOutput> {
+  async complete(input: TurnInput): Promise<TurnOutput> {
     const ignore = (): void => undefined;
     const session = input.session;
+    const limited = withTimeLimit(input.signal, this.limits.timeoutMs());
+    const signal = limited.signal;
+    const turn = { ...input, signal };
     // Every model call of the turn (and of what it starts) is metered as this agent's, channel's and user's.
-    return withAttribution(attributionOf(input.agentId, input.metadata), () =>
-      session
-        ? this.locked(session.key, input.signal, async () =>
-            this.runNow(input, await this.sessions.history(session.key), ignore),
-          )
-        : this.runNow(input, input.history ?? [], ignore),
-    );
+    try {
+      return await withAttribution(attributionOf(input.agentId, input.metadata), () =>
+        session
+          ? this.locked(session.key, signal, async () =>
+              this.runNow(turn, await this.sessions.history(session.key), ignore),
+            )
+          : settleWithin(this.runNow(turn, input.history ?? [], ignore), signal, () => WIND_DOWN_MS),
+      );
+    } finally {
+      limited.dispose();
+    }
   }
 
   /**
@@ -150,12 +202,9 @@ export class TurnRunner {
    * pending next(), so a consumer could not stop a turn that is waiting on its model.
    */
   private start(input: TurnInput): AsyncIterator<TurnEvent> {
-    const stop = new AbortController();
-    // Linked by hand: AbortSignal.any costs more per turn and, on Node 20, holds on to its sources.
-    const follow = (): void => stop.abort(input.signal.reason);
-    if (input.signal.aborted) follow();
-    else input.signal.addEventListener('abort', follow, { once: true });
-    const signal = stop.signal;
+    const limited = withTimeLimit(input.signal, this.limits.timeoutMs());
+    const stop = limited.controller;
+    const signal = limited.signal;
     const queue = new AsyncQueue<TurnEvent>();
     const emit = (event: TurnEvent): void => queue.push(event);
     const session = input.session;
@@ -165,7 +214,11 @@ export class TurnRunner {
         ? this.locked(session.key, signal, async () =>
             this.runNow({ ...input, signal }, await this.sessions.history(session.key), emit),
           )
-        : this.runNow({ ...input, signal }, input.history ?? [], emit),
+        : settleWithin(
+            this.runNow({ ...input, signal }, input.history ?? [], emit),
+            signal,
+            () => WIND_DOWN_MS,
+          ),
     )
       .then(
         (output): TurnEvent => ({ type: 'done', ...output }),
@@ -177,7 +230,7 @@ export class TurnRunner {
       .then((last) => {
         // Marked before the last event is seen, so a consumer leaving after it stops nothing.
         ended = true;
-        input.signal.removeEventListener('abort', follow);
+        limited.dispose();
         emit(last);
         queue.close();
       });
@@ -311,7 +364,8 @@ export class TurnRunner {
     };
     const keepUnfinished = async (error: unknown): Promise<void> => {
       if (!session) return;
-      const stopped = input.signal.aborted;
+      // A turn past its time limit failed; one stopped by its client (or a shutdown) was stopped.
+      const stopped = input.signal.aborted && !isTurnTimeout(input.signal);
       await this.sessions.append(
         session.key,
         session.info,
@@ -329,16 +383,19 @@ export class TurnRunner {
         onEvent,
         turn: { agentId: input.agentId, conversation },
       });
-    } catch (error) {
+    } catch (thrown) {
+      const error = isTurnTimeout(input.signal) ? (input.signal.reason as Error) : thrown;
       await keepUnfinished(error);
       throw error;
     }
     if (result.outcome === 'failure') {
       // The node whose Failure failed the run: its AppError gives the answer's status (502, 504).
       const failed = causes.find((entry) => entry.error === result.error && isAppError(entry.cause));
-      const error = failed
-        ? (failed.cause as Error)
-        : new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
+      const error = isTurnTimeout(input.signal)
+        ? (input.signal.reason as Error)
+        : failed
+          ? (failed.cause as Error)
+          : new AppError('upstream', `agent "${input.agentId}" failed: ${result.error ?? 'unknown error'}`);
       await keepUnfinished(error);
       throw error;
     }
