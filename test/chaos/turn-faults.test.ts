@@ -247,3 +247,82 @@ describe('chaos: every turn ends whatever the model does', { timeout: 120_000 },
     );
   });
 });
+
+describe('chaos: the turn time limit ends what the model call limits would not', { timeout: 60_000 }, () => {
+  let model: FaultModel;
+  let t: TestApp;
+  const LIMIT_MS = 1_500;
+  before(async () => {
+    model = await startFaultModel();
+    t = await createTestApp({
+      listen: true,
+      config: {
+        // The provider would wait for minutes; the turn may take 1.5 s.
+        models: model.modelsConfig({
+          timeout_ms: 600_000,
+          first_byte_timeout_ms: 600_000,
+          idle_timeout_ms: 600_000,
+        }),
+        agents: { turn_timeout_ms: LIMIT_MS, max_queued_turns: 2 },
+      },
+    });
+    // Loads the SDK on the model worker (which a 1.5 s turn may not have time for on a busy machine).
+    for (let tries = 0; tries < 5; tries += 1) if ((await chat('warm-up', 'warm-up')).status === 200) break;
+    model.reset();
+  });
+  after(async () => {
+    await t?.close();
+    await model?.close();
+  });
+
+  const chat = (sessionId: string, content: string, stream = false) =>
+    fetch(`${t.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'main', sessionId, stream, messages: [{ role: 'user', content }] }),
+    });
+
+  for (const kind of ['stall', 'no-headers'] as const) {
+    it(`${kind}: the turn fails with a 504 at its limit, what was streamed kept, and the session answers again`, async () => {
+      model.script(kind);
+      const started = Date.now();
+      const response = await chat(`limit-${kind}`, 'first');
+      const took = Date.now() - started;
+      assert.equal(response.status, 504);
+      assert.match(
+        ((await response.json()) as { error: string }).error,
+        /the turn did not finish within 1500 ms/,
+      );
+      assert.ok(took >= LIMIT_MS && took <= LIMIT_MS + MARGIN_MS, `ended after ${took} ms`);
+      const key = apiSession('main', `limit-${kind}`, undefined).key;
+      const last = (await t.services.sessions.entries(key)).at(-1);
+      assert.equal(last?.status, 'failed');
+      assert.equal(last?.message.content, kind === 'stall' ? 'Partial answer ' : null);
+      assert.equal(t.services.turns.queuedTurns(key), 0);
+      const again = await chat(`limit-${kind}`, 'second');
+      assert.equal(again.status, 200, await again.clone().text());
+      const next = (await again.json()) as {
+        choices: Array<{ message: { content: string } }>;
+      };
+      assert.equal(next.choices[0]?.message.content, 'Answer to: second');
+    });
+  }
+
+  it('a session with two turns in flight refuses a third at once with a 429; the others end in time', async () => {
+    model.script('no-headers', 'no-headers');
+    const started = Date.now();
+    const first = chat('crowded', 'one', true);
+    const second = chat('crowded', 'two');
+    const key = apiSession('main', 'crowded', undefined).key;
+    while (t.services.turns.queuedTurns(key) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    const third = await chat('crowded', 'three');
+    assert.equal(third.status, 429);
+    assert.match(((await third.json()) as { error: string }).error, /already has 2 messages waiting/);
+    const streamed = await (await first).text();
+    assert.match(streamed, /"error":"the turn did not finish within 1500 ms"/);
+    // The second waited for the first, then timed out: its limit counts from its own start.
+    assert.equal((await second).status, 504);
+    assert.ok(Date.now() - started <= LIMIT_MS + MARGIN_MS, `ended after ${Date.now() - started} ms`);
+    assert.equal(t.services.turns.queuedTurns(key), 0);
+  });
+});
