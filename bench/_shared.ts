@@ -365,18 +365,38 @@ export async function loadPost(
   };
 }
 
-/** Warm-up then measurement; the RSS of `pid` is sampled during both. */
+/** CPU time (user + system, all threads) a process has used so far, in ms; 0 once it has exited. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ = 100
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Warm-up then measurement; the RSS of `pid` is sampled during both, and its CPU time per request
+ * is taken over the measurement. On a machine shared with other work, CPU per request is the
+ * steadier figure: throughput falls with whatever else runs, the CPU a request costs much less.
+ */
 export async function warmAndLoad(
   url: string,
   body: unknown,
   options: { connections: number; warmS: number; durationS: number; pid?: number },
-): Promise<LoadResult & { peakRssMb?: number; otherCpuPct: number }> {
+): Promise<LoadResult & { peakRssMb?: number; cpuMsPerRequest?: number; otherCpuPct: number }> {
   const rss = options.pid ? sampleRss(options.pid) : undefined;
   try {
     if (options.warmS > 0) await loadPost(url, body, options.connections, options.warmS);
     const other = watchOtherCpu();
+    const cpuBefore = options.pid ? processCpuMs(options.pid) : 0;
+    const load = await loadPost(url, body, options.connections, options.durationS);
     const result = {
-      ...(await loadPost(url, body, options.connections, options.durationS)),
+      ...load,
+      ...(options.pid
+        ? { cpuMsPerRequest: round((processCpuMs(options.pid) - cpuBefore) / Math.max(1, load.requests), 3) }
+        : {}),
       otherCpuPct: other.stop(),
     };
     if (result.otherCpuPct > 20)

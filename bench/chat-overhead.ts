@@ -60,7 +60,10 @@ try {
     const proxy = await startHelper('_bare-proxy.ts', [upstream.url]);
     let proxyLoad: Awaited<ReturnType<typeof warmAndLoad>>;
     try {
-      proxyLoad = await warmAndLoad(`${proxy.url}/v1/chat/completions`, direct.body, load);
+      proxyLoad = await warmAndLoad(`${proxy.url}/v1/chat/completions`, direct.body, {
+        ...load,
+        pid: proxy.pid,
+      });
     } finally {
       await proxy.stop();
     }
@@ -97,6 +100,14 @@ try {
         bareProxyRps: proxyLoad.rps,
         bareProxyVsDirect: round(proxyLoad.rps / directLoad.rps, 2),
         serviceVsBareProxy: round(serviceLoad.rps / proxyLoad.rps, 2),
+        // CPU per request of each process (all its threads): steadier than throughput on a busy machine.
+        serviceCpuMsPerTurn: serviceLoad.cpuMsPerRequest,
+        bareProxyCpuMsPerRequest: proxyLoad.cpuMsPerRequest,
+        bareProxyVsServiceCpu: round(
+          (proxyLoad.cpuMsPerRequest ?? 0) / (serviceLoad.cpuMsPerRequest ?? 1),
+          2,
+        ),
+        serviceDemoModelCpuMsPerTurn: demoLoad.cpuMsPerRequest,
         // Turns per second with the in-process demo model: everything but the upstream call.
         serviceDemoModelRps: demoLoad.rps,
         serviceDemoModelP99Ms: demoLoad.p99Ms,

@@ -38,7 +38,7 @@ const CHAIN = {
   },
 };
 
-type Measured = LoadResult & { otherCpuPct: number };
+type Measured = LoadResult & { otherCpuPct: number; cpuMsPerRequest?: number };
 
 async function measureService(
   logLevel: 'info' | 'warn',
@@ -82,6 +82,7 @@ async function measureBare(): Promise<Measured> {
       connections: CONNECTIONS,
       warmS: WARM_S,
       durationS: DURATION_S,
+      pid: bare.pid,
     });
   } finally {
     await bare.stop();
@@ -116,6 +117,10 @@ console.log(
     bareFastifyP99Ms: bare.p99Ms,
     executeVsBare: round(info.rps / bare.rps, 2),
     executeVsBareWarnLog: round(warn.rps / bare.rps, 2),
+    // CPU per request of each process (all its threads, the script worker included).
+    executeCpuMsPerRequest: info.cpuMsPerRequest,
+    bareFastifyCpuMsPerRequest: bare.cpuMsPerRequest,
+    bareVsExecuteCpu: round((bare.cpuMsPerRequest ?? 0) / (info.cpuMsPerRequest ?? 1), 2),
     // CPU other programs took meanwhile (% of one core, worst phase): above ~20 the figures are skewed.
     otherCpuPct: Math.max(info.otherCpuPct, warn.otherCpuPct, bare.otherCpuPct),
     goals: { executeRps: 8500, executeP99Ms: 50, peakRssMb: 150 },

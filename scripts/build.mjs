@@ -1,11 +1,16 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ with esbuild: one bundle per entry (dependencies stay in node_modules).
-// Transpiling only takes a fraction of a second; `npm run typecheck` is what checks the types.
-// Running from dist/ saves the memory and start-up time of compiling TypeScript at run time.
+// Compiles src/ to dist/ with esbuild: one bundle per entry. Transpiling only takes a fraction of a
+// second; `npm run typecheck` is what checks the types. Running from dist/ saves the memory and
+// start-up time of compiling TypeScript at run time.
+//
+// The pure-JavaScript packages every start loads are bundled in (BUNDLED); every other package stays
+// in node_modules and loads from there on first use. Node 20 resolves, reads and links each file of
+// an ES module package separately (kysely alone is 248 files): that resolving was a quarter of the
+// start-up CPU, and each file's source text stays in memory (README, Benchmarks).
 // Then builds the web UI (web/ -> web/dist/) with Vite; `node scripts/build.mjs server` or `ui`
 // builds only one of the two.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const only = process.argv[2];
 
@@ -15,6 +20,42 @@ if (existsSync('src/engine/sandbox/script-worker.ts'))
   entryPoints['script-worker'] = 'src/engine/sandbox/script-worker.ts';
 if (existsSync('src/model-providers/model-worker.ts'))
   entryPoints['model-worker'] = 'src/model-providers/model-worker.ts';
+
+/**
+ * Bundled into dist/: loaded by every start, pure JavaScript, no files read beside their own code
+ * (no native addon, worker file or WebAssembly). Their own dependencies come along, except those
+ * in package.json's dependencies, which stay external. Packages that load on first use (channel
+ * SDKs, drivers, OpenTelemetry's SDK, the openai SDK, QuickJS) stay in node_modules. pino is
+ * bundled because the server uses no pino transport (those run files of pino's own in a worker).
+ */
+const BUNDLED = new Set([
+  '@fastify/multipart',
+  '@fastify/swagger',
+  '@opentelemetry/api',
+  'commander',
+  'croner',
+  'fastify',
+  'fastify-type-provider-zod',
+  'fflate',
+  'jose',
+  'kysely',
+  'pino',
+  'prom-client',
+  'ws',
+  'yaml',
+  'zod',
+]);
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const external = [
+  ...Object.keys(manifest.dependencies ?? {}),
+  ...Object.keys(manifest.devDependencies ?? {}),
+  ...Object.keys(manifest.optionalDependencies ?? {}),
+  // Optional native speed-ups ws asks for inside a try.
+  'bufferutil',
+  'utf-8-validate',
+]
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
 
 if (only !== 'ui') await buildServer();
 if (only !== 'server') await buildUi();
@@ -26,12 +67,16 @@ async function buildServer() {
     bundle: true,
     // Dynamic imports of our own modules become chunks loaded on first use (a platform's SDK, say).
     splitting: true,
-    packages: 'external',
+    external,
     platform: 'node',
     target: 'node20',
     format: 'esm',
     sourcemap: true,
     logLevel: 'warning',
+    // Bundled CommonJS packages call require() for Node's own modules.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
   });
 }
 

@@ -5,18 +5,35 @@ import { z } from 'zod';
 
 export const compactionSchema = z.strictObject({
   /** Summarise older turns when a request would pass the trigger (default true). */
-  enabled: z.boolean().optional(),
+  enabled: z.boolean().optional().meta({
+    label: 'Enabled',
+    description: 'Summarise older turns when a request would pass the trigger (default true).',
+  }),
   /** The trigger, in percent of the model's context window (default 75). */
-  trigger_percent: z.int().min(10).max(95).optional(),
+  trigger_percent: z.int().min(10).max(95).optional().meta({
+    label: 'Trigger (%)',
+    description: "The trigger, in percent of the model's context window (default 75).",
+  }),
   /** Estimated tokens of the newest turns always kept verbatim (default 8,000). */
-  keep_recent_tokens: z.int().min(0).max(10_000_000).optional(),
+  keep_recent_tokens: z.int().min(0).max(10_000_000).optional().meta({
+    label: 'Recent tokens kept',
+    description: 'Estimated tokens of the newest turns always kept verbatim (default 8000).',
+  }),
   /** The summariser as `provider/model`; default: the agent's own model. */
   model: z
     .string()
     .regex(/^[A-Za-z0-9_-]+\/.+$/, 'must be "provider/model"')
-    .optional(),
+    .optional()
+    .meta({
+      label: 'Summary model',
+      description: "The summariser as provider/model; default: the agent's own model.",
+    }),
   /** One silent turn before each compaction to write what matters to memory files (default true). */
-  memory_flush: z.boolean().optional(),
+  memory_flush: z.boolean().optional().meta({
+    label: 'Memory flush',
+    description:
+      'One silent turn before each compaction to write what matters to memory files (default true).',
+  }),
 });
 
 export type CompactionOverride = z.infer<typeof compactionSchema>;

@@ -1,6 +1,6 @@
 // The endpoints of the loaded chains (RuleGo's metadata.endpoints), started when a chain goes into
-// service and stopped when it leaves or is replaced (hot reload). http routes are served by every
-// instance under /api/v1/endpoints (endpoint-routes.ts); a schedule or an MQTT subscription is held
+// service and stopped when it leaves or is replaced (hot reload). http and ws routes are served by
+// every instance under /api/v1/endpoints (endpoint-routes.ts, endpoint-sockets.ts); a schedule or an MQTT subscription is held
 // by one instance of a cluster at a time, through the cluster lease (another takes over if it dies).
 import { Cron } from 'croner';
 import { whileHeld, type ConnectionLease } from '../cluster/lease.ts';
@@ -10,10 +10,13 @@ import type { RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
 import { guardedAddress } from '../engine/nodes/network-guard.ts';
 import type { NetworkPolicy, RuleMessage, RunResult } from '../engine/types.ts';
+import { applyInProcessors } from './processors.ts';
 
 export interface HttpRoute {
   chainId: string;
   endpointId: string;
+  /** http: a request answered with the run's result; ws: a WebSocket, one run per message. */
+  protocol: 'http' | 'ws';
   method: string;
   /** Segments of the path: text, `:name` parameters, or a final `*`. */
   segments: string[];
@@ -22,6 +25,11 @@ export interface HttpRoute {
   auth: boolean;
   wait: boolean;
   target: string;
+  /** RuleGo's processors of the router: from.processors and to.processors. */
+  inProcessors: string[];
+  outProcessors: string[];
+  /** Aborts when the chain's endpoints stop (the chain is saved again, disabled or deleted). */
+  stopped: AbortSignal;
 }
 
 interface Started {
@@ -56,18 +64,24 @@ export class EndpointManager {
     for (const endpoint of endpoints) {
       for (const router of endpoint.routers) {
         const target = targetOf(chainId, router);
-        if (endpoint.type === 'http') routes.push(httpRoute(chainId, endpoint, router, target));
+        if (endpoint.type === 'http' || endpoint.type === 'ws')
+          routes.push(httpRoute(chainId, endpoint, router, target, stop.signal));
         else this.hold(chainId, endpoint, router, target, stop.signal);
       }
     }
     this.started.set(chainId, { routes, stop });
   }
 
-  /** The http route of a request, with its path parameters. */
-  match(method: string, path: string): { route: HttpRoute; params: Record<string, string> } | undefined {
+  /** The http route of a request (or with `protocol: 'ws'`, the ws route of an upgrade), with its path parameters. */
+  match(
+    method: string,
+    path: string,
+    protocol: HttpRoute['protocol'] = 'http',
+  ): { route: HttpRoute; params: Record<string, string> } | undefined {
     const parts = path.split('/').filter((part) => part !== '');
     for (const { routes } of this.started.values()) {
       for (const route of routes) {
+        if (route.protocol !== protocol) continue;
         if (route.method !== method && !(route.method === 'GET' && method === 'HEAD')) continue;
         const params = matchPath(route.segments, parts);
         if (params) return { route, params };
@@ -115,7 +129,10 @@ export class EndpointManager {
   private async schedule(router: EndpointRouter, target: string, signal: AbortSignal): Promise<void> {
     const job = new Cron(router.from.path, { protect: true }, async () => {
       const message = newMessage('', { type: 'SCHEDULE', metadata: { schedule: router.from.path } });
-      await this.run(target, message).catch(() => undefined);
+      const request = { body: Buffer.alloc(0), from: router.from.path };
+      await this.run(target, applyInProcessors(router.from.processors, message, request)).catch(
+        () => undefined,
+      );
     });
     await aborted(signal);
     job.stop();
@@ -150,7 +167,8 @@ export class EndpointManager {
         dataType: isJson(text) ? 'JSON' : 'TEXT',
         metadata: { topic },
       });
-      void this.run(target, message).catch(() => undefined);
+      const processed = applyInProcessors(router.from.processors, message, { body: payload, from: topic });
+      void this.run(target, processed).catch(() => undefined);
     });
     await client.subscribeAsync(router.from.path, { qos: Number(config['qos'] ?? 0) as 0 | 1 | 2 });
     await aborted(signal);
@@ -158,7 +176,7 @@ export class EndpointManager {
   }
 }
 
-function isJson(text: string): boolean {
+export function isJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;
@@ -183,17 +201,24 @@ function httpRoute(
   endpoint: EndpointDefinition,
   router: EndpointRouter,
   target: string,
+  stopped: AbortSignal,
 ): HttpRoute {
   const path = `/${router.from.path.replace(/^\/+/, '')}`;
+  const protocol = endpoint.type === 'ws' ? 'ws' : 'http';
   return {
     chainId,
     endpointId: endpoint.id,
-    method: (router.params?.[0] ?? 'POST').toUpperCase(),
+    protocol,
+    // RuleGo's ws routes are GET (the upgrade); an http route takes the method of its params.
+    method: protocol === 'ws' ? 'GET' : (router.params?.[0] ?? 'POST').toUpperCase(),
     segments: path.split('/').filter((part) => part !== ''),
     path,
     auth: endpoint.configuration?.['auth'] !== false,
     wait: router.to?.wait !== false,
     target,
+    inProcessors: router.from.processors ?? [],
+    outProcessors: router.to?.processors ?? [],
+    stopped,
   };
 }
 

@@ -7,6 +7,7 @@ import { AppError, unauthenticated } from '../core/errors.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { newMessage } from '../engine/message.ts';
 import type { EndpointManager } from './endpoint-manager.ts';
+import { applyInProcessors, headersFromMetadata } from './processors.ts';
 
 export const ENDPOINTS_PREFIX = '/api/v1/endpoints';
 
@@ -61,10 +62,15 @@ export async function registerEndpointRoutes(
           }
           const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
           const isJson = /json/i.test(request.headers['content-type'] ?? '');
-          const message = newMessage(body, {
+          const built = newMessage(body, {
             type: `${request.method}:${route.path}`,
             dataType: isJson ? 'JSON' : 'TEXT',
             metadata: { ...query, ...params, method: request.method, path },
+          });
+          const message = applyInProcessors(route.inProcessors, built, {
+            headers: request.headers,
+            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+            from: request.url,
           });
           if (!route.wait) {
             void endpoints.run(route.target, message).catch(() => undefined);
@@ -80,6 +86,7 @@ export async function registerEndpointRoutes(
           const type =
             first.dataType === 'JSON' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
           return reply
+            .headers(headersFromMetadata(route.outProcessors, first))
             .code(status >= 200 && status < 600 ? status : 200)
             .type(type)
             .send(first.data);

@@ -57,6 +57,7 @@ interface JsonSchemaProperty {
   additionalProperties?: unknown;
   properties?: Record<string, JsonSchemaProperty>;
   required?: string[];
+  items?: JsonSchemaProperty;
 }
 
 export function describeComponents(registry: NodeRegistry): ComponentDescription[] {
@@ -113,7 +114,13 @@ function fieldsOf(json: JsonSchemaProperty): ComponentField[] {
       desc: textOf(property.description) ?? '',
       validate: '',
       rules: isRequired ? [{ required: true, message: 'This field is required' }] : [],
-      fields: type === 'struct' ? fieldsOf(property) : [],
+      // A struct's fields, or the fields of each item of a list of objects (cacheSet items, say).
+      fields:
+        type === 'struct'
+          ? fieldsOf(property)
+          : type === 'array' && property.items?.properties
+            ? fieldsOf(property.items)
+            : [],
       component: property.enum
         ? { type: 'select', options: property.enum.map((value) => ({ label: String(value), value })) }
         : null,

@@ -1,10 +1,30 @@
-// RuleGo's endpoint DSL inside a chain (`metadata.endpoints`): each endpoint has a type (http,
+// RuleGo's endpoint DSL inside a chain (`metadata.endpoints`): each endpoint has a type (http, ws,
 // schedule, mqtt; RuleGo's `endpoint/http` form too), its configuration and routers from a source
 // (an HTTP path, a cron expression, an MQTT topic) to the chain. Checked when the chain loads.
 import { z } from 'zod';
 
-export const ENDPOINT_TYPES = ['http', 'schedule', 'mqtt'] as const;
+export const ENDPOINT_TYPES = ['http', 'ws', 'schedule', 'mqtt'] as const;
 export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+
+/** RuleGo's built-in processors (builtin/processor): `from.processors` and `to.processors` names. */
+export const IN_PROCESSORS = [
+  'headersToMetadata',
+  'setJsonDataType',
+  'setTextDataType',
+  'setBinaryDataType',
+  'toHex',
+] as const;
+export const OUT_PROCESSORS = ['responseToBody', 'metadataToHeaders'] as const;
+
+const processors = (known: readonly string[]) =>
+  z
+    .array(z.string())
+    .optional()
+    .superRefine((names, context) => {
+      const unknown = (names ?? []).find((name) => !known.includes(name));
+      if (unknown !== undefined)
+        context.addIssue({ code: 'custom', message: `processor not found: ${unknown}` });
+    });
 
 const routerSchema = z.looseObject({
   id: z.string().optional(),
@@ -13,13 +33,15 @@ const routerSchema = z.looseObject({
   from: z.looseObject({
     path: z.string().trim().min(1, 'must not be empty'),
     configuration: z.record(z.string(), z.unknown()).optional(),
+    processors: processors(IN_PROCESSORS),
   }),
   to: z
     .looseObject({
       /** The chain to run (its own id, or chainId of another chain); `chainId:nodeId` is refused. */
       path: z.string().optional(),
-      /** http: answer with the run's result (true) or at once with 200 (false). */
+      /** http: answer with the run's result (true) or at once with 200 (false); ws: reply or not. */
       wait: z.boolean().optional(),
+      processors: processors(OUT_PROCESSORS),
     })
     .optional(),
 });
@@ -29,7 +51,7 @@ export const endpointSchema = z.looseObject({
   type: z
     .string()
     .transform((type) => type.replace(/^endpoint\//, ''))
-    .pipe(z.enum(ENDPOINT_TYPES, { error: 'must be http, schedule or mqtt (or endpoint/<type>)' })),
+    .pipe(z.enum(ENDPOINT_TYPES, { error: 'must be http, ws, schedule or mqtt (or endpoint/<type>)' })),
   name: z.string().optional(),
   configuration: z.record(z.string(), z.unknown()).optional(),
   routers: z.array(routerSchema).default([]),

@@ -14,12 +14,20 @@ export function toolArguments<Schema extends z.ZodObject>(
   toolName: string,
   schema: Schema,
 ): ToolArguments<z.output<Schema>> {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
+  // Built when first asked for (a turn offering the tool), not when the module loads: converting
+  // every tool's schema at start-up cost a few percent of the start.
+  let parameters: Record<string, unknown> | undefined;
   return {
-    parameters,
+    get parameters() {
+      if (parameters === undefined) {
+        const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<
+          string,
+          unknown
+        >;
+        parameters = rest;
+      }
+      return parameters;
+    },
     parse(args) {
       // Models often send null for an optional argument; treat it as absent.
       const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));

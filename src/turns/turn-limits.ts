@@ -2,6 +2,7 @@
 // waiting for one session, and a wind-down bound after a turn's signal aborts, past which the
 // session's lock is released whatever the turn's work is still doing (a tool or a store call that
 // ignores its signal must not hold the session for ever).
+import type { Locks } from '../cluster/locks.ts';
 import { AppError } from '../core/errors.ts';
 
 export interface TurnLimits {
@@ -74,4 +75,45 @@ export function settleWithin<T>(work: Promise<T>, signal: AbortSignal, graceMs: 
       },
     );
   });
+}
+
+/** Turns waiting for or holding each session's lock, by session key. */
+export type SessionQueues = Map<string, number>;
+
+/**
+ * Runs `work` holding the session's lock. Waiting ends when `signal` aborts, and the lock is
+ * released at most WIND_DOWN_MS after it aborts, whatever `work` is still doing. A session with
+ * `max` turns already waiting or running refuses one more (429).
+ */
+export async function lockedTurn<T>(
+  locks: Locks,
+  queues: SessionQueues,
+  max: number,
+  key: string,
+  signal: AbortSignal,
+  work: () => Promise<T>,
+): Promise<T> {
+  const queued = queues.get(key) ?? 0;
+  if (queued >= max) {
+    throw new AppError(
+      'rate-limited',
+      `this conversation already has ${max} messages waiting for an answer; send again once they are answered`,
+    );
+  }
+  queues.set(key, queued + 1);
+  let entered = false;
+  const held = (): Promise<T> => {
+    entered = true;
+    signal.throwIfAborted();
+    return settleWithin(work(), signal, () => WIND_DOWN_MS);
+  };
+  try {
+    return await settleWithin(locks.run(`session:${key}`, held, { signal }), signal, () =>
+      entered ? WIND_DOWN_MS : 0,
+    );
+  } finally {
+    const left = (queues.get(key) ?? 1) - 1;
+    if (left > 0) queues.set(key, left);
+    else queues.delete(key);
+  }
 }

@@ -246,6 +246,78 @@ describe('chain endpoints', () => {
     }
   });
 
+  it("RuleGo's processors: headersToMetadata (never the credentials), setTextDataType, metadataToHeaders", async () => {
+    const definition = chainDefinition('processed', [
+      {
+        id: 't',
+        type: 'jsTransform',
+        configuration: {
+          jsScript:
+            "metadata.reply = 'from-chain'; return {msg: {meta: metadata, type: dataType, body: msg}, metadata, msgType, dataType: 'JSON'};",
+        },
+      },
+    ]);
+    await put({
+      ...definition,
+      metadata: {
+        ...definition.metadata,
+        endpoints: [
+          {
+            id: 'p',
+            type: 'http',
+            routers: [
+              {
+                params: ['POST'],
+                from: { path: '/processed', processors: ['headersToMetadata', 'setTextDataType'] },
+                to: { path: 'processed', processors: ['responseToBody', 'metadataToHeaders'] },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const { stdout } = await run('curl', [
+      '-s',
+      '-i',
+      '-X',
+      'POST',
+      '-H',
+      'content-type: application/json',
+      '-H',
+      'X-Device-Id: dev-7',
+      '-H',
+      `authorization: Bearer ${await login()}`,
+      '-d',
+      '{"a":1}',
+      `${base}/api/v1/endpoints/processed`,
+    ]);
+    const [head = '', body = ''] = stdout.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 200/);
+    assert.match(head, /\r\nreply: from-chain\r\n/i);
+    const answer = JSON.parse(body) as { meta: Record<string, string>; type: string; body: string };
+    assert.equal(answer.meta['X-Device-Id'], 'dev-7');
+    assert.equal(answer.meta['Content-Type'], 'application/json');
+    assert.equal(answer.meta['Authorization'], undefined);
+    // setTextDataType: the JSON body reaches the chain as text.
+    assert.equal(answer.type, 'TEXT');
+    assert.equal(answer.body, '{"a":1}');
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/rules',
+      payload: {
+        ...definition,
+        ruleChain: { ...definition.ruleChain, id: 'badProcessor' },
+        metadata: {
+          ...definition.metadata,
+          endpoints: [{ id: 'x', type: 'http', routers: [{ from: { path: '/x', processors: ['nope'] } }] }],
+        },
+      },
+      headers: { authorization: `Bearer ${await login()}` },
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /processor not found: nope/);
+  });
+
   it('an unknown endpoint type is refused at load with its path', async () => {
     const definition = chainDefinition('badEndpoint', [{ id: 'c', type: 'comment' }]);
     const response = await t.app.inject({
@@ -258,6 +330,6 @@ describe('chain endpoints', () => {
       headers: { authorization: `Bearer ${await login()}` },
     });
     assert.equal(response.statusCode, 400);
-    assert.match(response.body, /metadata\.endpoints\[0\]\.type: must be http, schedule or mqtt/);
+    assert.match(response.body, /metadata\.endpoints\[0\]\.type: must be http, ws, schedule or mqtt/);
   });
 });

@@ -57,6 +57,8 @@ export interface UiPage {
 export interface PageOptions {
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
+  /** The browser's language (navigator.language), e.g. zh-CN; Chromium's own when absent. */
+  locale?: string;
   /** Console error texts that a test provokes on purpose (a 401, a server that went away). */
   allowErrors?: RegExp[];
 }
@@ -72,6 +74,7 @@ export async function openPage(
     viewport: options.viewport ?? DESKTOP,
     colorScheme: options.colorScheme ?? 'light',
     reducedMotion: 'reduce',
+    ...(options.locale ? { locale: options.locale } : {}),
   });
   // Fail in seconds, not playwright's 30 s default: every page here is local.
   context.setDefaultTimeout(10_000);

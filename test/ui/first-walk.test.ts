@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentDefinition } from '../fakes/builders.ts';
-import { assertNoConsoleErrors, PHONE, uiSuite, type UiPage } from './browser.ts';
+import { assertNoConsoleErrors, DESKTOP, PHONE, uiSuite, type UiPage } from './browser.ts';
 
 const CRASH = `console.error('missing MCP_HOME'); process.exit(3)`;
 
@@ -48,7 +48,7 @@ describe('web UI: what a new user hit', () => {
         assert.ok(cronKey.startsWith('agent:main:channel:cron:'), JSON.stringify(list));
       },
       // A bad schedule is refused (400) on purpose, by the preview and by the create.
-      page: { allowErrors: [/status of 400/] },
+      page: { allowErrors: [/status of 400/, /Failed to load resource: net::ERR_FAILED/] },
     },
     (suite) => ({ ui } = suite),
   );
@@ -61,14 +61,15 @@ describe('web UI: what a new user hit', () => {
     await ui.page.waitForURL(/\/ui\/chat\/main\//);
   });
 
-  it('a cron conversation reloads, read-only and without Retry', async () => {
+  it('a cron conversation reloads, read-only and without Regenerate or Edit', async () => {
     await ui.page.goto(`/ui/chat/main/${encodeURIComponent(cronKey)}`);
     const asked = ui.page.locator('.message-user', { hasText: 'morning report please' });
     await asked.waitFor();
     await ui.page.reload();
     await asked.waitFor();
     await ui.page.locator('.message-assistant').first().waitFor();
-    assert.equal(await ui.page.getByRole('button', { name: 'Retry' }).count(), 0);
+    assert.equal(await ui.page.getByRole('button', { name: 'Regenerate' }).count(), 0);
+    assert.equal(await ui.page.getByRole('button', { name: 'Edit message' }).count(), 0);
     assert.equal(await ui.page.getByRole('textbox', { name: 'Message' }).isDisabled(), true);
     await ui.page.getByText('came through the cron channel').waitFor();
   });
@@ -107,6 +108,21 @@ describe('web UI: what a new user hit', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await ask.getByRole('button', { name: 'Discard changes' }).click();
     await dialog.waitFor({ state: 'hidden' });
+  });
+
+  it('leaving the rule chain editor with unsaved edits asks first, and Cancel keeps them', async () => {
+    await ui.page.goto('/ui/rules/main');
+    const editor = ui.page.getByRole('textbox', { name: 'Rule chain JSON' });
+    const edited = (await editor.inputValue()).replace('"Main agent"', '"Main agent, edited"');
+    await editor.fill(edited);
+    await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Cron' }).click();
+    const ask = ui.page.getByRole('dialog', { name: 'Discard unsaved changes?' });
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    assert.match(ui.page.url(), /\/ui\/rules\/main$/);
+    assert.equal(await editor.inputValue(), edited);
+    await ui.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Cron' }).click();
+    await ask.getByRole('button', { name: 'Discard changes' }).click();
+    await ui.page.waitForURL(/\/ui\/cron$/);
   });
 
   it('a refused field is shown at the field, in words, not as a toast with the API path', async () => {
@@ -176,6 +192,30 @@ describe('web UI: what a new user hit', () => {
         [],
         path,
       );
+    }
+  });
+
+  it('an error toast never covers the Send button, on a desktop or at 375 px', async () => {
+    for (const size of [DESKTOP, PHONE]) {
+      await ui.page.setViewportSize(size);
+      await ui.page.goto('/ui/chat/main');
+      await ui.page.route('**/api/v1/chat/completions', (route) => route.abort());
+      const composer = ui.page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('are you there?');
+      await composer.press('Enter');
+      const toast = ui.page.locator('.toast-error').first();
+      await toast.waitFor();
+      const send = await ui.page.getByRole('button', { name: 'Send' }).boundingBox();
+      const box = await toast.boundingBox();
+      assert.ok(send && box, 'both are on screen');
+      const overlap =
+        box.x < send.x + send.width &&
+        send.x < box.x + box.width &&
+        box.y < send.y + send.height &&
+        send.y < box.y + box.height;
+      assert.equal(overlap, false, `toast ${JSON.stringify(box)} over Send ${JSON.stringify(send)}`);
+      await ui.page.unroute('**/api/v1/chat/completions');
+      await composer.fill('');
     }
   });
 

@@ -13,12 +13,34 @@ import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
 
 export const toolEntrySchema = z.object({
-  type: z.enum(['builtin', 'rulechain', 'agent', 'mcp', 'a2a']),
-  name: z.string().max(64).default(''),
-  description: z.string().max(4000).optional(),
-  targetId: z.string().max(64).optional(),
-  config: z.record(z.string(), z.unknown()).default({}),
-  timeout: z.int().positive().max(3_600_000).default(120_000),
+  type: z.enum(['builtin', 'rulechain', 'agent', 'mcp', 'a2a']).meta({
+    label: 'Kind',
+    description: 'builtin (read, write, bash...), rulechain, agent (a sub-agent), mcp or a2a.',
+  }),
+  name: z.string().max(64).default('').meta({
+    label: 'Name',
+    description: 'The tool name the model sees (a built-in: its name); empty: from the target.',
+  }),
+  description: z
+    .string()
+    .max(4000)
+    .optional()
+    .meta({ label: 'Description', description: 'What the model is told the tool does.' }),
+  targetId: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ label: 'Target', description: 'The rule chain, agent, MCP server or A2A agent it calls.' }),
+  config: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .meta({ label: 'Settings', description: "The kind's own settings (an MCP command or URL, say)." }),
+  timeout: z
+    .int()
+    .positive()
+    .max(3_600_000)
+    .default(120_000)
+    .meta({ label: 'Timeout (ms)', description: 'How long one call may take.' }),
 });
 export type ToolEntry = z.infer<typeof toolEntrySchema>;
 

@@ -28,13 +28,34 @@ import { compilePresets, presetMessagesSchema, renderPresets } from './preset-me
 
 export const modelParamsSchema = z
   .object({
-    temperature: z.number().min(0).max(2).optional(),
-    topP: z.number().min(0).max(1).optional(),
-    maxTokens: z.int().positive().optional(),
-    stop: z.array(z.string()).max(4).optional(),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .optional()
+      .meta({ label: 'Temperature', description: 'Sampling temperature, 0 to 2; empty: the model default.' }),
+    topP: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .meta({ label: 'Top P', description: 'Nucleus sampling, 0 to 1; empty: the model default.' }),
+    maxTokens: z
+      .int()
+      .positive()
+      .optional()
+      .meta({ label: 'Max tokens', description: 'Tokens of the reply at most; empty: the model default.' }),
+    stop: z
+      .array(z.string())
+      .max(4)
+      .optional()
+      .meta({ label: 'Stop sequences', description: 'Up to 4 texts that end the reply.' }),
     responseFormat: responseFormatSchema,
     jsonSchema: jsonSchemaParam,
-    keepThink: z.boolean().optional(),
+    keepThink: z.boolean().optional().meta({
+      label: 'Keep thinking',
+      description: 'Text format: keep a <think>...</think> block in the reply (removed by default).',
+    }),
   })
   .default({});
 

@@ -12,12 +12,15 @@ const THINK = /<think>[\s\S]*?<\/think>/g;
 export const responseFormatSchema = z
   .union([z.string(), z.record(z.string(), z.unknown())])
   .optional()
-  .meta({ description: 'text, json_object or json_schema (with jsonSchema); default text.' });
+  .meta({
+    label: 'Response format',
+    description: 'text, json_object or json_schema (with jsonSchema); default text.',
+  });
 
-export const jsonSchemaParam = z
-  .string()
-  .optional()
-  .meta({ description: 'The JSON Schema of the reply when responseFormat is json_schema.' });
+export const jsonSchemaParam = z.string().optional().meta({
+  label: 'JSON Schema',
+  description: 'The JSON Schema of the reply when responseFormat is json_schema.',
+});
 
 export interface ReplyFormat {
   /** What the provider is sent, if anything. */

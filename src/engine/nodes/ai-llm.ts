@@ -12,8 +12,11 @@ import { referencedOutputs } from './node-env.ts';
 
 const configSchema = z.object({
   url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
-  key: z.string().default('').meta({ label: 'API key' }),
-  model: z.string().default('').meta({ label: 'Model' }),
+  key: z.string().default('').meta({
+    label: 'API key',
+    description: "Empty: the provider's key. Usually ${global.models.providers.<id>.api_key}.",
+  }),
+  model: z.string().default('').meta({ label: 'Model', description: "Empty: the provider's default model." }),
   systemPrompt: z.string().default('').meta({
     label: 'System prompt',
     description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
@@ -22,11 +25,16 @@ const configSchema = z.object({
     .array(
       z.object({
         // As rulego-components-ai: an empty role is the user's.
-        role: z.preprocess(
-          (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
-          z.enum(['system', 'user', 'assistant']),
-        ),
-        content: z.string().default(''),
+        role: z
+          .preprocess(
+            (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
+            z.enum(['system', 'user', 'assistant']),
+          )
+          .meta({ label: 'Role', description: 'system, user or assistant; empty: user.' }),
+        content: z.string().default('').meta({
+          label: 'Content',
+          description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
+        }),
       }),
     )
     .max(100)
@@ -36,7 +44,11 @@ const configSchema = z.object({
       description:
         'Templated prompt messages (role system, user or assistant); empty: {"messages": [...]} data as the conversation, else the input data as the user message.',
     }),
-  params: modelParamsSchema,
+  params: modelParamsSchema.meta({
+    label: 'Model parameters',
+    description:
+      'temperature, topP, maxTokens, stop, responseFormat (text, json_object, json_schema with jsonSchema), keepThink.',
+  }),
 });
 
 export function createAiLlmNode(

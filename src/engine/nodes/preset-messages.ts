@@ -12,11 +12,16 @@ export const presetMessagesSchema = z
   .array(
     z.object({
       // An empty role is the user's.
-      role: z.preprocess(
-        (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
-        z.enum(['system', 'user', 'assistant']),
-      ),
-      content: z.string().default(''),
+      role: z
+        .preprocess(
+          (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
+          z.enum(['system', 'user', 'assistant']),
+        )
+        .meta({ label: 'Role', description: 'system, user or assistant; empty: user.' }),
+      content: z.string().default('').meta({
+        label: 'Content',
+        description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
+      }),
     }),
   )
   .max(100)

@@ -38,6 +38,7 @@ export interface SearchOptions {
 }
 
 const CANDIDATES = 200;
+const COUNT_TTL_MS = 10_000;
 const DAY_MS = 86_400_000;
 const HALF_LIFE_MS = 30 * DAY_MS;
 export const DEFAULT_THRESHOLD = 0.5;
@@ -50,7 +51,10 @@ interface Weighted {
 
 export class KeywordIndex {
   private readonly dialect: SearchDialect;
-  private readonly totals = new Map<string, { at: number; count: number }>();
+  /** Document counts (of a scope, or of a term in it), kept a little: they only weigh terms. */
+  private readonly counts = new Map<string, { at: number; generation: number; count: number }>();
+  /** Bumped by every write through this index, so a count it wrote past is never reused. */
+  private generation = 0;
 
   constructor(
     private readonly db: Db,
@@ -66,6 +70,7 @@ export class KeywordIndex {
 
   /** Adds documents, inside the caller's transaction when given one. */
   async insert(documents: SearchDocument[], db: Db = this.db): Promise<void> {
+    this.generation += 1;
     for (let start = 0; start < documents.length; start += 200) {
       await db
         .insertInto('search_documents')
@@ -92,6 +97,7 @@ export class KeywordIndex {
     sources?: string[],
     db: Db = this.db,
   ): Promise<void> {
+    this.generation += 1;
     let query = db
       .deleteFrom('search_documents')
       .where('corpus', '=', corpus)
@@ -120,10 +126,14 @@ export class KeywordIndex {
     }
     // Substrings (identifiers, CJK) are rare and tokenizers split identifiers differently
     // (PostgreSQL reads "A-7731" as "a" and "-7731"), so they are always looked up.
+    const groups = weights.every((term) => term.kind === 'word')
+      ? wordGroups(weights, threshold * total)
+      : undefined;
     const lookup: QueryTerms = {
       words: needed.filter((term) => term.kind === 'word').map((term) => term.term),
       substrings: terms.substrings,
       pairs: terms.pairs,
+      ...(groups ? { groups } : {}),
     };
     const candidates = await this.dialect.candidates(this.db, scope, lookup, CANDIDATES);
     const covered = candidates
@@ -143,16 +153,24 @@ export class KeywordIndex {
       .slice(0, options.limit);
   }
 
-  /** The scope's document count, kept for a second: it only weighs terms, and counting costs a scan. */
-  private async total(scope: SearchScope): Promise<number> {
-    const key = `${scope.corpus}\u0000${scope.agentId}`;
+  /**
+   * A count for weighting, kept up to COUNT_TTL_MS while this index wrote nothing: another
+   * instance's writes show within that time, which only shifts weights a little.
+   */
+  private async counted(key: string, count: () => Promise<number>): Promise<number> {
     const now = Date.now();
-    const known = this.totals.get(key);
-    if (known && now - known.at < 1000) return known.count;
-    const count = await this.dialect.total(this.db, scope);
-    if (this.totals.size > 1000) this.totals.clear();
-    this.totals.set(key, { at: now, count });
-    return count;
+    const known = this.counts.get(key);
+    if (known && known.generation === this.generation && now - known.at < COUNT_TTL_MS) return known.count;
+    const generation = this.generation;
+    const value = await count();
+    if (this.counts.size > 10_000) this.counts.clear();
+    this.counts.set(key, { at: now, generation, count: value });
+    return value;
+  }
+
+  /** The scope's document count. */
+  private total(scope: SearchScope): Promise<number> {
+    return this.counted(`${scopeKey(scope)}\u0000`, () => this.dialect.total(this.db, scope));
   }
 
   /** IDF weights of the query's terms (a term no document holds weighs the most). */
@@ -160,31 +178,72 @@ export class KeywordIndex {
     const documents = Math.max(1, await this.total(scope));
     const idf = (frequency: number): number =>
       Math.log(1 + (documents - Math.min(frequency, documents) + 0.5) / (frequency + 0.5));
+    const frequency = (kind: Weighted['kind'], term: string): Promise<number> =>
+      this.counted(`${scopeKey(scope)}\u0000${kind}\u0000${term}`, () =>
+        this.dialect.frequency(this.db, scope, { [kind]: term }),
+      );
     const weighted: Weighted[] = [];
     for (const word of terms.words)
-      weighted.push({
-        kind: 'word',
-        term: word,
-        weight: idf(await this.dialect.frequency(this.db, scope, { word })),
-      });
+      weighted.push({ kind: 'word', term: word, weight: idf(await frequency('word', word)) });
     for (const substring of terms.substrings)
       weighted.push({
         kind: 'substring',
         term: substring,
-        weight: idf(await this.dialect.frequency(this.db, scope, { substring })),
+        weight: idf(await frequency('substring', substring)),
       });
     for (const pair of terms.pairs)
-      weighted.push({
-        kind: 'pair',
-        term: pair,
-        weight: idf(await this.dialect.frequency(this.db, scope, { pair })),
-      });
+      weighted.push({ kind: 'pair', term: pair, weight: idf(await frequency('pair', pair)) });
     return weighted;
   }
 }
 
-function coverage(text: string, weights: Weighted[]): number {
+const MAX_GROUP_WORDS = 8;
+const MAX_GROUPS = 12;
+
+/**
+ * The smallest sets of the query's words whose weight reaches `least`: a document passes the
+ * threshold only if it holds every word of one of them, so looking up those sets (each an AND)
+ * ranks only documents that can pass, not every document holding a common word. Undefined when
+ * there are too many words or sets to say so cheaply (then any heavy word is looked up).
+ */
+function wordGroups(weights: Weighted[], least: number): string[][] | undefined {
+  if (weights.length === 0 || weights.length > MAX_GROUP_WORDS) return undefined;
+  const sum = (mask: number): number =>
+    weights.reduce((total, term, index) => (mask & (1 << index) ? total + term.weight : total), 0);
+  // A rounding margin, so a set that exactly reaches the threshold is kept as the filter keeps it.
+  const reaches = (mask: number): boolean => sum(mask) >= least - 1e-9;
+  const groups: string[][] = [];
+  for (let mask = 1; mask < 1 << weights.length; mask += 1) {
+    if (!reaches(mask)) continue;
+    let minimal = true;
+    for (let index = 0; index < weights.length && minimal; index += 1)
+      if (mask & (1 << index) && reaches(mask & ~(1 << index))) minimal = false;
+    if (!minimal) continue;
+    groups.push(weights.filter((_, index) => mask & (1 << index)).map((term) => term.term));
+    if (groups.length > MAX_GROUPS) return undefined;
+  }
+  return groups.length > 0 ? groups : undefined;
+}
+
+function scopeKey(scope: SearchScope): string {
+  return JSON.stringify([scope.corpus, scope.agentId, scope.prefixes ?? null, scope.sources ?? null]);
+}
+
+/** The stems of documents seen lately, by their text: the same notes come back query after query. */
+const stemCache = new Map<string, Set<string>>();
+const STEM_CACHE_SIZE = 5000;
+
+function cachedStems(text: string): Set<string> {
+  const known = stemCache.get(text);
+  if (known) return known;
   const stems = documentStems(text);
+  if (stemCache.size >= STEM_CACHE_SIZE) stemCache.delete(stemCache.keys().next().value as string);
+  stemCache.set(text, stems);
+  return stems;
+}
+
+function coverage(text: string, weights: Weighted[]): number {
+  const stems = cachedStems(text);
   const lower = text.toLowerCase();
   let sum = 0;
   for (const term of weights) {

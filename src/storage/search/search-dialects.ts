@@ -119,7 +119,11 @@ export const sqliteSearch: SearchDialect = {
     const filter = scopeFilter(scope);
     const lists: Candidate[][] = [];
     if (terms.words.length > 0) {
-      const match = terms.words.map((word) => `${quote(word)}*`).join(' OR ');
+      const match = terms.groups
+        ? terms.groups
+            .map((group) => `(${group.map((word) => `${quote(word)}*`).join(' AND ')})`)
+            .join(' OR ')
+        : terms.words.map((word) => `${quote(word)}*`).join(' OR ');
       const { rows } = await sql<Row>`
         select ${COLUMNS}, -bm25(search_words) as rank
         from search_words cross join search_documents d on d.id = search_words.rowid
@@ -145,11 +149,13 @@ export const sqliteSearch: SearchDialect = {
     return merge(lists);
   },
   async frequency(db, scope, term) {
-    // Words: the vocabulary's document counts (over the whole index: cheap, and close enough for
-    // weighting). Substrings: counted in the scope, up to a cap.
+    // Words: the documents of the whole index the word index matches (as the total counts the
+    // whole index), up to a cap. Not the vocabulary: it holds the tokenizer's (porter) stems, so a
+    // range over "favourite" misses "favourit" and a common word would weigh as never seen.
+    // Substrings: counted in the scope, up to a cap.
     if (term.word !== undefined) {
-      const { rows } = await sql<{ count: number | null }>`select sum(doc) as count from search_vocabulary
-        where term >= ${term.word} and term < ${`${term.word}\u{10FFFF}`}`.execute(db);
+      const { rows } = await sql<{ count: number }>`select count(*) as count from (select 1 from search_words
+        where search_words match ${`${quote(term.word)}*`} limit ${FREQUENCY_CAP})`.execute(db);
       return Number(rows[0]?.count ?? 0);
     }
     const filter = scopeFilter(scope);
@@ -169,13 +175,20 @@ function prefixQuery(words: string[]): string {
   return words.map((word) => `${word.replace(/[^\p{L}\p{N}]/gu, '')}:*`).join(' | ');
 }
 
+/** Word groups as to_tsquery: every word of one of the groups. */
+function groupsQuery(groups: string[][]): string {
+  return groups
+    .map((group) => `(${group.map((word) => `${word.replace(/[^\p{L}\p{N}]/gu, '')}:*`).join(' & ')})`)
+    .join(' | ');
+}
+
 export const postgresSearch: SearchDialect = {
   total,
   async candidates(db, scope, terms, limit) {
     const filter = scopeFilter(scope);
     const lists: Candidate[][] = [];
     if (terms.words.length > 0) {
-      const query = prefixQuery(terms.words);
+      const query = terms.groups ? groupsQuery(terms.groups) : prefixQuery(terms.words);
       const { rows } = await sql<Row>`
         select ${COLUMNS}, ts_rank(d.words, to_tsquery('simple', ${query})) as rank
         from search_documents d

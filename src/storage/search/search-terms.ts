@@ -9,6 +9,11 @@ export interface QueryTerms {
   substrings: string[];
   /** CJK pairs (too short for trigrams), matched by a scan of the candidates' text. */
   pairs: string[];
+  /**
+   * For a lookup only: the word sets a document must hold all of one of (when given, instead of
+   * any of `words`), so only documents that can pass the threshold are ranked.
+   */
+  groups?: string[][];
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
