@@ -242,6 +242,10 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
       model: (agentId) => agentModel(chains.agents, models, () => globals(store.current), agentId),
     },
     telemetry,
+    {
+      timeoutMs: () => store.current.agents.turn_timeout_ms,
+      maxQueued: () => store.current.agents.max_queued_turns,
+    },
   );
   // Clustered, cron tasks are BullMQ job schedulers fired by a worker on every instance.
   const trigger =

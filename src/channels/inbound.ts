@@ -15,6 +15,8 @@ import type { ChannelAccount, ChannelAdapter, InboundMessage, ReplyStream } from
 
 /** Sent instead of an answer when the turn fails; it never carries the failure's details. */
 export const APOLOGY = 'Sorry, I could not answer that just now. Please try again later.';
+/** Follows the part of an answer already sent when the turn fails after it (a model stream that broke off). */
+export const INTERRUPTED = '[The answer was interrupted. Please try again.]';
 /** Closes a streamed reply whose answer came out empty (a plain reply is then not sent at all). */
 export const EMPTY_ANSWER = '(no answer)';
 
@@ -30,7 +32,7 @@ export interface InboundDeps {
   account: ChannelAccount;
   logger?: Logger | undefined;
   signal: AbortSignal;
-  /** Time limit of one agent turn (default 10 minutes). */
+  /** Time limit of one agent turn, besides the turn runner's own (agents.turn_timeout_ms). */
   turnTimeoutMs?: number;
   /** Rate limits and budgets checked before the turn; a refused user is told once (usage/guard.ts). */
   guard?: UsageGuard;
@@ -147,7 +149,10 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
       if (isRefusal(error)) return refuse(error, who, message, deps, where);
     }
   }
-  const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(deps.turnTimeoutMs ?? 10 * 60_000)]);
+  // The turn runner has its own limit (agents.turn_timeout_ms); this one only when asked for.
+  const signal = deps.turnTimeoutMs
+    ? AbortSignal.any([deps.signal, AbortSignal.timeout(deps.turnTimeoutMs)])
+    : deps.signal;
   const { adapter } = deps;
   const stream = await startReply(message, deps, where);
   const stopTyping =
@@ -204,7 +209,8 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
         },
         'channel agent turn failed',
       );
-      reply = APOLOGY;
+      // Text already sent stays, marked as cut short; otherwise the apology.
+      reply = reply.trim() === '' ? APOLOGY : `${reply}\n\n${INTERRUPTED}`;
       outcome = 'apologized';
     }
   } finally {

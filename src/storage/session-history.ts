@@ -79,7 +79,7 @@ export function summaryMessage(summary: Pick<StoredSummary, 'content'>): ChatMes
   return { role: 'system', content: `${SUMMARY_HEADING}\n${summary.content}` };
 }
 
-/** A stored message as the model reads it: a stopped answer and a failed turn say so. */
+/** A stored message as the model reads it: a stopped answer, a partial one and a failed turn say so. */
 export function forModel(stored: StoredMessage): ChatMessage {
   const { message } = stored;
   if (stored.status === null || message.role !== 'assistant') return message;
@@ -88,7 +88,11 @@ export function forModel(stored: StoredMessage): ChatMessage {
       ...message,
       content: `${message.content ?? ''}\n\n[this answer was stopped before it was finished]`.trim(),
     };
-  return { ...message, content: `[this turn failed: ${stored.error ?? 'unknown error'}]` };
+  const error = stored.error ?? 'unknown error';
+  // A partial answer (the stream broke off after text was sent) is kept, with what cut it short.
+  if (message.content)
+    return { ...message, content: `${message.content}\n\n[this answer broke off: ${error}]` };
+  return { ...message, content: `[this turn failed: ${error}]` };
 }
 
 /** The text session search indexes for a message: what was said, the tools called, their results. */

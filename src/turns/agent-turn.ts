@@ -17,6 +17,16 @@ import type { TurnEvent, TurnOutput } from './turn-events.ts';
 import { branchStart, type TurnBranch } from './turn-branch.ts';
 import { failureOf, TurnFold } from './turn-fold.ts';
 import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
+import {
+  DEFAULT_TURN_LIMITS,
+  isTurnTimeout,
+  lockedTurn,
+  settleWithin,
+  WIND_DOWN_MS,
+  withTimeLimit,
+  type SessionQueues,
+  type TurnLimits,
+} from './turn-limits.ts';
 
 export interface TurnInput {
   agentId: string;
@@ -58,6 +68,9 @@ export interface TurnMemory {
 }
 
 export class TurnRunner {
+  /** Turns waiting for or holding each session's lock (bounded by limits.maxQueued). */
+  private readonly queued: SessionQueues = new Map();
+
   constructor(
     private readonly agents: AgentDirectory,
     private readonly sessions: SessionStore,
@@ -66,6 +79,8 @@ export class TurnRunner {
     private readonly memory: TurnMemory = {},
     /** Told of every turn (live events, metrics, traces); optional. */
     private readonly observer?: TurnObserver,
+    /** Time limit of a turn and the bound of a session's queue (read at each turn). */
+    private readonly limits: TurnLimits = DEFAULT_TURN_LIMITS,
   ) {}
 
   /** Runs `work` while no turn of the session runs (waiting at most 30 s for the one that does). */
@@ -73,9 +88,14 @@ export class TurnRunner {
     return this.locked(key, AbortSignal.timeout(30_000), work);
   }
 
-  /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
+  /** Runs `work` holding the session's lock, bounded as lockedTurn (turn-limits.ts) says. */
   private locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    return this.locks.run(`session:${key}`, work, { signal });
+    return lockedTurn(this.locks, this.queued, this.limits.maxQueued(), key, signal, work);
+  }
+
+  /** Turns waiting for or holding a session's lock now (0 when none): for tests and diagnostics. */
+  queuedTurns(key: string): number {
+    return this.queued.get(key) ?? 0;
   }
 
   /**
@@ -144,18 +164,25 @@ export class TurnRunner {
    * same run as `run()` with its events dropped instead of queued, so it costs no queue hop per
    * event. Equivalent to collectTurn(run(input)).
    */
-  complete(input: TurnInput): Promise<TurnOutput> {
+  async complete(input: TurnInput): Promise<TurnOutput> {
     const ignore = (): void => undefined;
     const session = input.session;
+    const limited = withTimeLimit(input.signal, this.limits.timeoutMs());
+    const signal = limited.signal;
+    const turn = { ...input, signal };
     // Every model call of the turn (and of what it starts) is metered as this agent's, channel's and user's.
-    return withAttribution(attributionOf(input.agentId, input.metadata), () =>
-      session
-        ? this.locked(session.key, input.signal, async () => {
-            const opened = await this.opening(input);
-            return this.runNow(opened.input, opened.history, ignore);
-          })
-        : this.runNow(input, input.history ?? [], ignore),
-    );
+    try {
+      return await withAttribution(attributionOf(input.agentId, input.metadata), () =>
+        session
+          ? this.locked(session.key, signal, async () => {
+              const opened = await this.opening(turn);
+              return this.runNow(opened.input, opened.history, ignore);
+            })
+          : settleWithin(this.runNow(turn, input.history ?? [], ignore), signal, () => WIND_DOWN_MS),
+      );
+    } finally {
+      limited.dispose();
+    }
   }
 
   /**
@@ -163,12 +190,9 @@ export class TurnRunner {
    * pending next(), so a consumer could not stop a turn that is waiting on its model.
    */
   private start(input: TurnInput): AsyncIterator<TurnEvent> {
-    const stop = new AbortController();
-    // Linked by hand: AbortSignal.any costs more per turn and, on Node 20, holds on to its sources.
-    const follow = (): void => stop.abort(input.signal.reason);
-    if (input.signal.aborted) follow();
-    else input.signal.addEventListener('abort', follow, { once: true });
-    const signal = stop.signal;
+    const limited = withTimeLimit(input.signal, this.limits.timeoutMs());
+    const stop = limited.controller;
+    const signal = limited.signal;
     const queue = new AsyncQueue<TurnEvent>();
     const emit = (event: TurnEvent): void => queue.push(event);
     const session = input.session;
@@ -179,7 +203,11 @@ export class TurnRunner {
             const opened = await this.opening({ ...input, signal });
             return this.runNow(opened.input, opened.history, emit);
           })
-        : this.runNow({ ...input, signal }, input.history ?? [], emit),
+        : settleWithin(
+            this.runNow({ ...input, signal }, input.history ?? [], emit),
+            signal,
+            () => WIND_DOWN_MS,
+          ),
     )
       .then(
         (output): TurnEvent => ({ type: 'done', ...output }),
@@ -191,7 +219,7 @@ export class TurnRunner {
       .then((last) => {
         // Marked before the last event is seen, so a consumer leaving after it stops nothing.
         ended = true;
-        input.signal.removeEventListener('abort', follow);
+        limited.dispose();
         emit(last);
         queue.close();
       });
@@ -300,7 +328,8 @@ export class TurnRunner {
     const fold = new TurnFold(emit);
     const keepUnfinished = async (error: unknown): Promise<void> => {
       if (!session) return;
-      const stopped = input.signal.aborted;
+      // A turn past its time limit failed; one stopped by its client (or a shutdown) was stopped.
+      const stopped = input.signal.aborted && !isTurnTimeout(input.signal);
       await this.sessions.append(
         session.key,
         session.info,
@@ -318,12 +347,15 @@ export class TurnRunner {
         onEvent: fold.add,
         turn: { agentId: input.agentId, conversation },
       });
-    } catch (error) {
+    } catch (thrown) {
+      const error = isTurnTimeout(input.signal) ? (input.signal.reason as Error) : thrown;
       await keepUnfinished(error);
       throw error;
     }
     if (result.outcome === 'failure') {
-      const error = failureOf(input.agentId, result);
+      const error = isTurnTimeout(input.signal)
+        ? (input.signal.reason as Error)
+        : failureOf(input.agentId, result);
       await keepUnfinished(error);
       throw error;
     }
