@@ -193,6 +193,7 @@ async function serve(
     ...(logs.file ? { logFile: logs.file } : {}),
   });
   services.channels.useLogger(app.log);
+  services.work.logger = app.log;
   services.scheduler.useLogger(app.log);
   services.cluster.useLogger(app.log);
   services.usage.useLogger(app.log);
@@ -249,6 +250,8 @@ async function serve(
     configPath,
     async close() {
       try {
+        // Channels take no new messages while requests finish; their turns in flight go on.
+        services.channels.drain();
         await app.close();
         await services.close();
       } finally {

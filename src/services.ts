@@ -22,6 +22,7 @@ import { agentTemplate } from './chains/agent-template.ts';
 import { ChainCatalog } from './chains/chain-catalog.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
+import { DurableWork, type DurableWorkOptions } from './storage/durable-work.ts';
 import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
 import { agentModel } from './turns/agent-model.ts';
@@ -128,6 +129,8 @@ export interface Services {
   scheduler: CronScheduler;
   /** Receiving loops and adapters of the chat platforms. */
   channels: ChannelManager;
+  /** The durable inbox of channel messages and cron fires. */
+  work: DurableWork;
   workspace(agentId: string): Promise<string>;
   /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
   cluster: Cluster;
@@ -167,6 +170,8 @@ export interface ServiceOptions {
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
   /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
   deferStart?: boolean;
+  /** Lease and tick of the durable inbox (tests shorten them). */
+  durableWork?: DurableWorkOptions;
   /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
   channels?: Omit<ChannelManagerOptions, 'logger'> & {
     /** Options of the built-in adapters (tests point them at fakes). */
@@ -361,8 +366,15 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...replacements,
   ];
   const pairing = new PairingStore(db);
+  // Inbound messages and cron fires are recorded before they are acknowledged or run (README, Durability).
+  const work = new DurableWork(db, cluster.instanceId, {
+    single: cluster.mode === 'single',
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...options.durableWork,
+  });
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
+    work,
     guard: usage.guard,
     pairing,
     ...channelOptions,
@@ -386,6 +398,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     turns,
     scheduler,
     channels,
+    work,
     workspace,
     cluster,
     telemetry,
@@ -396,6 +409,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     async start() {
       await scheduler.start();
       channels.start();
+      await work.start();
     },
     mcp,
     a2a,
@@ -403,8 +417,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     async close() {
       await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
-      await channels.stop();
+      await channels.stop(store.current.server.shutdown_timeout_ms / 2);
       await scheduler.stop();
+      await work.stop();
       endpoints.close();
       await telemetry.close();
       await cluster.close();

@@ -6,6 +6,7 @@
 //   verified with the signing secret (events-api.ts).
 // Either way an answer is a "thinking" message in the message's thread, edited as it streams.
 // api_base points the Web API (and through apps.connections.open the WebSocket) elsewhere.
+import { waitAtMost } from '../../core/async.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
@@ -91,9 +92,13 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     const now = this.options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
     const outcome = readEventsRequest(request, account.config.signing_secret, now);
     if ('event' in outcome) {
-      // After the answer: Slack redelivers what is not acknowledged within 3 seconds.
-      void this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
-        this.receive(account, outcome.event, botUserId, deliver),
+      // Slack redelivers what is not acknowledged within 3 seconds: the message is handed on (and
+      // recorded) before the answer unless that takes longer (pictures to fetch).
+      await waitAtMost(
+        this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
+          this.receive(account, outcome.event, botUserId, deliver),
+        ),
+        2_000,
       );
     }
     return outcome.reply;

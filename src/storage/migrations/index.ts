@@ -8,6 +8,7 @@ import { memory } from './101-memory.ts';
 import { usage } from './201-usage.ts';
 import { responses } from './301-responses.ts';
 import { channelPairings } from './501-channel-pairings.ts';
+import { durableWork } from './750-durable-work.ts';
 import type { Dialect } from './column-types.ts';
 import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
 
@@ -23,6 +24,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '201-usage': usage(dialect),
     '301-responses': responses(dialect),
     '501-channel-pairings': channelPairings(dialect),
+    '750-durable-work': durableWork(dialect),
   };
 }
 
