@@ -92,14 +92,14 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     const now = this.options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
     const outcome = readEventsRequest(request, account.config.signing_secret, now);
     if ('event' in outcome) {
-      // Slack redelivers what is not acknowledged within 3 seconds: the message is handed on (and
-      // recorded) before the answer unless that takes longer (pictures to fetch).
-      await waitAtMost(
-        this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
-          this.receive(account, outcome.event, botUserId, deliver),
-        ),
-        2_000,
+      // The message is handed on (and recorded) before the answer. Slack redelivers what is not
+      // acknowledged within 3 seconds, so an event with files (pictures to fetch) waits 2 s at most.
+      const receiving = this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
+        this.receive(account, outcome.event, botUserId, deliver),
       );
+      const files = (outcome.event as { files?: unknown } | null)?.files;
+      if (Array.isArray(files) && files.length > 0) await waitAtMost(receiving, 2_000);
+      else await receiving;
     }
     return outcome.reply;
   }
