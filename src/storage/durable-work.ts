@@ -43,9 +43,9 @@ export interface ClaimedWork {
 }
 
 export interface DurableWorkOptions {
-  /** How long a claim lasts without renewal (default 4 s). */
+  /** How long a claim lasts without renewal (default 3 s). */
   leaseMs?: number;
-  /** How often this instance renews its claims and looks for lost work (default 1 s). */
+  /** How often this instance renews its claims and looks for lost work (default 0.75 s). */
   tickMs?: number;
   /** Claims of one row before it is given up as failed (a message that kills every instance; default 3). */
   maxAttempts?: number;
@@ -85,7 +85,7 @@ export class DurableWork {
   }
 
   get leaseMs(): number {
-    return this.options.leaseMs ?? 4_000;
+    return this.options.leaseMs ?? 3_000;
   }
 
   private now(): number {
@@ -212,7 +212,7 @@ export class DurableWork {
     this.timer = setTimeout(() => {
       this.ticking = this.tick().finally(() => {
         this.ticking = undefined;
-        this.schedule(this.options.tickMs ?? 1_000);
+        this.schedule(this.options.tickMs ?? 750);
       });
     }, delay);
     this.timer.unref();
@@ -231,7 +231,7 @@ export class DurableWork {
           .execute();
       }
       // After a break, wait until the live owners have had two ticks to renew what they hold.
-      if (now - this.healthySince >= 2 * (this.options.tickMs ?? 1_000)) await this.claimLost(now);
+      if (now - this.healthySince >= 2 * (this.options.tickMs ?? 750)) await this.claimLost(now);
       if (now - this.lastPrune > 10 * 60_000) {
         this.lastPrune = now;
         await this.db
