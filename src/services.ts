@@ -352,7 +352,14 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
           { ...(options.logger ? { logger: options.logger } : {}) },
         )
       : undefined;
+  // Inbound messages and cron fires are recorded before they are acknowledged or run (README, Durability).
+  const work = new DurableWork(db, cluster.instanceId, {
+    single: cluster.mode === 'single',
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...options.durableWork,
+  });
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
+    work,
     ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -366,12 +373,6 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     ...replacements,
   ];
   const pairing = new PairingStore(db);
-  // Inbound messages and cron fires are recorded before they are acknowledged or run (README, Durability).
-  const work = new DurableWork(db, cluster.instanceId, {
-    single: cluster.mode === 'single',
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...options.durableWork,
-  });
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
     work,
