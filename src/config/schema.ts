@@ -35,7 +35,14 @@ export const providerSchema = z.strictObject({
   models: z.array(providerModelSchema).default([]),
   /** Other provider ids tried in order when this one fails before answering. */
   failover: z.array(id).default([]),
+  /** Time limit of one whole call, retries and streaming included (default 120000 ms). */
   timeout_ms: z.int().positive().max(3_600_000).optional(),
+  /** Time limit for the response headers of each attempt (default 30000 ms); past it the call is retried. */
+  first_byte_timeout_ms: z.int().positive().max(3_600_000).optional(),
+  /** Longest gap between two streamed chunks (default 60000 ms); past it the attempt fails (retried if nothing was streamed). */
+  idle_timeout_ms: z.int().positive().max(3_600_000).optional(),
+  /** Retries of a call that failed before streaming anything (429, 5xx, connection, malformed, time limits; default 3). */
+  max_retries: z.int().min(0).max(10).optional(),
   /** What calls cost, per million tokens (usage and cost budgets). */
   pricing: pricingSchema.optional(),
   /** Context window of the provider's models in tokens (default 128,000), for compaction. */

@@ -16,6 +16,9 @@ export interface ProviderConfig {
   /** Other provider ids to try, in order, when this one fails before answering. */
   failover?: string[] | undefined;
   timeout_ms?: number | undefined;
+  first_byte_timeout_ms?: number | undefined;
+  idle_timeout_ms?: number | undefined;
+  max_retries?: number | undefined;
   pricing?: Pricing | undefined;
 }
 
@@ -185,7 +188,12 @@ export class ModelRegistry {
       aliases,
       ...(entry.api_key ? { apiKey: entry.api_key } : {}),
       ...(entry.timeout_ms === undefined ? {} : { timeoutMs: entry.timeout_ms }),
+      ...(entry.first_byte_timeout_ms === undefined
+        ? {}
+        : { firstByteTimeoutMs: entry.first_byte_timeout_ms }),
+      ...(entry.idle_timeout_ms === undefined ? {} : { idleTimeoutMs: entry.idle_timeout_ms }),
       ...(this.options.maxRetries === undefined ? {} : { maxRetries: this.options.maxRetries }),
+      ...(entry.max_retries === undefined ? {} : { maxRetries: entry.max_retries }),
       ...(this.options.retryBaseMs === undefined ? {} : { retryBaseMs: this.options.retryBaseMs }),
     };
     if (this.options.fetch) return createOpenAICompatibleProvider({ ...options, fetch: this.options.fetch });

@@ -6,7 +6,7 @@ import { StreamedError } from './sse-decoder.ts';
 export interface UpstreamFailure {
   /** Short, key-free text such as "503 Service Unavailable" or "connection error (ECONNREFUSED)". */
   reason: string;
-  /** 429, 5xx and connection failures are worth another try; nothing else is. */
+  /** 429, 5xx, connection failures and malformed responses are worth another try; nothing else is. */
   retryable: boolean;
   /** What the server asked for with Retry-After / Retry-After-Ms, in ms. */
   retryAfterMs: number | undefined;
@@ -48,7 +48,7 @@ export function describeFailure(error: unknown, sdk: SdkErrors | undefined): Ups
   if (error instanceof StreamedError)
     return { reason: `error in stream: ${error.message}`, retryable: false, retryAfterMs: undefined };
   if (error instanceof SyntaxError)
-    return { reason: 'malformed response', retryable: false, retryAfterMs: undefined };
+    return { reason: 'malformed response', retryable: true, retryAfterMs: undefined };
   // undici reports a dropped connection while reading the body as a TypeError ("terminated").
   const message = error instanceof Error ? error.message : String(error);
   return { reason: `connection lost (${message})`, retryable: true, retryAfterMs: undefined };

@@ -196,13 +196,13 @@ describe('openai-compatible provider', () => {
     await within(upstream.waitForClientAbort(0), 1_000);
   });
 
-  it('fails with an upstream error on a malformed chunk, without retrying', async () => {
+  it('retries a malformed chunk sent before any output, then fails with an upstream error', async () => {
     upstream.setMode('malformed');
     const { error } = await failureOf(provider(), userRequest('hi'));
     assert.ok(error instanceof AppError);
     assert.equal(error.kind, 'upstream');
     assert.match(error.message, /malformed/);
-    assert.equal(upstream.requestCount, 1);
+    assert.equal(upstream.requestCount, 4);
   });
 
   it('cancels the upstream request at once when the caller aborts', async () => {

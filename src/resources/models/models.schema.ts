@@ -16,6 +16,9 @@ export const providerFields = {
   models: z.array(z.object(providerModelSchema.shape)).max(500).optional(),
   failover: stored.failover.unwrap().max(20).optional(),
   timeout_ms: stored.timeout_ms,
+  first_byte_timeout_ms: stored.first_byte_timeout_ms,
+  idle_timeout_ms: stored.idle_timeout_ms,
+  max_retries: stored.max_retries,
   /** USD per million tokens (usage and cost budgets). */
   pricing: stored.pricing,
 };
