@@ -126,7 +126,7 @@ export class DurableWork {
 
   /** Marks this instance's row finished; retried, since losing it would run the work again. */
   async finish(id: string, status: Exclude<WorkStatus, 'running'>): Promise<void> {
-    this.active.delete(id);
+    // Renewed until the mark is written (the database may be away): no other instance takes it over.
     for (let attempt = 1; ; attempt++) {
       try {
         await this.db
@@ -135,9 +135,11 @@ export class DurableWork {
           .where('id', '=', id)
           .where('owner', '=', this.owner)
           .execute();
+        this.active.delete(id);
         return;
       } catch (error) {
-        if (this.stopped || attempt >= 20) {
+        if (this.stopped || attempt >= 120) {
+          this.active.delete(id);
           this.logger?.warn({ id, err: errorMessage(error) }, 'could not mark durable work finished');
           return;
         }

@@ -106,7 +106,11 @@ export async function site(config: Record<string, unknown>): Promise<Site> {
 }
 
 /** Polls `check` until true; returns the time it took, or throws after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<number> {
   const start = Date.now();
   for (;;) {
     if (await check()) return Date.now() - start;

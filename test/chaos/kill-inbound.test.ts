@@ -9,7 +9,16 @@ import { after, before, describe, it } from 'node:test';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.ts';
 import { startFaultModel, type FaultModel } from '../fakes/fault-model.ts';
 import { slackEvents, type SlackEvents } from '../fakes/slack-events.ts';
-import { SIGNING_SECRET, answersTo, kill9, site, siteConfig, until, type Proc, type Site } from './chaos-harness.ts';
+import {
+  SIGNING_SECRET,
+  answersTo,
+  kill9,
+  site,
+  siteConfig,
+  until,
+  type Proc,
+  type Site,
+} from './chaos-harness.ts';
 
 const CRASH = 'inbox-before-record:K-BEFORE,inbox-after-record:K-RECORDED';
 
@@ -68,7 +77,10 @@ describe('durable inbound, single mode: kill -9 at each step of a webhook delive
     await until(() => answersTo(slack, 'D3', 'K-AFTER').length === 1, 30_000, 'K-AFTER answered');
     // Single mode: the time to restart is the supervisor's (and this machine's); from then on, 10 s.
     const answeredIn = Date.now() - killedAt - restartedIn;
-    assert.ok(answeredIn < 10_000, `answered ${answeredIn} ms after the restart (restarted in ${restartedIn} ms)`);
+    assert.ok(
+      answeredIn < 10_000,
+      `answered ${answeredIn} ms after the restart (restarted in ${restartedIn} ms)`,
+    );
 
     // 4. Redeliveries of all three (as a platform replays after a reconnect) start no turn.
     const calls = model.calls;
@@ -85,7 +97,11 @@ describe('durable inbound, single mode: kill -9 at each step of a webhook delive
       assert.ok((await events.deliver(() => place.live(), last)).ackedAt);
     }
     for (const channel of ['D1', 'D2', 'D3'])
-      await until(() => answersTo(slack, channel, `K-LAST ${channel}`).length === 1, 30_000, `last in ${channel}`);
+      await until(
+        () => answersTo(slack, channel, `K-LAST ${channel}`).length === 1,
+        30_000,
+        `last in ${channel}`,
+      );
     assert.equal(model.calls, calls + 3, 'only the three new messages reached the model');
     assert.equal(answersTo(slack, 'D1', 'K-BEFORE').length, 1);
     assert.equal(answersTo(slack, 'D2', 'K-RECORDED').length, 1);

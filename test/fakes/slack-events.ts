@@ -26,7 +26,11 @@ export interface SlackEvents {
     options?: { deadlineMs?: number; retryDelayMs?: number },
   ): Promise<Delivery>;
   /** Delivers once more an event acknowledged before (a platform's redelivery), to `target`. */
-  redeliver(target: string, delivery: Delivery, message: { channel: string; user: string; text: string; ts: string }): Promise<number>;
+  redeliver(
+    target: string,
+    delivery: Delivery,
+    message: { channel: string; user: string; text: string; ts: string },
+  ): Promise<number>;
 }
 
 export function slackEvents(slack: FakeSlack, accountId: string, signingSecret: string): SlackEvents {
