@@ -10,7 +10,7 @@ import { installAuth } from './http/auth-hook.ts';
 import { invalid } from './core/errors.ts';
 import { nestedDeeperThan } from './core/json-depth.ts';
 import { installErrorHandler, sendError } from './http/error-handler.ts';
-import { installOriginGuard } from './http/origin-guard.ts';
+import { installOriginGuard, type OriginPolicy } from './http/origin-guard.ts';
 import { OneLineLogController } from './http/logger.ts';
 import { API_PREFIX } from './http/prefix.ts';
 import { registerStaticUi } from './http/static-ui.ts';
@@ -44,6 +44,7 @@ import { registerWorkspaceRoutes } from './resources/workspace/workspace.routes.
 import type { Services } from './services.ts';
 import { registerWebhookRoutes } from './resources/webhooks/webhooks.routes.ts';
 import { registerEndpointRoutes } from './endpoints/endpoint-routes.ts';
+import { createEndpointSockets } from './endpoints/endpoint-sockets.ts';
 import { registerMcpRoutes } from './mcp/mcp.routes.ts';
 import { registerA2ARoutes } from './a2a/a2a.routes.ts';
 import { installChatGuard } from './usage/chat-guard.ts';
@@ -144,12 +145,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
 
-  installOriginGuard(app, () => ({
+  const originPolicy = (): OriginPolicy => ({
     requireAuth: store.current.security.requireAuth,
     host: store.current.server.host,
     allowedHosts: store.current.server.allowed_hosts,
     allowedOrigins: store.current.server.allowed_origins,
-  }));
+  });
+  installOriginGuard(app, originPolicy);
   installAuth(app, deps.services.auth, () => store.current.security.requireAuth);
   const { telemetry } = deps.services;
   installRequestMetrics(app, telemetry.metrics);
@@ -159,19 +161,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireAuth: () => store.current.security.requireAuth,
     isPublic: () => store.current.observability.metrics_public,
   });
+  // Chains' ws endpoints take the upgrades under /api/v1/endpoints/ (offered by the event sockets).
+  const endpointSockets = createEndpointSockets({
+    endpoints: deps.services.endpoints,
+    auth: deps.services.auth,
+    requireAuth: () => store.current.security.requireAuth,
+    originPolicy,
+  });
+  app.addHook('preClose', () => endpointSockets.close());
   attachEventSockets(app, {
     hub: telemetry.hub,
     metrics: telemetry.metrics,
     auth: deps.services.auth,
     requireAuth: () => store.current.security.requireAuth,
-    originPolicy: () => ({
-      requireAuth: store.current.security.requireAuth,
-      host: store.current.server.host,
-      allowedHosts: store.current.server.allowed_hosts,
-      allowedOrigins: store.current.server.allowed_origins,
-    }),
+    originPolicy,
     requireAgent: (agentId) => void deps.services.chains.agents.get(agentId),
     chainExists: (chainId) => deps.services.chains.has(chainId),
+    otherUpgrade: endpointSockets.upgrade,
   });
 
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'] } }, async (_request, reply) =>
@@ -184,7 +190,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerStaticUi(app, deps.webDir ?? fileURLToPath(new URL('../web', import.meta.url)));
   await registerWebhookRoutes(app, deps.services.resources.webhooks);
-  await registerEndpointRoutes(app, deps.services.endpoints, deps.services.auth, () => store.current.security.requireAuth);
+  await registerEndpointRoutes(
+    app,
+    deps.services.endpoints,
+    deps.services.auth,
+    () => store.current.security.requireAuth,
+  );
   registerA2ARoutes(app, { ...deps.services, version: deps.version ?? '0.0.0' });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 

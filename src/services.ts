@@ -516,6 +516,7 @@ function createResourceServices(store: ConfigStore, domain: DomainServices): Res
     sessions: new SessionsService(domain.sessions, agents, {
       search: domain.sessionSearch,
       compact: (agentId, key, signal) => domain.turns.compact(agentId, key, signal),
+      locked: (key, work) => domain.turns.inSession(key, work),
     }),
     users: new UsersService(store, agents),
     pairing: new PairingService(store, domain.pairing),

@@ -10,6 +10,17 @@ export default defineConfig({
   base: '/ui/',
   publicDir: false,
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  resolve: {
+    // React libraries (the chain editor's @xyflow/react, and zustand under it) run on Preact's
+    // compatibility layer: one small runtime instead of React's. Exact matches, longest first.
+    alias: [
+      { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
+      { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
+      { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+      { find: /^react-dom$/, replacement: 'preact/compat' },
+      { find: /^react$/, replacement: 'preact/compat' },
+    ],
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -22,6 +33,13 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 1000,
+    rollupOptions: {
+      // @xyflow/react starts with React's "use client" marker, which means nothing outside React
+      // server components: not worth a warning on every build.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
   },
   server: {
     // `npx vite web` for UI work: the API calls go to a server started with `npm start`.

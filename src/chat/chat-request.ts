@@ -4,6 +4,7 @@ import { AppError } from '../core/errors.ts';
 import type { ChatMessage, ModelParams, ToolSpec } from '../model-providers/types.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../turns/session-key.ts';
 import type { TurnInput } from '../turns/agent-turn.ts';
+import type { TurnBranch } from '../turns/turn-branch.ts';
 import type { Principal } from '../auth/auth-service.ts';
 import { sessionOwner } from '../auth/agent-access.ts';
 import { messageImages, messageText, type ChatRequest, type ChatRequestMessage } from './chat.schema.ts';
@@ -120,4 +121,16 @@ export function apiSession(
     key: sessionKey({ agentId, channel: 'api', scope: DEFAULT_SCOPE, scopeId: sessionId }),
     info: { agentId, channel: 'api', scope: DEFAULT_SCOPE },
   };
+}
+
+/** The branch a request starts (edit and resend, regenerate), checked against the rest of the request. */
+export function chatBranch(body: ChatRequest, resuming: boolean): TurnBranch | undefined {
+  const { parentMessageId, regenerate } = body;
+  if (parentMessageId === undefined && regenerate === undefined) return undefined;
+  const field = regenerate !== undefined ? 'regenerate' : 'parentMessageId';
+  if (!body.sessionId) throw new AppError('invalid', `${field}: needs sessionId`);
+  if (parentMessageId !== undefined && regenerate !== undefined)
+    throw new AppError('invalid', 'parentMessageId: not with regenerate (a regenerated answer follows its message)');
+  if (resuming) throw new AppError('invalid', `${field}: not with tool results`);
+  return regenerate !== undefined ? { regenerate } : { parentId: parentMessageId ?? 0 };
 }

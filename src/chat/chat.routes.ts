@@ -10,7 +10,7 @@ import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { chatRequestSchema } from './chat.schema.ts';
 import { turnOrigin } from './turn-origin.ts';
-import { apiSession, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
+import { apiSession, chatBranch, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
 import {
   chunk,
   completionIds,
@@ -34,6 +34,9 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       requireAgentAccess(request.principal, agentId);
       const ids = completionIds(agentId);
       const clientTools = chatClientTools(body);
+      const branch = chatBranch(body, resume !== undefined);
+      const session = body.sessionId ? apiSession(agentId, body.sessionId, request.principal) : undefined;
+      if (session && branch) await turns.checkBranch({ ...session, branch });
       const turn: Omit<TurnInput, 'signal'> = {
         agentId,
         input,
@@ -48,7 +51,7 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
           ...(body.sessionId ? { sessionId: body.sessionId } : {}),
           ...principalMetadata(request.principal),
         },
-        ...(body.sessionId ? { session: apiSession(agentId, body.sessionId, request.principal) } : {}),
+        ...(session ? { session: { ...session, ...(branch ? { branch } : {}) } } : {}),
         origin: turnOrigin(request),
       };
 

@@ -67,6 +67,14 @@ export const chatRequestSchema = z
     messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(1000),
     stream: z.boolean().default(false),
     sessionId: z.string().min(1).max(200).optional(),
+    parentMessageId: z.int().min(0).optional().meta({
+      description:
+        'with sessionId: the stored message the new user message follows (0: the start); sending an edited message after the original\'s parent starts a new branch',
+    }),
+    regenerate: z.int().positive().optional().meta({
+      description:
+        'with sessionId: a stored user message answered again (a new version of its answer, the others kept); the request\'s last message is then ignored',
+    }),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),

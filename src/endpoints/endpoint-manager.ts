@@ -1,6 +1,6 @@
 // The endpoints of the loaded chains (RuleGo's metadata.endpoints), started when a chain goes into
-// service and stopped when it leaves or is replaced (hot reload). http routes are served by every
-// instance under /api/v1/endpoints (endpoint-routes.ts); a schedule or an MQTT subscription is held
+// service and stopped when it leaves or is replaced (hot reload). http and ws routes are served by
+// every instance under /api/v1/endpoints (endpoint-routes.ts, endpoint-sockets.ts); a schedule or an MQTT subscription is held
 // by one instance of a cluster at a time, through the cluster lease (another takes over if it dies).
 import { Cron } from 'croner';
 import { whileHeld, type ConnectionLease } from '../cluster/lease.ts';
@@ -14,6 +14,8 @@ import type { NetworkPolicy, RuleMessage, RunResult } from '../engine/types.ts';
 export interface HttpRoute {
   chainId: string;
   endpointId: string;
+  /** http: a request answered with the run's result; ws: a WebSocket, one run per message. */
+  protocol: 'http' | 'ws';
   method: string;
   /** Segments of the path: text, `:name` parameters, or a final `*`. */
   segments: string[];
@@ -22,6 +24,8 @@ export interface HttpRoute {
   auth: boolean;
   wait: boolean;
   target: string;
+  /** Aborts when the chain's endpoints stop (the chain is saved again, disabled or deleted). */
+  stopped: AbortSignal;
 }
 
 interface Started {
@@ -56,18 +60,24 @@ export class EndpointManager {
     for (const endpoint of endpoints) {
       for (const router of endpoint.routers) {
         const target = targetOf(chainId, router);
-        if (endpoint.type === 'http') routes.push(httpRoute(chainId, endpoint, router, target));
+        if (endpoint.type === 'http' || endpoint.type === 'ws')
+          routes.push(httpRoute(chainId, endpoint, router, target, stop.signal));
         else this.hold(chainId, endpoint, router, target, stop.signal);
       }
     }
     this.started.set(chainId, { routes, stop });
   }
 
-  /** The http route of a request, with its path parameters. */
-  match(method: string, path: string): { route: HttpRoute; params: Record<string, string> } | undefined {
+  /** The http route of a request (or with `protocol: 'ws'`, the ws route of an upgrade), with its path parameters. */
+  match(
+    method: string,
+    path: string,
+    protocol: HttpRoute['protocol'] = 'http',
+  ): { route: HttpRoute; params: Record<string, string> } | undefined {
     const parts = path.split('/').filter((part) => part !== '');
     for (const { routes } of this.started.values()) {
       for (const route of routes) {
+        if (route.protocol !== protocol) continue;
         if (route.method !== method && !(route.method === 'GET' && method === 'HEAD')) continue;
         const params = matchPath(route.segments, parts);
         if (params) return { route, params };
@@ -158,7 +168,7 @@ export class EndpointManager {
   }
 }
 
-function isJson(text: string): boolean {
+export function isJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;
@@ -183,17 +193,22 @@ function httpRoute(
   endpoint: EndpointDefinition,
   router: EndpointRouter,
   target: string,
+  stopped: AbortSignal,
 ): HttpRoute {
   const path = `/${router.from.path.replace(/^\/+/, '')}`;
+  const protocol = endpoint.type === 'ws' ? 'ws' : 'http';
   return {
     chainId,
     endpointId: endpoint.id,
-    method: (router.params?.[0] ?? 'POST').toUpperCase(),
+    protocol,
+    // RuleGo's ws routes are GET (the upgrade); an http route takes the method of its params.
+    method: protocol === 'ws' ? 'GET' : (router.params?.[0] ?? 'POST').toUpperCase(),
     segments: path.split('/').filter((part) => part !== ''),
     path,
     auth: endpoint.configuration?.['auth'] !== false,
     wait: router.to?.wait !== false,
     target,
+    stopped,
   };
 }
 

@@ -2,6 +2,7 @@
 // later version of this service) survive a load/save round trip unchanged.
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
+import { inWords } from '../core/zod-words.ts';
 import { ID_PATTERN, idSchema as chainIdSchema } from '../core/ids.ts';
 import { endpointSchema } from './endpoint-dsl.ts';
 
@@ -66,7 +67,7 @@ export function describeZodError(error: z.ZodError, prefix = ''): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid value';
   const path = formatIssuePath([...(prefix === '' ? [] : [prefix]), ...issue.path]);
-  const message = issue.message.replace(/^Invalid input: /, '');
+  const message = inWords(issue.message);
   return path === '' ? message : `${path}: ${message}`;
 }
 

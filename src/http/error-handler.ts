@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isAppError } from '../core/errors.ts';
+import { inWords } from '../core/zod-words.ts';
 
 const PART_NAMES: Record<string, string> = {
   body: 'body',
@@ -18,40 +19,6 @@ function validationMessage(
   const field = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
   const message = inWords(first?.message ?? 'is invalid');
   return field ? `${part}.${field}: ${message}` : `${part}: ${message}`;
-}
-
-/** zod's standard texts ("Too small: expected string to have >=1 characters") said in words. */
-const WORDINGS: Array<[RegExp, (...groups: string[]) => string]> = [
-  [/^Too small: expected string to have >=1 characters?$/, () => 'must not be empty'],
-  [/^Too small: expected string to have >=(\d+) characters$/, (n) => `must be at least ${n} characters long`],
-  [/^Too big: expected string to have <=(\d+) characters$/, (n) => `must be at most ${n} characters long`],
-  [/^Too small: expected array to have >=1 items?$/, () => 'must not be empty'],
-  [/^Too small: expected array to have >=(\d+) items$/, (n) => `must have at least ${n} items`],
-  [/^Too big: expected array to have <=(\d+) items$/, (n) => `must have at most ${n} items`],
-  [/^Too small: expected number to be >=(\S+)$/, (n) => `must be at least ${n}`],
-  [/^Too small: expected number to be >(\S+)$/, (n) => `must be more than ${n}`],
-  [/^Too big: expected number to be <=(\S+)$/, (n) => `must be at most ${n}`],
-  [/^Too big: expected number to be <(\S+)$/, (n) => `must be less than ${n}`],
-  [/^Invalid option: expected one of (.+)$/, (list) => `must be one of ${list.split('|').join(', ')}`],
-  [/^Invalid input: expected (\w+), received (\w+)$/, (want, got) => `must be ${article(want)} (got ${got})`],
-  [/^Invalid input: expected (\w+)$/, (want) => `must be ${article(want)}`],
-  [
-    /^Unrecognized keys?: (.+)$/,
-    (keys) => `${keys} ${keys.includes(',') ? 'are not known fields' : 'is not a known field'}`,
-  ],
-];
-
-function article(type: string): string {
-  const noun = type === 'int' ? 'whole number' : type;
-  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
-}
-
-function inWords(message: string): string {
-  for (const [pattern, say] of WORDINGS) {
-    const match = pattern.exec(message);
-    if (match) return say(...match.slice(1));
-  }
-  return message.replace(/^Invalid input: /, '');
 }
 
 function clientErrorMessage(error: FastifyError, limit: number): string {

@@ -60,6 +60,8 @@ export interface Usage {
   cachedTokens?: number;
   /** Of completionTokens, those spent reasoning, where the provider reports them. */
   reasoningTokens?: number;
+  /** The model that answered, as its provider entry names it (set by the usage meter). */
+  model?: string;
 }
 
 export type ModelEvent =

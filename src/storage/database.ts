@@ -29,6 +29,11 @@ export interface SessionsTable {
   title: string | null;
   created_at: number;
   updated_at: number;
+  /** The active branch's last message; null while the session never branched (every message is on it). */
+  leaf_id: number | null;
+  /** 1 when the user pinned (or archived) the conversation. */
+  pinned: Generated<number>;
+  archived: Generated<number>;
 }
 
 export interface SessionMessagesTable {
@@ -43,6 +48,10 @@ export interface SessionMessagesTable {
   status: string | null;
   /** What a failed turn failed with. */
   error: string | null;
+  /** The turn's token usage (MessageUsage as JSON), on the answer of a finished turn; else null. */
+  usage: string | null;
+  /** The message this one follows (0: none) once its session branched; null before. */
+  parent_id: number | null;
 }
 
 /** A summary entry: it folds the messages `first_id`..`last_id` (and every summary before it). */

@@ -5,6 +5,17 @@ import type { Selectable } from 'kysely';
 import type { ChatMessage } from '../model-providers/types.ts';
 import type { SessionSummariesTable } from './database.ts';
 
+/** A finished turn's token usage, kept with its answer (what the chat's usage footer shows). */
+export interface MessageUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens?: number;
+  reasoningTokens?: number;
+  /** The model the turn last called, as the agent names it, where known. */
+  model?: string;
+}
+
 export interface StoredMessage {
   id: number;
   message: ChatMessage;
@@ -12,6 +23,7 @@ export interface StoredMessage {
   status: 'stopped' | 'failed' | null;
   error: string | null;
   createdAt: number;
+  usage?: MessageUsage;
 }
 
 export interface StoredSummary {
@@ -38,6 +50,7 @@ export function storedMessage(row: {
   status: string | null;
   error: string | null;
   created_at: number;
+  usage?: string | null;
 }): StoredMessage {
   return {
     id: Number(row.id),
@@ -46,6 +59,7 @@ export function storedMessage(row: {
     status: row.status === 'stopped' || row.status === 'failed' ? row.status : null,
     error: row.error,
     createdAt: Number(row.created_at),
+    ...(row.usage ? { usage: JSON.parse(row.usage) as MessageUsage } : {}),
   };
 }
 

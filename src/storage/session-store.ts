@@ -6,6 +6,8 @@ import type { ChatMessage } from '../model-providers/types.ts';
 import { sql, type Selectable } from 'kysely';
 import type { Db, SessionsTable } from './database.ts';
 import { KeywordIndex } from './search/keyword-index.ts';
+import { checkout, treeOf, type SessionTree } from './session-branches.ts';
+import { findByTitle, moveSession, setMarks, type SessionMarks } from './session-catalog.ts';
 import {
   fitLimits,
   forModel,
@@ -13,12 +15,14 @@ import {
   storedMessage,
   storedSummary,
   summaryMessage,
+  type MessageUsage,
   type StoredMessage,
   type SessionLimits,
   type StoredSummary,
 } from './session-history.ts';
 
-export type { StoredMessage, StoredSummary } from './session-history.ts';
+export type { MessageUsage, StoredMessage, StoredSummary } from './session-history.ts';
+export type { SessionTree } from './session-branches.ts';
 
 export interface SessionInfo {
   agentId: string;
@@ -38,6 +42,8 @@ export interface SessionSummary {
   messageCount: number;
   /** The start of the first user message, for a session without a title. */
   preview: string;
+  pinned: boolean;
+  archived: boolean;
 }
 
 export interface SessionListQuery {
@@ -45,6 +51,8 @@ export interface SessionListQuery {
   /** Only keys starting with this (an api account sees only its own sessions). */
   keyPrefix?: string;
   channel?: string;
+  /** Archived sessions: left out (the default), the only ones, or listed with the others. */
+  archived?: 'exclude' | 'only' | 'include';
   offset: number;
   limit: number;
 }
@@ -80,27 +88,33 @@ export class SessionStore {
     return rows.map((row) => JSON.parse(row.message) as ChatMessage);
   }
 
-  /** Every stored message of a session, oldest first (folded ones included: nothing is deleted). */
-  async entries(key: string, afterId = 0): Promise<StoredMessage[]> {
+  /**
+   * The stored messages of a session's active branch after `afterId`, oldest first (folded ones
+   * included: nothing is deleted). Other branches' messages stay stored; see session-branches.ts.
+   */
+  async entries(key: string, afterId = 0, tree?: SessionTree): Promise<StoredMessage[]> {
+    const branches = tree ?? (await treeOf(this.db, key));
     const rows = await this.db
       .selectFrom('session_messages')
-      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at', 'usage'])
       .where('session_key', '=', key)
       .where('id', '>', afterId)
       .orderBy('id')
       .execute();
-    return rows.map(storedMessage);
+    const onPath = branches?.onPath;
+    return (onPath ? rows.filter((row) => onPath.has(Number(row.id))) : rows).map(storedMessage);
   }
 
   /**
-   * Appends messages (with a status for the answer of a turn that did not finish) and indexes them
-   * for session search in the same transaction. Returns their ids.
+   * Appends messages (with a status for the answer of a turn that did not finish, and the turn's
+   * usage kept with its last message) and indexes them for session search in the same
+   * transaction. Returns their ids.
    */
   async append(
     key: string,
     info: SessionInfo,
     messages: ChatMessage[],
-    outcome: { status?: 'stopped' | 'failed'; error?: string } = {},
+    outcome: { status?: 'stopped' | 'failed'; error?: string; usage?: MessageUsage } = {},
   ): Promise<number[]> {
     if (messages.length === 0) return [];
     const now = this.now();
@@ -117,21 +131,38 @@ export class SessionStore {
         })
         .onConflict((conflict) => conflict.column('key').doUpdateSet({ updated_at: now }))
         .execute();
-      const inserted = await trx
-        .insertInto('session_messages')
-        .values(
-          messages.map((message) => ({
-            session_key: key,
-            message: JSON.stringify(message),
-            tokens: estimateTokens(message),
-            created_at: now,
-            status: outcome.status ?? null,
-            error: outcome.error ?? null,
-          })),
-        )
-        .returning('id')
-        .execute();
-      const ids = inserted.map((row) => Number(row.id));
+      const rows = messages.map((message, index) => ({
+        session_key: key,
+        message: JSON.stringify(message),
+        tokens: estimateTokens(message),
+        created_at: now,
+        status: outcome.status ?? null,
+        error: outcome.error ?? null,
+        usage: outcome.usage && index === messages.length - 1 ? JSON.stringify(outcome.usage) : null,
+      }));
+      const session = await trx
+        .selectFrom('sessions')
+        .select('leaf_id')
+        .where('key', '=', key)
+        .executeTakeFirst();
+      const ids: number[] = [];
+      if (session?.leaf_id === null || session?.leaf_id === undefined) {
+        const inserted = await trx.insertInto('session_messages').values(rows).returning('id').execute();
+        ids.push(...inserted.map((row) => Number(row.id)));
+      } else {
+        // A branched session: each message follows the one before it, from the active leaf on.
+        let parent = Number(session.leaf_id);
+        for (const row of rows) {
+          const inserted = await trx
+            .insertInto('session_messages')
+            .values({ ...row, parent_id: parent })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          parent = Number(inserted.id);
+          ids.push(parent);
+        }
+        await trx.updateTable('sessions').set({ leaf_id: parent }).where('key', '=', key).execute();
+      }
       const documents = messages.flatMap((message, index) => {
         const text = searchableText(message);
         const id = ids[index];
@@ -155,9 +186,15 @@ export class SessionStore {
     });
   }
 
-  /** The newest summary entry of a session, if it was ever compacted. */
-  async latestSummary(key: string): Promise<StoredSummary | undefined> {
-    const row = await this.db
+  /**
+   * The newest summary entry of a session's active branch, if it was ever compacted: of a branched
+   * session, the newest one whose folded range ends on the active path (that range's messages are
+   * then all on it, since a branch shares every message before its first).
+   */
+  async latestSummary(key: string, db: Db = this.db, tree?: SessionTree): Promise<StoredSummary | undefined> {
+    const branches = tree ?? (await treeOf(db, key));
+    if (branches) return (await this.summaries(key, branches, db)).at(-1);
+    const row = await db
       .selectFrom('session_summaries')
       .selectAll()
       .where('session_key', '=', key)
@@ -167,15 +204,17 @@ export class SessionStore {
     return row ? storedSummary(row) : undefined;
   }
 
-  /** Every summary entry of a session, oldest first. */
-  async summaries(key: string): Promise<StoredSummary[]> {
-    const rows = await this.db
+  /** Every summary entry of a session's active branch, oldest first. */
+  async summaries(key: string, tree?: SessionTree, db: Db = this.db): Promise<StoredSummary[]> {
+    const branches = tree ?? (await treeOf(db, key));
+    const rows = await db
       .selectFrom('session_summaries')
       .selectAll()
       .where('session_key', '=', key)
       .orderBy('last_id')
       .execute();
-    return rows.map(storedSummary);
+    const onPath = branches?.onPath;
+    return (onPath ? rows.filter((row) => onPath.has(Number(row.last_id))) : rows).map(storedSummary);
   }
 
   /**
@@ -188,14 +227,8 @@ export class SessionStore {
     summary: { firstId: number; lastId: number; content: string; previousLastId: number },
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const latest = await trx
-        .selectFrom('session_summaries')
-        .select('last_id')
-        .where('session_key', '=', key)
-        .orderBy('last_id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (Number(latest?.last_id ?? 0) !== summary.previousLastId) return false;
+      const latest = await this.latestSummary(key, trx);
+      if ((latest?.lastId ?? 0) !== summary.previousLastId) return false;
       await trx
         .insertInto('session_summaries')
         .values({
@@ -217,17 +250,24 @@ export class SessionStore {
    * limits for this request only: the stored messages are never deleted.
    */
   async history(key: string): Promise<ChatMessage[]> {
-    const summary = await this.latestSummary(key);
-    // Only the newest maxMessages can be given, so only they are read.
-    const rows = await this.db
-      .selectFrom('session_messages')
-      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
-      .where('session_key', '=', key)
-      .where('id', '>', summary?.lastId ?? 0)
-      .orderBy('id', 'desc')
-      .limit(this.limits.maxMessages)
-      .execute();
-    const messages = rows.reverse().map(storedMessage);
+    const tree = await treeOf(this.db, key);
+    const summary = await this.latestSummary(key, this.db, tree);
+    // Only the newest maxMessages can be given, so only they are read (of a branched session, the
+    // active path's).
+    const messages = tree
+      ? (await this.entries(key, summary?.lastId ?? 0, tree)).slice(-this.limits.maxMessages)
+      : (
+          await this.db
+            .selectFrom('session_messages')
+            .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
+            .where('session_key', '=', key)
+            .where('id', '>', summary?.lastId ?? 0)
+            .orderBy('id', 'desc')
+            .limit(this.limits.maxMessages)
+            .execute()
+        )
+          .reverse()
+          .map(storedMessage);
     // A window that starts inside a turn starts at its next turn instead.
     const start =
       messages.length === this.limits.maxMessages
@@ -237,7 +277,40 @@ export class SessionStore {
     return [...(summary ? [summaryMessage(summary)] : []), ...fitLimits(whole, this.limits).map(forModel)];
   }
 
-  /** An agent's sessions, most recently updated first, and how many there are in all. */
+  /** One stored message of a session with the message it follows (0: none), or undefined. */
+  async message(key: string, id: number): Promise<(StoredMessage & { parentId: number }) | undefined> {
+    const row = await this.db
+      .selectFrom('session_messages')
+      .select(['id', 'message', 'tokens', 'status', 'error', 'created_at', 'parent_id'])
+      .where('session_key', '=', key)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    let parentId = row.parent_id === null ? undefined : Number(row.parent_id);
+    if (parentId === undefined) {
+      // Never branched: it follows the message stored before it.
+      const before = await this.db
+        .selectFrom('session_messages')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('session_key', '=', key)
+        .where('id', '<', id)
+        .executeTakeFirst();
+      parentId = Number(before?.id ?? 0);
+    }
+    return { ...storedMessage(row), parentId };
+  }
+
+  /** Makes a message (0: none) the session's active leaf: see session-branches.ts. */
+  async checkout(key: string, leaf: number): Promise<void> {
+    await checkout(this.db, key, leaf);
+  }
+
+  /** The session's message tree, or undefined while it never branched. */
+  tree(key: string): Promise<SessionTree | undefined> {
+    return treeOf(this.db, key);
+  }
+
+  /** An agent's sessions, pinned first, then most recently updated, and how many there are in all. */
   async list(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }> {
     let base = this.db.selectFrom('sessions').where('agent_id', '=', query.agentId);
     const prefix = query.keyPrefix;
@@ -245,9 +318,12 @@ export class SessionStore {
     if (prefix !== undefined)
       base = base.where(sql<boolean>`substr(${sql.ref('key')}, 1, ${prefix.length}) = ${prefix}`);
     if (query.channel !== undefined) base = base.where('channel', '=', query.channel);
+    const archived = query.archived ?? 'exclude';
+    if (archived !== 'include') base = base.where('archived', '=', archived === 'only' ? 1 : 0);
     const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
     const rows = await base
       .selectAll()
+      .orderBy('pinned', 'desc')
       .orderBy('updated_at', 'desc')
       .orderBy('key')
       .offset(query.offset)
@@ -261,6 +337,26 @@ export class SessionStore {
   async get(key: string): Promise<SessionSummary | undefined> {
     const row = await this.db.selectFrom('sessions').selectAll().where('key', '=', key).executeTakeFirst();
     return row ? this.summary(row) : undefined;
+  }
+
+  /** Pins or archives a session (see session-catalog.ts); false when no session has that key. */
+  setMarks(key: string, marks: SessionMarks): Promise<boolean> {
+    return setMarks(this.db, key, marks);
+  }
+
+  /** Keys of an agent's sessions whose title holds a text. */
+  findByTitle(query: {
+    agentId: string;
+    keyPrefix?: string;
+    text: string;
+    limit: number;
+  }): Promise<string[]> {
+    return findByTitle(this.db, query);
+  }
+
+  /** Gives a session a new key (another agent's): 409 when it is taken. */
+  move(from: string, to: string, agentId: string): Promise<void> {
+    return moveSession(this.db, from, to, agentId);
   }
 
   /** Sets (or with null removes) a session's title; false when no session has that key. */
@@ -306,6 +402,8 @@ export class SessionStore {
       updatedAt: row.updated_at,
       messageCount: Number(counted?.count ?? 0),
       preview: (first?.content ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH),
+      pinned: Number(row.pinned) === 1,
+      archived: Number(row.archived) === 1,
     };
   }
 

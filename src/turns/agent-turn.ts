@@ -15,6 +15,7 @@ import type { AgentModel } from './agent-model.ts';
 import type { CompactionResult, Compactor } from './compactor.ts';
 import { closeToolCalls, resumeWith } from './tool-history.ts';
 import type { TurnEvent, TurnOutput } from './turn-events.ts';
+import { branchStart, type TurnBranch } from './turn-branch.ts';
 import type { TurnObserver, TurnOrigin } from './turn-observer.ts';
 
 export interface TurnInput {
@@ -24,7 +25,8 @@ export interface TurnInput {
   images?: string[];
   /** Earlier messages for a stateless turn (ignored when `session` is set). */
   history?: ChatMessage[];
-  session?: { key: string; info: SessionInfo };
+  /** `branch`: where the turn starts when it does not follow the active branch (turn-branch.ts). */
+  session?: { key: string; info: SessionInfo; branch?: TurnBranch };
   params?: ModelParams;
   /** Tools the client runs itself; a turn whose model calls one ends with those calls (`toolCalls`). */
   clientTools?: ToolSpec[];
@@ -54,10 +56,16 @@ function afterInputs(recorded: ChatMessage[]): ChatMessage[] {
 
 function addUsage(total: Usage | undefined, next: Usage): Usage {
   if (!total) return { ...next };
+  const model = next.model ?? total.model;
+  const cached = (total.cachedTokens ?? 0) + (next.cachedTokens ?? 0);
+  const reasoning = (total.reasoningTokens ?? 0) + (next.reasoningTokens ?? 0);
   return {
     promptTokens: total.promptTokens + next.promptTokens,
     completionTokens: total.completionTokens + next.completionTokens,
     totalTokens: total.totalTokens + next.totalTokens,
+    ...(cached ? { cachedTokens: cached } : {}),
+    ...(reasoning ? { reasoningTokens: reasoning } : {}),
+    ...(model ? { model } : {}),
   };
 }
 
@@ -80,6 +88,11 @@ export class TurnRunner {
     /** Told of every turn (live events, metrics, traces); optional. */
     private readonly observer?: TurnObserver,
   ) {}
+
+  /** Runs `work` while no turn of the session runs (waiting at most 30 s for the one that does). */
+  inSession<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.locked(key, AbortSignal.timeout(30_000), work);
+  }
 
   /** Runs `work` holding the session's lock; waiting ends when the turn's signal aborts. */
   private locked<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
@@ -119,6 +132,26 @@ export class TurnRunner {
     this.agents.require(agentId);
   }
 
+  /** Throws 404/400 for a branch (edit, regenerate) the stored session does not allow. Call before streaming. */
+  async checkBranch(session: NonNullable<TurnInput['session']>): Promise<void> {
+    if (session.branch) await branchStart(this.sessions, session.key, session.branch);
+  }
+
+  /**
+   * The turn's input and history, under the session's lock: a turn on a branch first moves the
+   * session's active leaf to where it starts (a regenerated answer's input is the stored message).
+   */
+  private async opening(input: TurnInput): Promise<{ input: TurnInput; history: ChatMessage[] }> {
+    const session = input.session as NonNullable<TurnInput['session']>;
+    if (!session.branch) return { input, history: await this.sessions.history(session.key) };
+    const start = await branchStart(this.sessions, session.key, session.branch);
+    await this.sessions.checkout(session.key, start.leaf);
+    const turn = start.input
+      ? { ...input, input: start.input.text, ...(start.input.images ? { images: start.input.images } : {}) }
+      : input;
+    return { input: turn, history: await this.sessions.history(session.key) };
+  }
+
   /**
    * Runs one turn. Nothing starts until the events are iterated; leaving the loop early (break, a
    * thrown error) stops the turn. The last event is `done` or `error`.
@@ -138,9 +171,10 @@ export class TurnRunner {
     // Every model call of the turn (and of what it starts) is metered as this agent's, channel's and user's.
     return withAttribution(attributionOf(input.agentId, input.metadata), () =>
       session
-        ? this.locked(session.key, input.signal, async () =>
-            this.runNow(input, await this.sessions.history(session.key), ignore),
-          )
+        ? this.locked(session.key, input.signal, async () => {
+            const opened = await this.opening(input);
+            return this.runNow(opened.input, opened.history, ignore);
+          })
         : this.runNow(input, input.history ?? [], ignore),
     );
   }
@@ -162,9 +196,10 @@ export class TurnRunner {
     let ended = false;
     const running = withAttribution(attributionOf(input.agentId, input.metadata), () =>
       session
-        ? this.locked(session.key, signal, async () =>
-            this.runNow({ ...input, signal }, await this.sessions.history(session.key), emit),
-          )
+        ? this.locked(session.key, signal, async () => {
+            const opened = await this.opening({ ...input, signal });
+            return this.runNow(opened.input, opened.history, emit);
+          })
         : this.runNow({ ...input, signal }, input.history ?? [], emit),
     )
       .then(
@@ -255,8 +290,13 @@ export class TurnRunner {
     const session = input.session;
     // The turn's opening (the user's message, or the client's tool results) is kept before it runs,
     // so a turn that is stopped or fails still leaves it in the session.
+    // A regenerated answer follows its stored user message: nothing new opens the turn.
+    const again = session?.branch?.regenerate;
+    if (session && again !== undefined) await this.sessions.checkout(session.key, again);
     const openingIds = session
-      ? await this.sessions.append(session.key, session.info, resume ?? [userMessage(input)])
+      ? again !== undefined
+        ? [again]
+        : await this.sessions.append(session.key, session.info, resume ?? [userMessage(input)])
       : [];
     const memory = this.memory.access?.(input.agentId, session?.key);
     const compactor = this.memory.compactor;
@@ -350,7 +390,7 @@ export class TurnRunner {
     if (session) {
       // The node reports its inputs first; the opening is stored already.
       const messages = recorded ? afterInputs(recorded) : [{ role: 'assistant' as const, content: text }];
-      await this.sessions.append(session.key, session.info, messages);
+      await this.sessions.append(session.key, session.info, messages, usage ? { usage } : {});
     }
     return { text, usage, ...(toolCalls ? { toolCalls } : {}) };
   }

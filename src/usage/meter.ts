@@ -87,7 +87,9 @@ export class UsageMeter implements ModelMeter {
           case 'usage':
             // Providers that report more than once report running totals: the last one counts.
             usage = event.usage;
-            break;
+            // Who answered, for the turn's usage kept with its answer.
+            yield { type: 'usage', usage: { ...event.usage, model } };
+            continue;
           case 'text-delta':
             outputCharacters += event.text.length;
             break;

@@ -258,6 +258,6 @@ describe('chain endpoints', () => {
       headers: { authorization: `Bearer ${await login()}` },
     });
     assert.equal(response.statusCode, 400);
-    assert.match(response.body, /metadata\.endpoints\[0\]\.type: must be http, schedule or mqtt/);
+    assert.match(response.body, /metadata\.endpoints\[0\]\.type: must be http, ws, schedule or mqtt/);
   });
 });

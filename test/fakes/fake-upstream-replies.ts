@@ -1,7 +1,13 @@
-/** One scripted answer of the fake upstream: text, or tool calls (arguments as JSON text or an object). */
+/**
+ * One scripted answer of the fake upstream: text, or tool calls (arguments as JSON text or an
+ * object), optionally after some text (`lead`, as models say "Let me look." before calling).
+ */
 export type ScriptedReply =
   | { text: string }
-  | { toolCalls: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }> };
+  | {
+      toolCalls: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+      lead?: string;
+    };
 
 const CREATED = 1_700_000_000;
 
@@ -57,6 +63,10 @@ export function sseChunks(
     frame(model, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
   ];
   const calls = callsOf(reply);
+  const text = 'text' in reply ? reply.text : 'lead' in reply ? (reply.lead ?? '') : '';
+  for (const piece of text.match(/\S+\s*|\s+/gu) ?? []) {
+    frames.push(frame(model, [{ index: 0, delta: { content: piece }, finish_reason: null }]));
+  }
   if (calls) {
     calls.forEach((call, index) => {
       frames.push(
@@ -87,10 +97,6 @@ export function sseChunks(
         );
       }
     });
-  } else if ('text' in reply) {
-    for (const piece of reply.text.match(/\S+\s*|\s+/gu) ?? []) {
-      frames.push(frame(model, [{ index: 0, delta: { content: piece }, finish_reason: null }]));
-    }
   }
   frames.push(frame(model, [{ index: 0, delta: {}, finish_reason: calls ? 'tool_calls' : 'stop' }]));
   if (includeUsage) frames.push(frame(model, [], { usage }));
@@ -108,7 +114,7 @@ export function completionJson(
   const message = calls
     ? {
         role: 'assistant',
-        content: null,
+        content: 'lead' in reply && reply.lead ? reply.lead : null,
         tool_calls: calls.map((call) => ({
           id: call.id,
           type: 'function',

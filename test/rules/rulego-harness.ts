@@ -25,7 +25,8 @@ export async function runLogged(
   links: Link[],
   /** The message data: a JSON value is JSON data, a string is TEXT data. */
   payload: Record<string, unknown> | unknown[] | string,
-  options: { msgType?: string; query?: Record<string, string> } = {},
+  /** `json`: the body sent as written, as JSON (`0` is JSON data "0", as RuleGo's tests send it). */
+  options: { msgType?: string; query?: Record<string, string>; json?: string } = {},
 ): Promise<LoggedRun> {
   counter += 1;
   const id = `rulego-${counter}`;
@@ -37,9 +38,11 @@ export async function runLogged(
     method: 'POST',
     url: `/api/v1/rules/${id}/${path}`,
     query: options.query ?? {},
-    ...(typeof payload === 'string'
-      ? { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }
-      : { payload }),
+    ...(options.json !== undefined
+      ? { payload: options.json, headers: { 'content-type': 'application/json' } }
+      : typeof payload === 'string'
+        ? { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }
+        : { payload }),
   });
   const runs = await t.app.inject({ method: 'GET', url: `/api/v1/logs/runs?chainId=${id}` });
   assert.equal(runs.statusCode, 200, runs.body);

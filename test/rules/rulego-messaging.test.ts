@@ -209,6 +209,85 @@ describe('mqttClient, sendEmail, net and ws', () => {
   });
 });
 
+/** A loopback port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+describe("RuleGo's cases for the messaging nodes: text data, and a peer that is not there", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ config: { engine: { rest_allowed_hosts: ['127.0.0.1'] } } });
+  });
+  after(() => t.close());
+
+  it('mqttClient publishes text data as it is', async () => {
+    const topic = `rulego/text/${Date.now()}`;
+    const subscriber = await mqtt.connectAsync('mqtt://127.0.0.1:1883');
+    const received: string[] = [];
+    subscriber.on('message', (_name, payload) => received.push(payload.toString('utf8')));
+    await subscriber.subscribeAsync(topic, { qos: 1 });
+    try {
+      const run = await runLogged(
+        t,
+        [{ id: 'pub', type: 'mqttClient', configuration: { server: '127.0.0.1:1883', topic, qos: 1 } }],
+        [],
+        'AA',
+        { msgType: 'ACTIVITY_EVENT1', query: { productType: 'test' } },
+      );
+      assert.deepEqual(run.node('pub').relationTypes, ['Success'], run.node('pub').err);
+      await waitFor(() => received.length > 0, 'the MQTT message');
+      assert.equal(received[0], 'AA');
+    } finally {
+      await subscriber.endAsync();
+    }
+  });
+
+  it('mqttClient, net, ws and sendEmail to a port nothing listens on: Failure', async () => {
+    const port = await closedPort();
+    const run = await runLogged(
+      t,
+      [
+        {
+          id: 'pub',
+          type: 'mqttClient',
+          configuration: { server: `127.0.0.1:${port}`, topic: '/device/msg' },
+        },
+        { id: 'tcp', type: 'net', configuration: { protocol: 'tcp', server: `127.0.0.1:${port}` } },
+        { id: 'ws', type: 'ws', configuration: { server: `ws://127.0.0.1:${port}` } },
+        {
+          id: 'mail',
+          type: 'sendEmail',
+          configuration: {
+            smtpHost: '127.0.0.1',
+            smtpPort: port,
+            email: { from: 'a@example.com', to: 'b@example.com', subject: 's', body: 'b' },
+          },
+        },
+      ],
+      [
+        ['pub', 'Failure', 'tcp'],
+        ['tcp', 'Failure', 'ws'],
+        ['ws', 'Failure', 'mail'],
+      ],
+      { temperature: 60 },
+    );
+    assert.deepEqual(run.relations(), [
+      ['pub', ['Failure']],
+      ['tcp', ['Failure']],
+      ['ws', ['Failure']],
+      ['mail', ['Failure']],
+    ]);
+    for (const id of ['pub', 'tcp', 'ws', 'mail']) assert.ok(run.node(id).err, id);
+  });
+});
+
 describe('the network guard refuses loopback for the messaging nodes by default', () => {
   let t: TestApp;
   before(async () => {

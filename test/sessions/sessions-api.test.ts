@@ -74,9 +74,11 @@ describe('session endpoints', () => {
     const bySessionId = await call('GET', '/agents/main/sessions/s1/messages');
     assert.equal(bySessionId.statusCode, 200, bySessionId.body);
     const messages = bySessionId.json().data;
-    const { id, ...first } = messages[0];
+    const { id, createdAt, ...first } = messages[0];
     assert.equal(typeof id, 'number', 'each message carries its stored id');
-    assert.deepEqual(first, { role: 'user', content: 'list files' });
+    assert.match(createdAt, /^\d{4}-\d\d-\d\dT.*Z$/);
+    assert.deepEqual(first, { role: 'user', content: 'list files', parentId: 0 });
+    assert.equal(messages[1].parentId, id, 'each message names the one it follows');
     // The demo model answers "list files" with a glob call: the call and its result are kept.
     const withCall = messages.find((message: { toolCalls?: unknown[] }) => message.toolCalls);
     assert.equal(withCall.role, 'assistant');

@@ -59,8 +59,9 @@ describe('web UI: Chat', () => {
   });
 
   it('streams an answer with a live tool call panel, Markdown and highlighted code, and token usage', async () => {
+    // Words before the tool call and after it: two paragraphs, live and after a reload.
     upstream.script(
-      { toolCalls: [{ id: 'call-1', name: 'glob', arguments: { pattern: '**/*' } }] },
+      { lead: 'Let me look.', toolCalls: [{ id: 'call-1', name: 'glob', arguments: { pattern: '**/*' } }] },
       { text: MARKDOWN },
     );
     await composer().fill('list files');
@@ -85,13 +86,27 @@ describe('web UI: Chat', () => {
     await screenshotAllModes(ui, 'chat');
   });
 
-  it('shows the same history after a reload, from the server', async () => {
+  const answerView = async () => {
+    const answer = ui.page.locator('.message-assistant').last();
+    return {
+      html: await answer.locator('.markdown').innerHTML(),
+      paragraphs: await answer.locator('.markdown > p').allTextContents(),
+      footer: await answer.locator('.usage').textContent(),
+      title: await answer.locator('.usage').getAttribute('title'),
+    };
+  };
+
+  it('shows the same history after a reload, from the server: same paragraphs, same token footer', async () => {
     const url = ui.page.url();
+    const live = await answerView();
+    assert.equal(live.paragraphs[0], 'Let me look.', 'the words before the tool call are their own paragraph');
+    assert.match(live.footer ?? '', /^\d+ \+ \d+ = \d+ tokens$/);
     await ui.page.reload();
     assert.equal(ui.page.url(), url);
     await ui.page.locator('.message-user', { hasText: 'list files' }).waitFor();
     await ui.page.locator('.markdown h2', { hasText: 'Files' }).waitFor();
     await ui.page.locator('.tool-call[data-tool="glob"] .badge', { hasText: 'done' }).waitFor();
+    assert.deepEqual(await answerView(), live, 'the answer and its footer read the same after a reload');
     await sessionItems().first().waitFor();
     assert.equal(await sessionItems().count(), 1);
   });

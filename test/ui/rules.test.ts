@@ -24,6 +24,8 @@ describe('web UI: Rule chains', () => {
   it('creates a chain from the example, as a global chain', async () => {
     await ui.page.getByRole('link', { name: 'New chain' }).click();
     await ui.page.waitForURL(/\/ui\/rules\/new$/);
+    // The graph is the default view; the JSON view is a tab away, and stays chosen in this browser.
+    await ui.page.getByRole('tab', { name: 'JSON' }).click();
     const text = await editor().inputValue();
     assert.match(text, /"id": "my-chain"/);
     await editor().fill(text.replace('"my-chain"', '"warm-check"').replace('"My chain"', '"Warm check"'));

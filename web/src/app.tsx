@@ -5,7 +5,8 @@ import { api, setToken, signedIn } from './api.ts';
 import { LoginPage } from './pages/login.tsx';
 import { SetupPage, SKIPPED_KEY } from './pages/setup/setup-page.tsx';
 import { href, navigate, useSegments } from './router.ts';
-import { HOME, ROUTES } from './routes.ts';
+import { LANGS, setLang, t, useLang, type Lang } from './i18n/index.ts';
+import { HOME, ROUTES, type RouteEntry } from './routes.ts';
 import { useStore } from './store.ts';
 import { ConfirmHost } from './ui/confirm.tsx';
 import { Icon } from './ui/icons.tsx';
@@ -13,17 +14,17 @@ import { theme, toggleTheme } from './ui/theme.ts';
 import { ToastHost } from './ui/toast.tsx';
 import { useEscape } from './ui/use-escape.ts';
 
+/** A page's name in the navigation, in the UI's language. */
+export function routeLabel(route: RouteEntry): string {
+  return t(`nav.${route.path}` as Parameters<typeof t>[0]);
+}
+
 function ThemeButton() {
   const current = useStore(theme);
   const next = current === 'dark' ? 'light' : 'dark';
+  const label = t('app.theme', { theme: t(next === 'dark' ? 'app.theme.dark' : 'app.theme.light') });
   return (
-    <button
-      type="button"
-      class="icon-btn"
-      onClick={toggleTheme}
-      aria-label={`Switch to ${next} theme`}
-      title={`Switch to ${next} theme`}
-    >
+    <button type="button" class="icon-btn" onClick={toggleTheme} aria-label={label} title={label}>
       <Icon name={current === 'dark' ? 'sun' : 'moon'} />
     </button>
   );
@@ -33,18 +34,39 @@ function ThemeButton() {
 function NotFoundPage() {
   return (
     <section class="page" aria-labelledby="not-found-title">
-      <h1 id="not-found-title">Page not found</h1>
+      <h1 id="not-found-title">{t('app.notFound')}</h1>
       <p>
-        There is no page at <code>{window.location.pathname}</code>.
+        {t('app.notFound.text')} <code>{window.location.pathname}</code>
       </p>
       <p>
-        <a href={href(HOME)}>Go to Chat</a>
+        <a href={href(HOME)}>{t('app.notFound.back')}</a>
       </p>
     </section>
   );
 }
 
+/** The UI's language, English or 简体中文: the browser's by default, remembered once chosen. */
+function LanguageSwitch() {
+  const current = useLang();
+  return (
+    <select
+      class="input lang-switch"
+      aria-label={t('app.language')}
+      title={t('app.language')}
+      value={current}
+      onChange={(event) => setLang(event.currentTarget.value as Lang)}
+    >
+      {LANGS.map((entry) => (
+        <option key={entry.id} value={entry.id} lang={entry.id === 'zh' ? 'zh-CN' : 'en'}>
+          {entry.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 export function App() {
+  const language = useLang();
   const segments = useSegments();
   const loggedIn = useStore(signedIn);
   const [menuOpen, setMenuOpen] = useState(false);
@@ -69,12 +91,16 @@ export function App() {
   useEffect(() => {
     const label =
       first === 'login'
-        ? 'Sign in'
+        ? t('app.title.signIn')
         : first === 'setup'
-          ? 'Setup'
-          : (route?.label ?? (first ? 'Not found' : undefined));
+          ? t('app.title.setup')
+          : route
+            ? routeLabel(route)
+            : first
+              ? t('app.title.notFound')
+              : undefined;
     document.title = label ? `${label} · Agent Service` : 'Agent Service';
-  }, [first, route]);
+  }, [first, route, language]);
 
   if (first === 'setup') {
     return (
@@ -96,13 +122,13 @@ export function App() {
   return (
     <div class={menuOpen ? 'shell menu-open' : 'shell'}>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('app.skip')}
       </a>
       <header class="topbar">
         <button
           type="button"
           class="icon-btn nav-toggle"
-          aria-label="Menu"
+          aria-label={t('app.menu')}
           aria-expanded={menuOpen}
           aria-controls="nav"
           onClick={() => setMenuOpen(!menuOpen)}
@@ -110,16 +136,17 @@ export function App() {
           <Icon name="menu" />
         </button>
         <a class="brand" href={href(HOME)}>
-          Agent Service
+          {t('app.brand')}
         </a>
         <span class="spacer" />
+        <LanguageSwitch />
         <ThemeButton />
         {loggedIn && (
           <button
             type="button"
             class="icon-btn"
-            aria-label="Sign out"
-            title="Sign out"
+            aria-label={t('app.signOut')}
+            title={t('app.signOut')}
             onClick={() => {
               setToken(null);
               navigate(href('login'));
@@ -129,7 +156,7 @@ export function App() {
           </button>
         )}
       </header>
-      <nav id="nav" class="nav" aria-label="Main">
+      <nav id="nav" class="nav" aria-label={t('app.main')}>
         {ROUTES.map((entry) => (
           <a
             key={entry.path}
@@ -138,7 +165,7 @@ export function App() {
             aria-current={entry === route ? 'page' : undefined}
           >
             <Icon name={entry.icon} />
-            <span>{entry.label}</span>
+            <span>{routeLabel(entry)}</span>
           </a>
         ))}
       </nav>

@@ -7,6 +7,7 @@ import './styles/base.css';
 import './styles/components.css';
 import './styles/layout.css';
 import './styles/chat.css';
+import './styles/chat-tools.css';
 import './styles/agents.css';
 import './styles/memory.css';
 import { initTheme } from './ui/theme.ts';

@@ -1,4 +1,5 @@
 // Shapes of the API answers the pages share.
+import { lang, t } from './i18n/index.ts';
 
 export interface ChainStatus {
   loaded: boolean;
@@ -27,6 +28,8 @@ export interface SessionView {
   title: string | null;
   preview: string;
   messageCount: number;
+  pinned: boolean;
+  archived: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -49,9 +52,9 @@ export function relativeTime(iso: string, now = Date.now()): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '';
   const seconds = Math.round((now - then) / 1000);
-  if (seconds < 60) return 'just now';
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
-  if (seconds < 172_800) return 'yesterday';
-  return new Date(then).toLocaleDateString();
+  if (seconds < 60) return t('time.justNow');
+  if (seconds < 3600) return t('time.minutes', { count: Math.floor(seconds / 60) });
+  if (seconds < 86_400) return t('time.hours', { count: Math.floor(seconds / 3600) });
+  if (seconds < 172_800) return t('time.yesterday');
+  return new Date(then).toLocaleDateString(lang.get() === 'zh' ? 'zh-CN' : undefined);
 }

@@ -1,7 +1,8 @@
 // RuleGo's dbClient (components/external/db_client_node.go): SQL with ${...} templates and `?`
 // parameters; SELECT sets the data to the rows (or the first with getOne), INSERT sets metadata
-// rowsAffected and lastInsertId, UPDATE/DELETE/other statements rowsAffected. Connections open on
-// the first message and close with the chain.
+// rowsAffected and lastInsertId, UPDATE/DELETE/other statements rowsAffected; a list parameter
+// expands into as many placeholders (`IN (?)`). Connections open on the first message and close
+// with the chain.
 import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, exprText } from '../expr-template.ts';
@@ -92,7 +93,8 @@ export const dbClientNode: NodeDefinition<Config> = {
         const text = sql.isStatic ? config.sql : sql.render(env);
         const operation = opType === '' || opType === 'AUTO' ? opTypeOf(text) : opType;
         const values = params.map((param) => (param.template ? param.template.evaluate(env) : param.value));
-        const result = await (await connect()).run(text, values, operation === 'SELECT');
+        const expanded = expandInClause(text, values);
+        const result = await (await connect()).run(expanded.sql, expanded.params, operation === 'SELECT');
         const metadata = { ...message.metadata };
         if (operation === 'SELECT') {
           const rows = result.rows.map(plainRow);
@@ -111,6 +113,39 @@ export const dbClientNode: NodeDefinition<Config> = {
     };
   },
 };
+
+/**
+ * RuleGo's expandInClause: a list parameter stands for as many placeholders as it has items
+ * (`id IN (?)` with [1, 2, 3] is `id IN (?, ?, ?)`), an empty list for NULL. `?` inside quotes is
+ * text, not a placeholder.
+ */
+export function expandInClause(sql: string, params: unknown[]): { sql: string; params: unknown[] } {
+  if (!params.some(Array.isArray)) return { sql, params };
+  let out = '';
+  const values: unknown[] = [];
+  let quote: string | undefined;
+  let index = 0;
+  for (const char of sql) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+    } else if (char === "'" || char === '"') quote = char;
+    else if (char === '?' && index < params.length) {
+      const param = params[index];
+      index += 1;
+      if (!Array.isArray(param)) values.push(param);
+      else if (param.length === 0) {
+        out += 'NULL';
+        continue;
+      } else {
+        values.push(...(param as unknown[]));
+        out += param.map(() => '?').join(', ');
+        continue;
+      }
+    }
+    out += char;
+  }
+  return { sql: out, params: [...values, ...params.slice(index)] };
+}
 
 /** A row as JSON values: dates as ISO text, big integers and buffers as text. */
 function plainRow(row: Record<string, unknown>): Record<string, unknown> {

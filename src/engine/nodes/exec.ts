@@ -13,18 +13,15 @@ const EXEC_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 const execSchema = z.object({
-  cmd: z
-    .string()
-    .trim()
-    .min(1)
-    .meta({
-      label: 'Command',
-      description: 'The program to run; ${metadata.key} and ${msg.key} are replaced.',
-    }),
-  args: z
-    .array(z.string())
-    .default([])
-    .meta({ label: 'Arguments', description: 'Its arguments, each with ${...} replaced; no shell.' }),
+  cmd: z.string().trim().min(1).meta({
+    label: 'Command',
+    description: 'The program to run; ${metadata.key} and ${msg.key} are replaced.',
+  }),
+  args: z.array(z.string()).default([]).meta({
+    label: 'Arguments',
+    description:
+      'Its arguments, each with ${...} replaced; as in RuleGo one not starting with " is split at spaces. No shell.',
+  }),
   log: z
     .boolean()
     .default(false)
@@ -51,7 +48,10 @@ export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
       );
     }
     const cmd = compileExprTemplate(config.cmd, `node "${nodeId}" cmd`);
-    const args = config.args.map((arg) => compileExprTemplate(arg, `node "${nodeId}" args`));
+    // RuleGo splits an argument at each space unless it starts with a double quote (kept whole).
+    const args = config.args
+      .flatMap((arg) => (arg.startsWith('"') ? [arg] : arg.split(' ')))
+      .map((arg) => compileExprTemplate(arg, `node "${nodeId}" args`));
     const scope = exprScope(vars, services);
     return {
       async process(message, context) {
@@ -60,10 +60,18 @@ export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
           execFile(
             cmd.render(env),
             args.map((arg) => arg.render(env)),
-            { timeout: EXEC_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, signal: context.signal, shell: false },
+            {
+              timeout: EXEC_TIMEOUT_MS,
+              maxBuffer: MAX_OUTPUT_BYTES,
+              signal: context.signal,
+              shell: false,
+              // RuleGo's metadata workDir is the working folder.
+              ...(message.metadata['workDir'] ? { cwd: message.metadata['workDir'] } : {}),
+            },
             (error, stdout, stderr) => {
               if (error) reject(new Error(String(stderr).trim() || error.message));
-              else resolve(String(stdout));
+              // As RuleGo: the output, or what went to stderr when the output is empty.
+              else resolve(String(stdout) === '' ? String(stderr) : String(stdout));
             },
           );
         });

@@ -9,10 +9,14 @@ const configSchema = z.object({
     label: 'All match',
     description: 'True: every filter must end with True (AND); false: one True is enough (OR).',
   }),
-  nodeIds: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).meta({
-    label: 'Filter nodes',
-    description: 'Ids of the filter nodes to call at once: a comma-separated list or an array.',
-  }),
+  // As RuleGo: left out, the chain loads and each message fails with "nodeIds is empty".
+  nodeIds: z
+    .union([z.string(), z.array(z.union([z.string(), z.number()]))])
+    .default('')
+    .meta({
+      label: 'Filter nodes',
+      description: 'Ids of the filter nodes to call at once: a comma-separated list or an array.',
+    }),
   timeout: z.number().default(DEFAULT_TIMEOUT_S).meta({
     label: 'Timeout (s)',
     description: 'Seconds to wait for the filters; 0 or less: 30.',

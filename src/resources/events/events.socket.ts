@@ -23,6 +23,8 @@ export interface EventSocketDeps {
   /** Throws a not-found AppError for an unknown agent. */
   requireAgent: (agentId: string) => void;
   chainExists: (chainId: string) => boolean;
+  /** Offered every upgrade that is not an event route; true when it took it (a chain's ws endpoint). */
+  otherUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 /** What an upgrade asks for, from its path. */
@@ -240,6 +242,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
   };
 
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (deps.otherUpgrade?.(request, socket, head)) return;
     socket.on('error', () => socket.destroy());
     let url: URL;
     let target: Target | undefined;

@@ -2,17 +2,21 @@
 // The per-agent routes also take an api account's key, limited to that account's own sessions.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { deleted, successAnswer } from '../../http/answers.ts';
 import { pageSchema, paginationQuery } from '../../http/pagination.ts';
 import { runSignal } from '../../http/run-signal.ts';
 import {
   agentSessionsParams,
+  branchAnswer,
+  branchBody,
   clearAnswer,
   clearBody,
   compactAnswer,
   sessionSearchAnswer,
   sessionSearchQuery,
-  renameBody,
+  exportQuery,
+  updateBody,
   sessionListQuery,
   sessionMessageView,
   sessionParams,
@@ -108,16 +112,75 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionsSe
     async (request) =>
       sessions.messages(request.params.agentId, request.params.sessionKey, request.query, request.principal),
   );
-  api.patch(
-    '/agents/:agentId/sessions/:sessionKey',
-    { config, schema: { tags, params: sessionParams, body: renameBody, response: { 200: sessionView } } },
-    async (request) =>
-      sessions.rename(
+  api.get(
+    '/agents/:agentId/sessions/:sessionKey/export',
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Download a conversation's active branch",
+        description:
+          'format=md (the default): Markdown, one heading per message, tool calls folded in <details>; format=json: the session and its messages as GET .../messages gives them. Sent as an attachment named after the title.',
+        params: sessionParams,
+        querystring: exportQuery,
+        response: { 200: z.string() },
+      },
+    },
+    async (request, reply) => {
+      const file = await sessions.export(
         request.params.agentId,
         request.params.sessionKey,
-        request.body.title,
+        request.query.format,
+        request.principal,
+      );
+      const ascii = file.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+      return reply
+        .header('content-type', file.contentType)
+        .header(
+          'content-disposition',
+          `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+        )
+        .send(file.body);
+    },
+  );
+  api.post(
+    '/agents/:agentId/sessions/:sessionKey/branch',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Show another version of a message (switch the active branch)',
+        description:
+          "The branch through messageId becomes the conversation's active one, up to the newest message under it; the next message continues it. Nothing is deleted.",
+        params: sessionParams,
+        body: branchBody,
+        response: { 200: branchAnswer },
+      },
+    },
+    async (request) =>
+      sessions.switchBranch(
+        request.params.agentId,
+        request.params.sessionKey,
+        request.body.messageId,
         request.principal,
       ),
+  );
+  api.patch(
+    '/agents/:agentId/sessions/:sessionKey',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Rename, pin, archive, or move a conversation to another agent',
+        description:
+          "Any of title (null removes it), pinned, archived, agentId. agentId moves an api conversation to another agent the caller may use: the answer's key names the new agent, the sessionId stays, and its next turn is answered by that agent with the whole history.",
+        params: sessionParams,
+        body: updateBody,
+        response: { 200: sessionView },
+      },
+    },
+    async (request) =>
+      sessions.update(request.params.agentId, request.params.sessionKey, request.body, request.principal),
   );
   api.delete(
     '/agents/:agentId/sessions/:sessionKey',

@@ -28,6 +28,10 @@ export const sessionParams = z.object({ agentId: idParam, sessionKey: sessionKey
 
 export const sessionListQuery = paginationQuery.extend({
   channel: z.string().min(1).max(64).optional().meta({ description: 'only sessions of this channel' }),
+  archived: z
+    .enum(['false', 'true', 'all'], 'must be false, true or all')
+    .default('false')
+    .meta({ description: 'archived conversations: left out (false, the default), the only ones (true), or all' }),
 });
 
 export const sessionView = z.object({
@@ -40,6 +44,8 @@ export const sessionView = z.object({
   title: z.string().nullable(),
   preview: z.string().meta({ description: 'the start of the first user message' }),
   messageCount: z.int(),
+  pinned: z.boolean().meta({ description: 'pinned conversations are listed first' }),
+  archived: z.boolean().meta({ description: 'archived conversations are left out of the list by default' }),
   createdAt: z.string().meta({ description: 'ISO 8601 UTC' }),
   updatedAt: z.string().meta({ description: 'ISO 8601 UTC' }),
 });
@@ -66,8 +72,30 @@ export const sessionMessageView = z.object({
     .optional()
     .meta({ description: 'the answer of a turn that was stopped or failed' }),
   error: z.string().optional().meta({ description: 'what a failed turn failed with' }),
+  usage: z
+    .object({
+      promptTokens: z.int(),
+      completionTokens: z.int(),
+      totalTokens: z.int(),
+      cachedTokens: z.int().optional(),
+      reasoningTokens: z.int().optional(),
+      model: z.string().optional().meta({ description: 'the model that answered last, where known' }),
+    })
+    .optional()
+    .meta({
+      description:
+        "the turn's token usage (every model call of the turn), on the last assistant message of a finished turn",
+    }),
   firstId: z.int().optional().meta({ description: 'summary entries: the first message id folded' }),
   lastId: z.int().optional().meta({ description: 'summary entries: the last message id folded' }),
+  parentId: z.int().optional().meta({
+    description: 'the message this one follows (0: none); send it as parentMessageId to edit this message',
+  }),
+  siblingIds: z.array(z.int()).optional().meta({
+    description:
+      'when this message has other versions (an edit, a regenerated answer): every version\'s id, oldest first, this one included; POST .../branch with one to show it',
+  }),
+  createdAt: z.string().optional().meta({ description: 'ISO 8601 UTC' }),
 });
 
 export const sessionSearchQuery = z.object({
@@ -76,6 +104,9 @@ export const sessionSearchQuery = z.object({
 });
 
 export const sessionSearchAnswer = z.object({
+  sessions: z.array(sessionView).meta({
+    description: 'conversations whose title holds the query (ignoring case), most recently updated first',
+  }),
   results: z.array(
     z.object({
       sessionKey: z.string(),
@@ -97,13 +128,38 @@ export const compactAnswer = z.object({
   summary: z.object({ id: z.int(), firstId: z.int(), lastId: z.int(), content: z.string() }).optional(),
 });
 
-export const renameBody = z.object({
-  title: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty (send null to remove the title)')
-    .max(200, 'must be at most 200 characters')
-    .nullable(),
+export const updateBody = z
+  .object({
+    title: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty (send null to remove the title)')
+      .max(200, 'must be at most 200 characters')
+      .nullable()
+      .optional(),
+    pinned: z.boolean().optional(),
+    archived: z.boolean().optional(),
+    agentId: idParam.optional().meta({
+      description:
+        'move the conversation to this agent (api-channel conversations; one the caller may use): its key then names that agent, the sessionId stays',
+    }),
+  })
+  .refine(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'send at least one of title, pinned, archived, agentId',
+  );
+
+export const branchBody = z.object({
+  messageId: z.int().min(1, 'must be a message id').meta({
+    description: 'a message of the conversation: the branch through it becomes the active one',
+  }),
+});
+export const branchAnswer = z.object({
+  leafId: z.int().meta({ description: 'the active branch\'s last message (the newest under messageId)' }),
+});
+
+export const exportQuery = z.object({
+  format: z.enum(['md', 'json'], 'must be md or json').default('md'),
 });
 
 export type ClearBody = z.infer<typeof clearBody>;
@@ -113,4 +169,5 @@ export type SessionMessageView = z.infer<typeof sessionMessageView>;
 export type SessionListQuery = z.infer<typeof sessionListQuery>;
 export type SessionSearchQuery = z.infer<typeof sessionSearchQuery>;
 export type SessionSearchAnswer = z.infer<typeof sessionSearchAnswer>;
+export type UpdateBody = z.infer<typeof updateBody>;
 export type CompactAnswer = z.infer<typeof compactAnswer>;

@@ -1,17 +1,12 @@
 // Conversation sessions for the REST API: an agent's sessions, their messages, titles, deletion.
 // Callers are users (or anyone while auth is off), who see every session of the agent, or `api`
 // channel accounts, who see only their own (scope per_account_channel_peer, keyed by account).
-import { sessionOwner } from '../../auth/agent-access.ts';
+import { requireAgentAccess, sessionOwner } from '../../auth/agent-access.ts';
 import type { Principal } from '../../auth/auth-service.ts';
-import { notFound } from '../../core/errors.ts';
+import { invalid, notFound } from '../../core/errors.ts';
 import { paginate, type Page, type Pagination } from '../../http/pagination.ts';
-import type { ChatMessage } from '../../model-providers/types.ts';
-import type {
-  SessionStore,
-  SessionSummary,
-  StoredMessage,
-  StoredSummary,
-} from '../../storage/session-store.ts';
+import { childrenOf, newestUnder } from '../../storage/session-branches.ts';
+import type { SessionStore, SessionSummary } from '../../storage/session-store.ts';
 import type { SessionSearch } from '../../storage/session-search.ts';
 import type { CompactionResult } from '../../turns/compactor.ts';
 import { DEFAULT_SCOPE, sessionKey } from '../../turns/session-key.ts';
@@ -25,7 +20,10 @@ import type {
   SessionListQuery,
   SessionMessageView,
   SessionView,
+  UpdateBody,
 } from './sessions.schema.ts';
+import { exportFile, type ExportFile } from './session-export.ts';
+import { branchViews, sessionIdOf, sessionView as view } from './session-views.ts';
 
 const ACCOUNT_SCOPE = 'per_account_channel_peer';
 
@@ -34,65 +32,12 @@ function accountPrefix(agentId: string, accountId: string): string {
   return `${sessionKey({ agentId, channel: 'api', scope: ACCOUNT_SCOPE, scopeId: accountId })}:`;
 }
 
-function view(summary: SessionSummary): SessionView {
-  const marker = `:scope:${summary.scope}:`;
-  const at = summary.key.indexOf(marker);
-  return {
-    key: summary.key,
-    sessionId: at < 0 ? summary.key : summary.key.slice(at + marker.length),
-    agentId: summary.agentId,
-    channel: summary.channel,
-    scope: summary.scope,
-    title: summary.title,
-    preview: summary.preview,
-    messageCount: summary.messageCount,
-    createdAt: new Date(summary.createdAt).toISOString(),
-    updatedAt: new Date(summary.updatedAt).toISOString(),
-  };
-}
-
-/** A stored message with its id, whether a summary folds it, and how its turn ended. */
-function storedView(entry: StoredMessage, summaries: StoredSummary[]): SessionMessageView {
-  const folder = summaries.find((summary) => entry.id <= summary.lastId);
-  return {
-    id: entry.id,
-    ...baseView(entry.message),
-    ...(folder ? { folded: true, summaryId: folder.id } : {}),
-    ...(entry.status ? { status: entry.status } : {}),
-    ...(entry.error ? { error: entry.error } : {}),
-  };
-}
-
-function baseView(message: ChatMessage): SessionMessageView {
-  switch (message.role) {
-    case 'system':
-      return { role: 'system', content: message.content };
-    case 'user':
-      return {
-        role: 'user',
-        content: message.content,
-        ...(message.images ? { images: message.images } : {}),
-      };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content,
-        ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
-      };
-    case 'tool':
-      return { role: 'tool', content: message.content, toolCallId: message.toolCallId };
-  }
-}
-
-/** Session search and compaction, from the turns layer. */
+/** Session search and compaction, from the turns layer, and its per-session lock. */
 export interface SessionMemory {
   search: Pick<SessionSearch, 'search'>;
   compact(agentId: string, key: string, signal: AbortSignal): Promise<CompactionResult>;
-}
-
-function sessionIdOf(key: string): string {
-  const match = /:scope:[^:]+:(.*)$/.exec(key);
-  return match?.[1] ?? key;
+  /** Runs `work` while no turn of the session runs (a branch switch, a move to another agent). */
+  locked<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
 export class SessionsService {
@@ -125,10 +70,12 @@ export class SessionsService {
     this.agents.requireAgent(agentId);
     const { page, size, channel } = query;
     const owner = sessionOwner(caller);
+    const archived = ({ false: 'exclude', true: 'only', all: 'include' } as const)[query.archived];
     const { sessions, total } = await this.sessions.list({
       agentId,
       ...(owner !== undefined ? { keyPrefix: accountPrefix(agentId, owner) } : {}),
       ...(channel !== undefined ? { channel } : {}),
+      archived,
       offset: (page - 1) * size,
       limit: size,
     });
@@ -139,7 +86,7 @@ export class SessionsService {
     return view(await this.summary(agentId, key, caller));
   }
 
-  /** The messages of a session, oldest first. */
+  /** The messages of a session's active branch, oldest first. */
   async messages(
     agentId: string,
     key: string,
@@ -147,37 +94,73 @@ export class SessionsService {
     caller: Principal | undefined,
   ): Promise<Page<SessionMessageView>> {
     const summary = await this.summary(agentId, key, caller);
-    const entries = await this.sessions.entries(summary.key);
-    const summaries = await this.sessions.summaries(summary.key);
-    const views: SessionMessageView[] = [];
-    let next = 0;
-    for (const entry of entries) {
-      views.push(storedView(entry, summaries));
-      while (next < summaries.length && (summaries[next]?.lastId ?? 0) <= entry.id) {
-        const folding = summaries[next] as StoredSummary;
-        views.push({
-          id: folding.id,
-          role: 'summary',
-          content: folding.content,
-          firstId: folding.firstId,
-          lastId: folding.lastId,
-        });
-        next += 1;
-      }
-    }
-    return paginate(views, pagination);
+    return paginate(await this.branch(summary.key), pagination);
   }
 
-  /** Keyword search over the agent's transcripts the caller may see (as the session list). */
+  private async branch(key: string): Promise<SessionMessageView[]> {
+    const tree = await this.sessions.tree(key);
+    const entries = await this.sessions.entries(key, 0, tree);
+    const summaries = await this.sessions.summaries(key, tree);
+    return branchViews(entries, summaries, tree);
+  }
+
+  /** The conversation's active branch as a Markdown or JSON file. */
+  async export(
+    agentId: string,
+    key: string,
+    format: 'md' | 'json',
+    caller: Principal | undefined,
+  ): Promise<ExportFile> {
+    const summary = await this.summary(agentId, key, caller);
+    return exportFile(view(summary), await this.branch(summary.key), format);
+  }
+
+  /**
+   * Shows another version: the branch through `messageId` becomes the active one, up to the newest
+   * message under it (where that branch was left).
+   */
+  async switchBranch(
+    agentId: string,
+    key: string,
+    messageId: number,
+    caller: Principal | undefined,
+  ): Promise<{ leafId: number }> {
+    const summary = await this.summary(agentId, key, caller);
+    return this.memory.locked(summary.key, async () => {
+      if (!(await this.sessions.message(summary.key, messageId)))
+        throw notFound(`message ${messageId} is not in this conversation`);
+      const tree = await this.sessions.tree(summary.key);
+      // A session that never branched has one branch: every message is on it already.
+      if (!tree) return { leafId: (await this.sessions.entries(summary.key)).at(-1)?.id ?? messageId };
+      const leafId = newestUnder(messageId, childrenOf(tree.nodes));
+      await this.sessions.checkout(summary.key, leafId);
+      return { leafId };
+    });
+  }
+
+  /**
+   * Keyword search over the agent's transcripts the caller may see (as the session list), and the
+   * conversations whose title holds the query.
+   */
   async search(
     agentId: string,
     query: SessionSearchQuery,
     caller: Principal | undefined,
   ): Promise<SessionSearchAnswer> {
     this.agents.requireAgent(agentId);
-    const scope = caller?.kind === 'account' ? { prefixes: [accountPrefix(agentId, caller.accountId)] } : {};
+    const owner = sessionOwner(caller);
+    const prefix = owner !== undefined ? accountPrefix(agentId, owner) : undefined;
+    const scope = prefix !== undefined ? { prefixes: [prefix] } : {};
     const hits = await this.memory.search.search(agentId, scope, query.q, query.limit);
+    const titled = await this.sessions.findByTitle({
+      agentId,
+      ...(prefix !== undefined ? { keyPrefix: prefix } : {}),
+      text: query.q,
+      limit: query.limit,
+    });
+    const sessions = await Promise.all(titled.map((key) => this.sessions.get(key)));
     return {
+      sessions: sessions.flatMap((found) => (found ? [view(found)] : [])),
       results: hits.map((hit) => ({ ...hit, sessionId: sessionIdOf(hit.sessionKey) })),
     };
   }
@@ -209,15 +192,35 @@ export class SessionsService {
     };
   }
 
-  async rename(
+  /** Renames, pins, archives, or moves a conversation to another agent the caller may use. */
+  async update(
     agentId: string,
     key: string,
-    title: string | null,
+    body: UpdateBody,
     caller: Principal | undefined,
   ): Promise<SessionView> {
     const summary = await this.summary(agentId, key, caller);
-    await this.sessions.setTitle(summary.key, title);
-    return view({ ...summary, title });
+    if (body.title !== undefined) await this.sessions.setTitle(summary.key, body.title);
+    await this.sessions.setMarks(summary.key, {
+      ...(body.pinned === undefined ? {} : { pinned: body.pinned }),
+      ...(body.archived === undefined ? {} : { archived: body.archived }),
+    });
+    let current = summary.key;
+    if (body.agentId !== undefined && body.agentId !== agentId) {
+      const target = body.agentId;
+      this.agents.requireAgent(target);
+      requireAgentAccess(caller, target);
+      if (summary.channel !== 'api')
+        throw invalid(
+          `agentId: a conversation of the ${summary.channel} channel stays with its agent (only api conversations move)`,
+        );
+      current = `agent:${target}:${summary.key.slice(`agent:${agentId}:`.length)}`;
+      const destination = current;
+      await this.memory.locked(summary.key, () => this.sessions.move(summary.key, destination, target));
+    }
+    const updated = await this.sessions.get(current);
+    if (!updated) throw notFound(`session "${key}" of agent "${agentId}" not found`);
+    return view(updated);
   }
 
   async remove(agentId: string, key: string, caller: Principal | undefined): Promise<string> {

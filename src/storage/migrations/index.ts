@@ -7,7 +7,9 @@ import { cronRunFire } from './003-cron-run-fire.ts';
 import { memory } from './101-memory.ts';
 import { usage } from './201-usage.ts';
 import { responses } from './301-responses.ts';
+import { sessionBranches } from './401-session-branches.ts';
 import { channelPairings } from './501-channel-pairings.ts';
+import { messageUsage } from './601-message-usage.ts';
 import { durableWork } from './750-durable-work.ts';
 import type { Dialect } from './column-types.ts';
 import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
@@ -23,7 +25,9 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '101-memory': memory(dialect),
     '201-usage': usage(dialect),
     '301-responses': responses(dialect),
+    '401-session-branches': sessionBranches(dialect),
     '501-channel-pairings': channelPairings(dialect),
+    '601-message-usage': messageUsage(dialect),
     '750-durable-work': durableWork(dialect),
   };
 }

@@ -1,9 +1,11 @@
 // The login page, shown when the server answers 401 (auth is on and this tab has no valid token).
 import { useState } from 'preact/hooks';
 import { afterLogin, api, ApiError, setToken } from '../api.ts';
+import { t, useLang } from '../i18n/index.ts';
 import { FormError } from '../ui/dialog.tsx';
 
 export function LoginPage() {
+  useLang();
   const [username, setUsername] = useState('admin');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
@@ -22,7 +24,7 @@ export function LoginPage() {
       setToken(answer.token);
       afterLogin();
     } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : 'login failed');
+      setError(failure instanceof ApiError ? failure.message : t('login.failed'));
     } finally {
       setBusy(false);
     }
@@ -31,10 +33,10 @@ export function LoginPage() {
   return (
     <main class="login-page">
       <form class="card login-card" onSubmit={submit} aria-labelledby="login-title">
-        <h1 id="login-title">Sign in to Agent Service</h1>
-        <p class="muted">This server requires a login. Your session lasts for this browser tab.</p>
+        <h1 id="login-title">{t('login.title')}</h1>
+        <p class="muted">{t('login.text')}</p>
         <label class="field">
-          <span class="field-label">User name</span>
+          <span class="field-label">{t('login.user')}</span>
           <input
             class="input"
             name="username"
@@ -45,7 +47,7 @@ export function LoginPage() {
           />
         </label>
         <label class="field">
-          <span class="field-label">Password</span>
+          <span class="field-label">{t('login.password')}</span>
           <input
             class="input"
             name="password"
@@ -59,7 +61,7 @@ export function LoginPage() {
         </label>
         <FormError error={error} />
         <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('login.busy') : t('login.submit')}
         </button>
       </form>
     </main>

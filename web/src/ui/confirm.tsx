@@ -1,6 +1,7 @@
 // The shared confirm and prompt dialogs: `await confirmAction({...})` from any page, one host in the shell.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { createStore, useStore } from '../store.ts';
+import { t } from '../i18n/index.ts';
 import { Dialog } from './dialog.tsx';
 
 interface ConfirmRequest {
@@ -34,7 +35,7 @@ export function confirmAction(options: {
       kind: 'confirm',
       title: options.title,
       message: options.message,
-      confirmLabel: options.confirmLabel ?? 'OK',
+      confirmLabel: options.confirmLabel ?? t('common.ok'),
       danger: options.danger ?? false,
       resolve,
     }),
@@ -70,7 +71,7 @@ export function promptText(options: {
       title: options.title,
       label: options.label,
       value: options.value ?? '',
-      confirmLabel: options.confirmLabel ?? 'Save',
+      confirmLabel: options.confirmLabel ?? t('common.save'),
       resolve,
     }),
   );
@@ -100,7 +101,7 @@ export function ConfirmHost() {
       actions={
         <>
           <button type="button" class="btn" onClick={() => finish(false)}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button
             type="submit"

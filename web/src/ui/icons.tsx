@@ -28,6 +28,11 @@ const PATHS = {
   back: 'M15 5l-7 7 7 7',
   tool: 'M14 6a4 4 0 0 0 5 5l-9 9-3-3 9-9a4 4 0 0 0-2-2z',
   monitor: 'M3 12h4l3-7 4 14 3-7h4',
+  close: 'M6 6l12 12M18 6L6 18',
+  pin: 'M9 4h6l-1 6 3 3H7l3-3zM12 13v8',
+  archive: 'M3 5h18v4H3zM5 9v10h14V9M10 13h4',
+  download: 'M12 4v11M7 10l5 5 5-5M5 20h14',
+  search: 'M10.5 17a6.5 6.5 0 1 0 0-13 6.5 6.5 0 0 0 0 13zM15.5 15.5L20 20',
 } as const;
 
 export type IconName = keyof typeof PATHS;
@@ -57,15 +62,28 @@ export function IconButton({
   label,
   title,
   onClick,
+  disabled,
+  pressed,
 }: {
   icon: IconName;
   label: string;
   /** The tooltip, when it should say more or less than the label. */
   title?: string;
   onClick: () => void;
+  disabled?: boolean;
+  /** A toggle's state (aria-pressed). */
+  pressed?: boolean;
 }) {
   return (
-    <button type="button" class="icon-btn" aria-label={label} title={title} onClick={onClick}>
+    <button
+      type="button"
+      class="icon-btn"
+      aria-label={label}
+      title={title}
+      onClick={onClick}
+      disabled={disabled}
+      aria-pressed={pressed}
+    >
       <Icon name={icon} />
     </button>
   );

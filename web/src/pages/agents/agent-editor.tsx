@@ -17,6 +17,8 @@ import { SkillsTab } from './skills-tab.tsx';
 import { ToolsTab } from './tools-tab.tsx';
 import { WorkspaceTab } from './workspace-tab.tsx';
 import { MemoryTab } from './memory-tab.tsx';
+import { agentProblem, type AgentProblem } from './agent-errors.ts';
+import { FormError } from '../../ui/dialog.tsx';
 
 const TABS = [
   { id: 'basic', label: 'Basic' },
@@ -45,6 +47,8 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
   const [draft, setDraft] = useState<AgentDefinition | null>(null);
   const [missing, setMissing] = useState(false);
   const [saving, setSaving] = useState(false);
+  // Why the last save was refused: at its field (on its tab), or above the tabs.
+  const [refused, setRefused] = useState<AgentProblem | null>(null);
   const isNew = agentId === null;
   const current = TABS.find((entry) => entry.id === tab) ?? TABS[0];
   const tabs = isNew
@@ -92,12 +96,18 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
   if (!draft) return <p class="muted pad">Loading…</p>;
 
   const tabHref = (id: string) => href('agents', agentId ?? 'new', id);
+  const edit = (next: AgentDefinition) => {
+    setDraft(next);
+    setRefused(null);
+  };
+  const errorOf = (field: string) => (refused?.field === field ? refused.problem : undefined);
 
   const save = async () => {
     setSaving(true);
+    setRefused(null);
     try {
       if (isNew) {
-        const created = await api<AgentView>('/agents', { method: 'POST', body: draft });
+        const created = await api<AgentView>('/agents', { method: 'POST', body: draft, quiet: true });
         toast(`Agent "${created.ruleChain.id}" created`, 'success');
         await onChanged();
         navigate(href('agents', created.ruleChain.id), { replace: true });
@@ -106,6 +116,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
       const saved = await api<AgentView>(`/agents/${encodeURIComponent(agentId)}`, {
         method: 'PUT',
         body: draft,
+        quiet: true,
       });
       setView(saved);
       setDraft(stripStatus(saved));
@@ -114,8 +125,11 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         saved.status.loaded ? 'success' : 'error',
       );
       await onChanged();
-    } catch {
-      // The toast has said why.
+    } catch (error) {
+      // Shown where the user looks: under the field it names, on that field's tab.
+      const problem = agentProblem(error);
+      setRefused(problem);
+      if (problem.tab && problem.tab !== current.id) navigate(tabHref(problem.tab), { replace: true });
     } finally {
       setSaving(false);
     }
@@ -202,6 +216,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
           <pre class="alert-detail">{view.status.error}</pre>
         </div>
       )}
+      {refused && !refused.field && <FormError error={refused.problem} />}
       <nav class="tabs" aria-label="Agent sections">
         {tabs.map((entry) => (
           <a
@@ -222,13 +237,18 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         current.id !== 'memory' ? (
           <p class="muted">This agent has no ai/agent node: edit its chain as JSON on the Rules page.</p>
         ) : current.id === 'basic' ? (
-          <BasicTab definition={draft} isNew={isNew} onChange={setDraft} />
+          <BasicTab definition={draft} isNew={isNew} onChange={edit} errorOf={errorOf} />
         ) : current.id === 'model' ? (
-          <ModelTab definition={draft} onChange={setDraft} />
+          <ModelTab definition={draft} onChange={edit} errorOf={errorOf} />
         ) : current.id === 'prompt' ? (
-          <PromptTab definition={draft} onChange={setDraft} />
+          <PromptTab definition={draft} onChange={edit} errorOf={errorOf} />
         ) : current.id === 'tools' ? (
-          <ToolsTab definition={draft} onChange={setDraft} problems={view?.status.problems} />
+          <ToolsTab
+            definition={draft}
+            onChange={edit}
+            problems={view?.status.problems}
+            error={errorOf('tools')}
+          />
         ) : current.id === 'skills' && agentId ? (
           <SkillsTab agentId={agentId} />
         ) : current.id === 'workspace' && agentId ? (

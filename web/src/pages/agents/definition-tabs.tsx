@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import type { AgentDefinition } from '../../types.ts';
+import { FieldError } from '../../ui/dialog.tsx';
 import {
   SECRET_MARK,
   agentConfig,
@@ -16,9 +17,13 @@ import {
 interface TabProps {
   definition: AgentDefinition;
   onChange: (definition: AgentDefinition) => void;
+  /** The problem the last save was refused for, at the field it names (see agent-errors.ts). */
+  errorOf?: (field: string) => string | undefined;
 }
 
-export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: boolean }) {
+const none = (): undefined => undefined;
+
+export function BasicTab({ definition, isNew, onChange, errorOf = none }: TabProps & { isNew: boolean }) {
   return (
     <div class="form-grid">
       <label class="field">
@@ -31,6 +36,7 @@ export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: bo
           pattern="[A-Za-z0-9_\-]{1,64}"
           onInput={(event) => onChange(withRuleChain(definition, { id: event.currentTarget.value }))}
         />
+        <FieldError error={errorOf('id')} />
         <span class="field-help">
           Letters, digits, - and _. It names the agent in chat requests (the model field) and in URLs.
         </span>
@@ -42,6 +48,7 @@ export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: bo
           value={typeof definition.ruleChain.name === 'string' ? definition.ruleChain.name : ''}
           onInput={(event) => onChange(withRuleChain(definition, { name: event.currentTarget.value }))}
         />
+        <FieldError error={errorOf('name')} />
       </label>
       <label class="field field-wide">
         <span class="field-label">Description</span>
@@ -51,6 +58,7 @@ export function BasicTab({ definition, isNew, onChange }: TabProps & { isNew: bo
           value={description(definition)}
           onInput={(event) => onChange(withDescription(definition, event.currentTarget.value))}
         />
+        <FieldError error={errorOf('description')} />
       </label>
     </div>
   );
@@ -69,7 +77,7 @@ function numberOrUndefined(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-export function ModelTab({ definition, onChange }: TabProps) {
+export function ModelTab({ definition, onChange, errorOf = none }: TabProps) {
   const [providers, setProviders] = useState<Provider[]>([]);
   useEffect(() => {
     api<Provider[]>('/config/models/providers').then(setProviders, () => undefined);
@@ -133,6 +141,7 @@ export function ModelTab({ definition, onChange }: TabProps) {
               onChange(withAgentConfig(definition, { key: text === '' && keyStored ? SECRET_MARK : text }));
             }}
           />
+          <FieldError error={errorOf('key')} />
           <span class="field-help">
             {keyStored
               ? 'A key is set on this agent. It is never shown; leave the field empty to keep it.'
@@ -149,6 +158,7 @@ export function ModelTab({ definition, onChange }: TabProps) {
           value={config.model ?? ''}
           onInput={(event) => onChange(withAgentConfig(definition, { model: event.currentTarget.value }))}
         />
+        <FieldError error={errorOf('model')} />
         <datalist id="model-names">
           {modelNames.filter(Boolean).map((name) => (
             <option key={name} value={name} />
@@ -167,6 +177,7 @@ export function ModelTab({ definition, onChange }: TabProps) {
           value={typeof params['temperature'] === 'number' ? String(params['temperature']) : ''}
           onInput={(event) => setParam('temperature', numberOrUndefined(event.currentTarget.value))}
         />
+        <FieldError error={errorOf('params.temperature')} />
       </label>
       <label class="field">
         <span class="field-label">Max tokens per answer</span>
@@ -178,6 +189,7 @@ export function ModelTab({ definition, onChange }: TabProps) {
           value={typeof params['maxTokens'] === 'number' ? String(params['maxTokens']) : ''}
           onInput={(event) => setParam('maxTokens', numberOrUndefined(event.currentTarget.value))}
         />
+        <FieldError error={errorOf('params.maxTokens')} />
       </label>
       <label class="field">
         <span class="field-label">Max steps</span>
@@ -194,6 +206,7 @@ export function ModelTab({ definition, onChange }: TabProps) {
             )
           }
         />
+        <FieldError error={errorOf('maxStep')} />
         <span class="field-help">Model calls per turn at most.</span>
       </label>
       <label class="field">
@@ -211,12 +224,13 @@ export function ModelTab({ definition, onChange }: TabProps) {
             )
           }
         />
+        <FieldError error={errorOf('maxToolOutputLength')} />
       </label>
     </div>
   );
 }
 
-export function PromptTab({ definition, onChange }: TabProps) {
+export function PromptTab({ definition, onChange, errorOf = none }: TabProps) {
   const config = agentConfig(definition) ?? {};
   return (
     <label class="field">
@@ -230,6 +244,7 @@ export function PromptTab({ definition, onChange }: TabProps) {
           onChange(withAgentConfig(definition, { systemPrompt: event.currentTarget.value }))
         }
       />
+      <FieldError error={errorOf('systemPrompt')} />
       <span class="field-help">
         Templates: {'${ruleChain.id}'}, {'${now()}'}, {'${include(path)}'} (a workspace file), {'${global.*}'}
         , {'${vars.*}'}.

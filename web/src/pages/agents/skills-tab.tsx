@@ -2,21 +2,24 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
 import { confirmDelete } from '../../ui/confirm.tsx';
-import { Dialog } from '../../ui/dialog.tsx';
+import { useFormErrors } from '../../ui/form-errors.ts';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
-
-interface Skill {
-  name: string;
-  description: string;
-  content: string;
-  scope: string;
-}
+import { useEditedDraft } from '../../ui/unsaved.ts';
+import { saveSkill, SkillDialog, type Skill, type SkillEdit } from '../skills/skill-dialog.tsx';
 
 export function SkillsTab({ agentId }: { agentId: string }) {
   const base = `/agents/${encodeURIComponent(agentId)}/skills`;
   const [skills, setSkills] = useState<Skill[] | null>(null);
-  const [editing, setEditing] = useState<{ skill: Skill; isNew: boolean } | null>(null);
+  const editor = useEditedDraft<SkillEdit>(({ skill, isNew }) =>
+    isNew ? 'the new skill' : `skill "${skill.name}"`,
+  );
+  const editing = editor.value;
+  const errors = useFormErrors();
+  const open = editing !== null;
+  useEffect(() => {
+    if (!open) errors.clear();
+  }, [open]);
 
   const reload = useCallback(async () => {
     try {
@@ -30,25 +33,10 @@ export function SkillsTab({ agentId }: { agentId: string }) {
   }, [reload]);
 
   const save = async () => {
-    if (!editing) return;
-    const { skill, isNew } = editing;
-    try {
-      if (isNew)
-        await api(base, {
-          method: 'POST',
-          body: { name: skill.name, description: skill.description, content: skill.content },
-        });
-      else
-        await api(`${base}/${encodeURIComponent(skill.name)}`, {
-          method: 'PUT',
-          body: { description: skill.description, content: skill.content },
-        });
-      toast(`Skill "${skill.name}" saved`, 'success');
-      setEditing(null);
-      await reload();
-    } catch {
-      // toasted
-    }
+    if (!editing || !(await saveSkill(base, editing, errors))) return;
+    toast(`Skill "${editing.skill.name}" saved`, 'success');
+    editor.discard();
+    await reload();
   };
 
   const remove = async (skill: Skill) => {
@@ -65,19 +53,18 @@ export function SkillsTab({ agentId }: { agentId: string }) {
     );
   };
 
-  const change = (field: keyof Skill, value: string) =>
-    editing && setEditing({ ...editing, skill: { ...editing.skill, [field]: value } });
-
   return (
     <div class="stack">
       <div class="toolbar">
-        <p class="muted">Skills only this agent sees. It reads them with its <code>skill</code> tool.</p>
+        <p class="muted">
+          Skills only this agent sees. It reads them with its <code>skill</code> tool.
+        </p>
         <span class="spacer" />
         <button
           type="button"
           class="btn"
           onClick={() =>
-            setEditing({ skill: { name: '', description: '', content: '', scope: 'local' }, isNew: true })
+            editor.open({ skill: { name: '', description: '', content: '', scope: 'local' }, isNew: true })
           }
         >
           <Icon name="plus" /> New skill
@@ -98,7 +85,7 @@ export function SkillsTab({ agentId }: { agentId: string }) {
               <IconButton
                 icon="edit"
                 label={`Edit skill ${skill.name}`}
-                onClick={() => setEditing({ skill, isNew: false })}
+                onClick={() => editor.open({ skill, isNew: false })}
               />
               <IconButton
                 icon="trash"
@@ -109,53 +96,13 @@ export function SkillsTab({ agentId }: { agentId: string }) {
           ))}
         </ul>
       )}
-      <Dialog
-        title={editing?.isNew ? 'New skill' : `Skill ${editing?.skill.name ?? ''}`}
-        open={editing !== null}
-        onClose={() => setEditing(null)}
-        wide
-        actions={
-          <>
-            <button type="button" class="btn" onClick={() => setEditing(null)}>
-              Cancel
-            </button>
-            <button type="button" class="btn btn-primary" onClick={() => void save()}>
-              Save
-            </button>
-          </>
-        }
-      >
-        {editing && (
-          <div class="stack">
-            <label class="field">
-              <span class="field-label">Name</span>
-              <input
-                class="input"
-                value={editing.skill.name}
-                disabled={!editing.isNew}
-                onInput={(event) => change('name', event.currentTarget.value)}
-              />
-            </label>
-            <label class="field">
-              <span class="field-label">Description</span>
-              <input
-                class="input"
-                value={editing.skill.description}
-                onInput={(event) => change('description', event.currentTarget.value)}
-              />
-            </label>
-            <label class="field">
-              <span class="field-label">Content (Markdown)</span>
-              <textarea
-                class="input code-input"
-                rows={12}
-                value={editing.skill.content}
-                onInput={(event) => change('content', event.currentTarget.value)}
-              />
-            </label>
-          </div>
-        )}
-      </Dialog>
+      <SkillDialog
+        editing={editing}
+        errors={errors}
+        onChange={(skill) => editing && editor.change({ ...editing, skill })}
+        onClose={() => void editor.close()}
+        onSave={() => void save()}
+      />
     </div>
   );
 }

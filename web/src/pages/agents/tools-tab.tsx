@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
+import { FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import type { ToolEntry } from './agent-definition.ts';
 import { agentConfig, withAgentConfig } from './agent-definition.ts';
@@ -18,6 +19,8 @@ interface Props {
   onChange: (definition: AgentDefinition) => void;
   /** The saved agent's current problems (status.problems), shown at the MCP server they name. */
   problems?: string[] | undefined;
+  /** Why the last save was refused, when the server named the tools. */
+  error?: string | undefined;
 }
 
 /** The problem of the MCP tool named `name`, without the node prefix the server adds. */
@@ -28,7 +31,7 @@ function mcpProblem(problems: string[], name: string | undefined): string | unde
 
 const KIND_LABEL = { rulechain: 'Rule chain', agent: 'Sub-agent' } as const;
 
-export function ToolsTab({ definition, onChange, problems = [] }: Props) {
+export function ToolsTab({ definition, onChange, problems = [], error }: Props) {
   const [builtins, setBuiltins] = useState<ToolInfo[]>([]);
   const [chains, setChains] = useState<AgentView[]>([]);
   const [agents, setAgents] = useState<AgentView[]>([]);
@@ -111,6 +114,7 @@ export function ToolsTab({ definition, onChange, problems = [] }: Props) {
 
   return (
     <div class="stack">
+      <FormError error={error} />
       <fieldset class="fieldset">
         <legend>Built-in tools</legend>
         <div class="check-grid">

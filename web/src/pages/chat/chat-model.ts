@@ -16,7 +16,17 @@ export interface Usage {
   total: number;
 }
 
-export interface UserItem {
+/** Where a stored message sits among its versions (edits of a message, regenerated answers). */
+export interface Stored {
+  /** The stored message's id (the first of an answer's messages); absent while it streams. */
+  messageId?: number;
+  /** The message it follows (0: none): an edit is sent after it. */
+  parentId?: number;
+  /** Every version's id, oldest first, when there is more than one. */
+  siblingIds?: number[];
+}
+
+export interface UserItem extends Stored {
   kind: 'user';
   id: string;
   text: string;
@@ -34,7 +44,7 @@ export interface SummaryItem {
   lastId: number;
 }
 
-export interface AssistantItem {
+export interface AssistantItem extends Stored {
   kind: 'assistant';
   id: string;
   text: string;
@@ -62,6 +72,10 @@ export interface StoredMessage {
   images?: string[];
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
+  /** A finished turn's usage, on its last assistant message. */
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number; model?: string };
+  parentId?: number;
+  siblingIds?: number[];
 }
 
 let counter = 0;
@@ -70,6 +84,14 @@ export const itemId = (): string => `item-${++counter}`;
 /** Tools report failure as a result starting with "error:" (the agent loop's convention). */
 export function isFailure(result: string): boolean {
   return /^error:/i.test(result.trimStart());
+}
+
+function storedOf(message: StoredMessage): Stored {
+  return {
+    ...(message.id !== undefined ? { messageId: message.id } : {}),
+    ...(message.parentId !== undefined ? { parentId: message.parentId } : {}),
+    ...(message.siblingIds ? { siblingIds: message.siblingIds } : {}),
+  };
 }
 
 export function fromHistory(messages: StoredMessage[]): ChatItem[] {
@@ -96,18 +118,33 @@ export function fromHistory(messages: StoredMessage[]): ChatItem[] {
         text: message.content ?? '',
         images: message.images ?? [],
         ...folded,
+        ...storedOf(message),
       });
       continue;
     }
     if (message.role === 'system') continue;
     if (!turn) {
-      turn = { kind: 'assistant', id: itemId(), text: '', tools: [], status: 'done', ...folded };
+      turn = {
+        kind: 'assistant',
+        id: itemId(),
+        text: '',
+        tools: [],
+        status: 'done',
+        ...folded,
+        ...storedOf(message),
+      };
       items.push(turn);
     }
     if (message.status) {
       turn.status = message.status;
       if (message.error) turn.error = message.error;
     }
+    if (message.usage)
+      turn.usage = {
+        prompt: message.usage.promptTokens,
+        completion: message.usage.completionTokens,
+        total: message.usage.totalTokens,
+      };
     if (message.role === 'assistant') {
       if (message.content) turn.text += (turn.text ? '\n\n' : '') + message.content;
       for (const call of message.toolCalls ?? [])

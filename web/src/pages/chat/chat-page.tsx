@@ -1,21 +1,34 @@
-// Chat: pick an agent (main by default), pick or start a conversation, and talk to it. History comes
-// from the server, so a reload shows the same conversation; "New conversation" keeps the old one.
+// Chat: pick an agent (main by default), pick, search or start a conversation, and talk to it.
+// History comes from the server (the conversation's active branch), so a reload shows the same
+// conversation; editing a sent message or regenerating an answer starts a new branch and the
+// earlier versions stay switchable. "New conversation" keeps the old one.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useEscape } from '../../ui/use-escape.ts';
-import { api, apiAll, ApiError, request, streamEvents } from '../../api.ts';
+import { api, apiAll, ApiError, streamEvents } from '../../api.ts';
+import { t, useLang } from '../../i18n/index.ts';
 import { href, navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import type { AgentView, SessionView } from '../../types.ts';
 import { agentName } from '../../types.ts';
-import { confirmAction, promptText } from '../../ui/confirm.tsx';
-import { Icon } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
-import type { AssistantItem, ChatItem, StoredMessage, UserItem } from './chat-model.ts';
+import {
+  deleteSession,
+  downloadExport,
+  keyHref,
+  markSession,
+  renameSession,
+  sessionPath,
+  showVersion,
+} from './chat-actions.ts';
+import { ChatHeader } from './chat-header.tsx';
+import type { AssistantItem, ChatItem, StoredMessage, Usage, UserItem } from './chat-model.ts';
 import { applyChunk, fromHistory, itemId } from './chat-model.ts';
 import { Composer } from './composer.tsx';
 import type { Draft } from './drafts.ts';
 import { loadDraft, saveDraft } from './drafts.ts';
-import { SessionList, sessionTitle } from './session-list.tsx';
+import { ChatSidebar } from './chat-sidebar.tsx';
+import { sessionHref } from './session-list.tsx';
+import type { SearchHit } from './session-search.tsx';
 import { Transcript } from './transcript.tsx';
 
 const DEFAULT_AGENT = 'main';
@@ -31,14 +44,20 @@ function defaultAgent(agents: AgentView[]): string | undefined {
   return (agents.find((agent) => agent.status.loaded) ?? agents[0])?.ruleChain.id;
 }
 
-function sessionPath(agentId: string, sessionId: string): string {
-  return `/agents/${encodeURIComponent(agentId)}/sessions/${encodeURIComponent(sessionId)}`;
+/** Where a turn starts when it does not follow the conversation: an edit's parent, a regenerate. */
+interface Branching {
+  parentMessageId?: number;
+  regenerate?: number;
+  /** The transcript's items from this index on are replaced by the new turn. */
+  replaceFrom?: number;
 }
 
 export function ChatPage({ params }: PageProps) {
+  useLang();
   const [agentParam, sessionParam] = params;
   const [agents, setAgents] = useState<AgentView[] | null>(null);
   const [sessions, setSessions] = useState<SessionView[] | null>(null);
+  const [showArchived, setShowArchived] = useState(false);
   const [items, setItems] = useState<ChatItem[]>([]);
   const [historyState, setHistoryState] = useState<'loading' | 'ready' | 'error'>('loading');
   const [draft, setDraftState] = useState<Draft>({ text: '', images: [] });
@@ -49,6 +68,7 @@ export function ChatPage({ params }: PageProps) {
   useEscape(listOpen, closeList);
   const [historyVersion, setHistoryVersion] = useState(0);
   const [compacting, setCompacting] = useState(false);
+  const [focusId, setFocusId] = useState<number | undefined>(undefined);
   const controller = useRef<AbortController | null>(null);
 
   const agentId = agentParam ?? '';
@@ -72,11 +92,15 @@ export function ChatPage({ params }: PageProps) {
   const reloadSessions = useCallback(async () => {
     if (!agentId) return;
     try {
-      setSessions(await apiAll<SessionView>(`/agents/${encodeURIComponent(agentId)}/sessions`));
+      setSessions(
+        await apiAll<SessionView>(`/agents/${encodeURIComponent(agentId)}/sessions`, {
+          query: { archived: showArchived ? 'all' : 'false' },
+        }),
+      );
     } catch {
       setSessions([]);
     }
-  }, [agentId]);
+  }, [agentId, showArchived]);
 
   useEffect(() => {
     setSessions(null);
@@ -86,9 +110,16 @@ export function ChatPage({ params }: PageProps) {
   // /ui/chat/<agent> opens its latest conversation, or a new one.
   useEffect(() => {
     if (!agentId || sessionParam || !sessions) return;
-    const latest = sessions.find((session) => session.channel === 'api' && session.scope === 'per_peer');
+    const latest = sessions.find(
+      (session) => session.channel === 'api' && session.scope === 'per_peer' && !session.archived,
+    );
     navigate(href('chat', agentId, latest ? latest.sessionId : newSessionId()), { replace: true });
   }, [agentId, sessionParam, sessions]);
+
+  const loadHistory = useCallback(
+    () => apiAll<StoredMessage>(`${sessionPath(agentId, sessionId)}/messages`, { quiet: true }),
+    [agentId, sessionId],
+  );
 
   // History of the open conversation, from the server, once the session list says it is there (a
   // conversation not sent yet has none to ask for).
@@ -105,7 +136,7 @@ export function ChatPage({ params }: PageProps) {
       return;
     }
     let live = true;
-    apiAll<StoredMessage>(`${sessionPath(agentId, sessionId)}/messages`, { quiet: true }).then(
+    loadHistory().then(
       (messages) => {
         if (!live) return;
         setItems(fromHistory(messages));
@@ -119,7 +150,7 @@ export function ChatPage({ params }: PageProps) {
         }
         setHistoryState('error');
         if (error instanceof ApiError && error.status !== 401)
-          toast(`History not loaded: ${error.message}`, 'error');
+          toast(t('chat.historyNotLoaded', { error: error.message }), 'error');
       },
     );
     return () => {
@@ -127,6 +158,18 @@ export function ChatPage({ params }: PageProps) {
     };
     // The list's later reloads (after each answer) must not reload the history being shown.
   }, [agentId, sessionId, sessionsLoaded, historyVersion]);
+
+  /** Reads the active branch again (after a turn, a version switch) without clearing the view. */
+  const refreshHistory = async (usage?: Usage) => {
+    try {
+      const next = fromHistory(await loadHistory());
+      const last = [...next].reverse().find((item): item is AssistantItem => item.kind === 'assistant');
+      if (usage && last) last.usage = usage;
+      setItems(next);
+    } catch {
+      // The streamed view stays; a reload reads the history again.
+    }
+  };
 
   useEffect(() => () => controller.current?.abort(), []);
 
@@ -148,8 +191,8 @@ export function ChatPage({ params }: PageProps) {
       );
       toast(
         result.compacted
-          ? `Compacted: ${result.folded} messages folded into a summary`
-          : `Nothing compacted: ${result.reason ?? 'nothing to fold'}`,
+          ? t('chat.compacted', { count: result.folded })
+          : t('chat.notCompacted', { reason: result.reason ?? t('chat.nothingToFold') }),
         result.compacted ? 'success' : 'info',
       );
       setHistoryVersion((version) => version + 1);
@@ -162,22 +205,24 @@ export function ChatPage({ params }: PageProps) {
   const agent = agents?.find((entry) => entry.ruleChain.id === agentId);
   const readOnly =
     current && (current.channel !== 'api' || current.scope !== 'per_peer')
-      ? `This conversation came through the ${current.channel} channel: it can be read here, not continued.`
+      ? t('chat.readOnly.channel', { channel: current.channel })
       : sessionId.startsWith('agent:')
-        ? 'This conversation can be read here, not continued.'
+        ? t('chat.readOnly')
         : agent && !agent.status.loaded
-          ? 'This agent did not load, so it cannot answer. Fix it on the Agents page.'
+          ? t('chat.agentBroken')
           : agents && !agent
-            ? `There is no agent "${agentId}".`
+            ? t('chat.noAgent', { agent: agentId })
             : null;
 
-  const send = async (message: Draft, replaceFrom?: number) => {
+  const send = async (message: Draft, branching: Branching = {}) => {
+    const regenerating = branching.regenerate !== undefined;
     const user: UserItem = { kind: 'user', id: itemId(), text: message.text, images: message.images };
     let turn: AssistantItem = { kind: 'assistant', id: itemId(), text: '', tools: [], status: 'streaming' };
-    const before = replaceFrom === undefined ? items : items.slice(0, replaceFrom);
-    setItems([...before, user, turn]);
-    setDraftState({ text: '', images: [] });
+    const before = branching.replaceFrom === undefined ? items : items.slice(0, branching.replaceFrom);
+    setItems(regenerating ? [...before, turn] : [...before, user, turn]);
+    if (!regenerating) setDraftState({ text: '', images: [] });
     setBusy(true);
+    setFocusId(undefined);
     const abort = new AbortController();
     controller.current = abort;
     const content =
@@ -201,6 +246,8 @@ export function ChatPage({ params }: PageProps) {
           sessionId,
           stream_options: { include_usage: true },
           messages: [{ role: 'user', content }],
+          ...(branching.parentMessageId !== undefined ? { parentMessageId: branching.parentMessageId } : {}),
+          ...(regenerating ? { regenerate: branching.regenerate } : {}),
         },
         { headers: { 'x-stream-protocol': 'agui' }, signal: abort.signal, quiet: true },
       );
@@ -208,24 +255,23 @@ export function ChatPage({ params }: PageProps) {
         if (!started) {
           started = true;
           // The server has the message now: the draft can go.
-          saveDraft(agentId, sessionId, { text: '', images: [] });
+          if (!regenerating) saveDraft(agentId, sessionId, { text: '', images: [] });
         }
         update(applyChunk(turn, payload));
       }
       update({ ...turn, status: turn.status === 'failed' ? 'failed' : 'done' });
+      // The stored messages' ids and versions, for edit, regenerate and the versions switch.
+      await refreshHistory(turn.usage);
     } catch (error) {
       if (abort.signal.aborted) {
         update({ ...turn, status: 'stopped' });
       } else if (error instanceof ApiError && error.status === 0 && !started) {
         // The server is down: nothing was sent. Put the message back where it was typed.
         setItems((list) => list.filter((item) => item.id !== user.id && item.id !== turn.id));
-        setDraft(message);
-        toast(
-          'The server cannot be reached: your message is kept. Send it again when the server is back.',
-          'error',
-        );
+        if (!regenerating) setDraft(message);
+        toast(t('chat.serverDown'), 'error');
       } else {
-        const text = error instanceof Error ? error.message : 'the answer failed';
+        const text = error instanceof Error ? error.message : t('chat.answerFailed');
         update({ ...turn, status: 'failed', error: text });
       }
     } finally {
@@ -235,137 +281,138 @@ export function ChatPage({ params }: PageProps) {
     }
   };
 
-  const retry = () => {
-    if (readOnly) return;
+  /** A new version of the last answer; the earlier ones stay, switchable. */
+  const regenerate = () => {
+    if (readOnly || busy) return;
     let index = -1;
     items.forEach((item, at) => {
       if (item.kind === 'user') index = at;
     });
     const last = items[index];
-    if (!last || last.kind !== 'user' || busy) return;
-    void send({ text: last.text, images: last.images }, index);
+    if (!last || last.kind !== 'user') return;
+    if (last.messageId === undefined)
+      void send({ text: last.text, images: last.images }, { replaceFrom: index });
+    else
+      void send(
+        { text: last.text, images: last.images },
+        { regenerate: last.messageId, replaceFrom: index + 1 },
+      );
+  };
+
+  /** An edited message is sent after the original's parent: a new branch, the original kept. */
+  const edit = (item: UserItem, text: string) => {
+    if (readOnly || busy || item.parentId === undefined) return;
+    const index = items.findIndex((entry) => entry.id === item.id);
+    void send({ text, images: item.images }, { parentMessageId: item.parentId, replaceFrom: index });
+  };
+
+  const switchVersion = async (messageId: number) => {
+    if (!current || busy) return;
+    try {
+      await showVersion(agentId, current.key, messageId);
+      await refreshHistory();
+    } catch {
+      toast(t('chat.versionFailed'), 'error');
+    }
   };
 
   const copy = (text: string) => {
     navigator.clipboard.writeText(text).then(
-      () => toast('Copied', 'success'),
-      () => toast('Copying is not allowed here', 'error'),
+      () => toast(t('chat.copied'), 'success'),
+      () => toast(t('chat.copyRefused'), 'error'),
     );
   };
 
-  const rename = async (session: SessionView) => {
-    const title = await promptText({
-      title: 'Rename conversation',
-      label: 'Title',
-      value: sessionTitle(session),
-    });
-    if (title === null) return;
-    await api(sessionPath(agentId, session.key), { method: 'PATCH', body: { title } });
-    void reloadSessions();
+  /** The conversation continues with another agent: moved there on the server if it is stored. */
+  const switchAgent = async (target: string) => {
+    if (target === agentId || busy) return;
+    if (current) {
+      try {
+        await api(sessionPath(agentId, current.key), { method: 'PATCH', body: { agentId: target } });
+      } catch {
+        return;
+      }
+      const name = agents?.find((entry) => entry.ruleChain.id === target);
+      toast(t('chat.moved', { agent: name ? agentName(name) : target }), 'success');
+    }
+    navigate(href('chat', target, sessionId));
   };
 
-  const remove = async (session: SessionView) => {
-    const confirmed = await confirmAction({
-      title: 'Delete conversation',
-      message: `Delete "${sessionTitle(session)}" and its ${session.messageCount} messages? This cannot be undone.`,
-      confirmLabel: 'Delete',
-      danger: true,
-    });
-    if (!confirmed) return;
-    await request(sessionPath(agentId, session.key), { method: 'DELETE' });
-    toast('Conversation deleted', 'success');
-    if (session.sessionId === sessionId || session.key === sessionId)
-      navigate(href('chat', agentId, newSessionId()), { replace: true });
-    void reloadSessions();
+  const openHit = async (hit: SearchHit) => {
+    // The branch holding the message becomes the one shown (nothing changes for a single branch).
+    try {
+      await showVersion(agentId, hit.sessionKey, hit.messageId);
+    } catch {
+      // toasted; the conversation still opens
+    }
+    setFocusId(hit.messageId);
+    setListOpen(false);
+    const target = keyHref(agentId, hit.sessionKey);
+    if (window.location.pathname === target) setHistoryVersion((version) => version + 1);
+    else navigate(target);
   };
 
   const unsaved = Boolean(sessionId) && sessions !== null && !current;
 
   return (
     <div class={listOpen ? 'chat-page list-open' : 'chat-page'}>
-      <aside class="chat-sidebar" aria-label="Agent and conversations">
-        <label class="field">
-          <span class="field-label">Agent</span>
-          <select
-            class="input"
-            aria-label="Agent"
-            value={agentId}
-            onChange={(event) => navigate(href('chat', event.currentTarget.value))}
-          >
-            {agents?.map((entry) => (
-              <option key={entry.ruleChain.id} value={entry.ruleChain.id}>
-                {agentName(entry)}
-                {entry.ruleChain.name && entry.ruleChain.name !== entry.ruleChain.id
-                  ? ` (${entry.ruleChain.id})`
-                  : ''}
-                {entry.status.loaded ? '' : ' (load error)'}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          class="btn btn-block"
-          onClick={() => navigate(href('chat', agentId, newSessionId()))}
-          disabled={!agentId}
-        >
-          <Icon name="plus" /> New conversation
-        </button>
-        {sessions === null ? (
-          <p class="muted">Loading conversations…</p>
-        ) : (
-          <SessionList
-            agentId={agentId}
-            sessions={sessions}
-            currentId={sessionId}
-            unsaved={unsaved}
-            onRename={(session) => void rename(session)}
-            onDelete={(session) => void remove(session)}
-          />
-        )}
-      </aside>
+      <ChatSidebar
+        agentId={agentId}
+        agents={agents}
+        sessions={sessions}
+        sessionId={sessionId}
+        unsaved={unsaved}
+        showArchived={showArchived}
+        onShowArchived={setShowArchived}
+        onNew={() => navigate(href('chat', agentId, newSessionId()))}
+        onOpenSession={(session) => {
+          setListOpen(false);
+          navigate(sessionHref(agentId, session));
+        }}
+        onOpenHit={(hit) => void openHit(hit)}
+        actions={{
+          onRename: (session) => void renameSession(agentId, session, reloadSessions),
+          onMark: (session, marks) => void markSession(agentId, session, marks, reloadSessions),
+          onDelete: (session) =>
+            void deleteSession(agentId, session, () => {
+              if (session.sessionId === sessionId || session.key === sessionId)
+                navigate(href('chat', agentId, newSessionId()), { replace: true });
+              void reloadSessions();
+            }),
+        }}
+      />
       <div class="sidebar-backdrop" onClick={() => setListOpen(false)} />
-      <section class="chat-main" aria-label="Conversation">
-        <header class="chat-header">
-          <button
-            type="button"
-            class="btn btn-ghost conversations-toggle"
-            aria-expanded={listOpen}
-            onClick={() => setListOpen(!listOpen)}
-          >
-            <Icon name="chat" /> Conversations
-          </button>
-          <h1 class="chat-title">{current ? sessionTitle(current) : 'New conversation'}</h1>
-          {current && (
-            <button
-              type="button"
-              class="btn btn-ghost"
-              disabled={busy || compacting}
-              title="Summarise the older turns now (after a memory flush); every message stays readable"
-              onClick={() => void compactNow()}
-            >
-              {compacting ? 'Compacting…' : 'Compact now'}
-            </button>
-          )}
-          {demo && (
-            <span
-              class="badge badge-warn"
-              title="No model provider is configured: agents answer with the built-in demo model."
-            >
-              Demo model
-            </span>
-          )}
-        </header>
+      <section class="chat-main" aria-label={t('chat.conversation')}>
+        <ChatHeader
+          agentId={agentId}
+          agents={agents}
+          current={current}
+          readOnly={readOnly}
+          busy={busy}
+          compacting={compacting}
+          demo={demo}
+          listOpen={listOpen}
+          onToggleList={() => setListOpen(!listOpen)}
+          onCompact={() => void compactNow()}
+          onExport={(format) =>
+            current && void downloadExport(agentId, current.key, format).catch(() => undefined)
+          }
+          onSwitchAgent={(target) => void switchAgent(target)}
+        />
         <Transcript
           items={items}
+          focusId={focusId}
           emptyText={
             historyState === 'loading'
-              ? 'Loading…'
+              ? t('chat.loading')
               : historyState === 'error'
-                ? 'The history could not be loaded.'
-                : `Start a conversation with ${agent ? agentName(agent) : agentId}.`
+                ? t('chat.historyFailed')
+                : t('chat.start', { agent: agent ? agentName(agent) : agentId })
           }
-          onRetry={readOnly ? undefined : retry}
+          busy={busy}
+          onRegenerate={readOnly ? undefined : regenerate}
+          onEdit={readOnly ? undefined : edit}
+          onSwitch={current ? (id) => void switchVersion(id) : undefined}
           onCopy={copy}
         />
         <Composer

@@ -1,6 +1,7 @@
 // The message box: Enter sends, Shift+Enter starts a new line; pictures can be attached for vision
 // models. What is typed is kept as a draft (see drafts.ts) until the server has it.
 import { useRef } from 'preact/hooks';
+import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
 import { Icon } from '../../ui/icons.tsx';
 import type { Draft } from './drafts.ts';
@@ -34,11 +35,11 @@ export function Composer({ draft, onDraft, busy, disabled, onSend, onStop }: Pro
     const images = [...draft.images];
     for (const file of Array.from(files ?? [])) {
       if (!file.type.startsWith('image/')) {
-        toast(`${file.name} is not a picture`, 'error');
+        toast(t('composer.notPicture', { name: file.name }), 'error');
         continue;
       }
       if (file.size > MAX_IMAGE_BYTES) {
-        toast(`${file.name} is too large (at most 700 KB)`, 'error');
+        toast(t('composer.tooLarge', { name: file.name }), 'error');
         continue;
       }
       images.push(await readAsDataUrl(file));
@@ -59,11 +60,11 @@ export function Composer({ draft, onDraft, busy, disabled, onSend, onStop }: Pro
         <div class="attachments composer-attachments">
           {draft.images.map((url, index) => (
             <span key={index} class="attachment">
-              <img src={url} alt={`attachment ${index + 1}`} class="attachment-image" />
+              <img src={url} alt={t('composer.attachment', { n: index + 1 })} class="attachment-image" />
               <button
                 type="button"
                 class="attachment-remove"
-                aria-label={`Remove attachment ${index + 1}`}
+                aria-label={t('composer.remove', { n: index + 1 })}
                 onClick={() => onDraft({ ...draft, images: draft.images.filter((_, at) => at !== index) })}
               >
                 ×
@@ -87,8 +88,8 @@ export function Composer({ draft, onDraft, busy, disabled, onSend, onStop }: Pro
         <button
           type="button"
           class="icon-btn"
-          aria-label="Attach pictures"
-          title="Attach pictures (for vision models)"
+          aria-label={t('composer.attach')}
+          title={t('composer.attach.hint')}
           disabled={Boolean(disabled)}
           onClick={() => fileInput.current?.click()}
         >
@@ -97,8 +98,8 @@ export function Composer({ draft, onDraft, busy, disabled, onSend, onStop }: Pro
         <textarea
           class="input composer-input"
           rows={1}
-          placeholder={disabled ? '' : 'Message (Enter to send, Shift+Enter: new line)'}
-          aria-label="Message"
+          placeholder={disabled ? '' : t('composer.placeholder')}
+          aria-label={t('composer.message')}
           value={draft.text}
           disabled={Boolean(disabled)}
           onInput={(event) => onDraft({ ...draft, text: event.currentTarget.value })}
@@ -110,12 +111,12 @@ export function Composer({ draft, onDraft, busy, disabled, onSend, onStop }: Pro
           }}
         />
         {busy ? (
-          <button type="button" class="btn btn-danger" onClick={onStop} aria-label="Stop">
-            <Icon name="stop" /> <span class="hide-narrow">Stop</span>
+          <button type="button" class="btn btn-danger" onClick={onStop} aria-label={t('composer.stop')}>
+            <Icon name="stop" /> <span class="hide-narrow">{t('composer.stop')}</span>
           </button>
         ) : (
-          <button type="submit" class="btn btn-primary" disabled={!canSend} aria-label="Send">
-            <Icon name="send" /> <span class="hide-narrow">Send</span>
+          <button type="submit" class="btn btn-primary" disabled={!canSend} aria-label={t('composer.send')}>
+            <Icon name="send" /> <span class="hide-narrow">{t('composer.send')}</span>
           </button>
         )}
       </div>

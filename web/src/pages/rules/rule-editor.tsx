@@ -1,5 +1,6 @@
-// The editor of one rule chain: its JSON with line numbers, validation errors marked at the node the
-// server names, save, reload, delete with confirmation, and the run panel below.
+// The editor of one rule chain: the graph (loaded on demand) or its JSON with line numbers, both
+// editing one draft; validation errors marked at the node the server names; save, reload, delete
+// with confirmation, and the run panel below.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
@@ -11,7 +12,16 @@ import { LoadBadge } from '../../ui/status-list.tsx';
 import { toast } from '../../ui/toast.tsx';
 import { placeOfParseError, placeOfServerError, type ErrorPlace } from './chain-errors.ts';
 import { RunPanel } from './run-panel.tsx';
-import { chainName, definitionText, isAgentChain, NEW_CHAIN_TEXT, type ChainView } from './rule-types.ts';
+import {
+  chainName,
+  definitionText,
+  EMPTY_CHAIN_TEXT,
+  isAgentChain,
+  NEW_CHAIN_TEXT,
+  type ChainView,
+  type RunLog,
+} from './rule-types.ts';
+import { GraphView, useEditorView, ViewSwitch } from './view-switch.tsx';
 
 interface Props {
   /** null: a new chain. */
@@ -34,6 +44,9 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   const [problem, setProblem] = useState<Problem | null>(null);
   const [reveal, setReveal] = useState<{ line: number; seq: number } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [mode, setMode] = useEditorView();
+  const [runLog, setRunLog] = useState<RunLog | null>(null);
+  const [focus, setFocus] = useState<{ nodeId: string; seq: number } | null>(null);
 
   const show = (chain: ChainView) => {
     setView(chain);
@@ -69,7 +82,11 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
     );
   if (!isNew && !view) return <p class="muted pad">Loading…</p>;
 
-  const goTo = (place: ErrorPlace) => setReveal({ line: place.line, seq: (reveal?.seq ?? 0) + 1 });
+  const goTo = (place: ErrorPlace) => {
+    setReveal({ line: place.line, seq: (reveal?.seq ?? 0) + 1 });
+    const nodeId = /^node "(.+)"$/.exec(place.label)?.[1];
+    if (nodeId) setFocus({ nodeId, seq: (focus?.seq ?? 0) + 1 });
+  };
 
   /** Parses the editor's text; a syntax error is marked at its line. */
   const parsed = (): Record<string, unknown> | undefined => {
@@ -196,6 +213,12 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
         {view && <LoadBadge status={view.status} />}
         {agentChain && <span class="badge">agent</span>}
         <span class="spacer" />
+        <ViewSwitch mode={mode} onMode={setMode} />
+        {isNew && text !== EMPTY_CHAIN_TEXT && (
+          <button type="button" class="btn" onClick={() => setText(EMPTY_CHAIN_TEXT)}>
+            Start empty
+          </button>
+        )}
         {!isNew && (
           <>
             <button type="button" class="btn" aria-label="Reload chain" onClick={() => void reload()}>
@@ -246,19 +269,34 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
           )}
         </div>
       )}
-      <CodeEditor
-        label="Rule chain JSON"
-        value={text}
-        onInput={(value) => setText(value)}
-        marked={problem?.place?.range ?? null}
-        reveal={reveal}
-      />
+      {mode === 'graph' ? (
+        <GraphView
+          text={text}
+          onText={setText}
+          isNew={isNew}
+          chainId={isNew ? null : chainId}
+          problem={problem?.message ?? null}
+          runLog={runLog}
+          focus={focus}
+        />
+      ) : (
+        <div id="chain-editor-view" role="tabpanel">
+          <CodeEditor
+            label="Rule chain JSON"
+            value={text}
+            onInput={(value) => setText(value)}
+            marked={problem?.place?.range ?? null}
+            reveal={reveal}
+          />
+        </div>
+      )}
       {!isNew && view && (
         <RunPanel
           chainId={view.ruleChain.id}
           debugMode={view.ruleChain.debugMode === true}
           loaded={view.status.loaded}
           onEnableDebug={enableDebug}
+          onShown={setRunLog}
         />
       )}
     </div>

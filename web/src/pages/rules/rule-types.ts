@@ -88,3 +88,13 @@ export const NEW_CHAIN_TEXT = JSON.stringify(
   null,
   2,
 );
+
+/** A new chain with no node yet, to build in the graph. */
+export const EMPTY_CHAIN_TEXT = JSON.stringify(
+  {
+    ruleChain: { id: 'my-chain', name: 'My chain', debugMode: true },
+    metadata: { nodes: [], connections: [] },
+  },
+  null,
+  2,
+);

@@ -10,6 +10,8 @@ interface Props {
   debugMode: boolean;
   loaded: boolean;
   onEnableDebug: () => Promise<void>;
+  /** The run log shown, for the graph to colour its nodes. */
+  onShown?: (run: RunLog | null) => void;
 }
 
 function pretty(data: string, dataType?: string): string {
@@ -82,7 +84,7 @@ function NodeEntry({ log }: { log: NodeLog }) {
   );
 }
 
-export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
+export function RunPanel({ chainId, debugMode, loaded, onEnableDebug, onShown }: Props) {
   const [messageType, setMessageType] = useState('');
   const [metadataText, setMetadataText] = useState('');
   const [dataText, setDataText] = useState('{\n  "temperature": 25\n}');
@@ -139,6 +141,7 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug }: Props) {
   };
 
   const run = runs.find((entry) => entry.id === shown);
+  useEffect(() => onShown?.(run ?? null), [run?.id]);
   return (
     <section class="card stack" aria-label="Run the chain">
       <h3 class="section-title">Run with a test message</h3>

@@ -7,18 +7,13 @@ import type { PageProps } from '../../routes.ts';
 import { useAgentIds } from '../../ui/agent-filter.tsx';
 import { confirmDelete } from '../../ui/confirm.tsx';
 import { Dialog, FormActions } from '../../ui/dialog.tsx';
+import { useFormErrors } from '../../ui/form-errors.ts';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
 import { useEditedDraft } from '../../ui/unsaved.ts';
 import { uploadForm } from '../../ui/upload.ts';
 import '../../styles/manage.css';
-
-interface Skill {
-  name: string;
-  description: string;
-  content: string;
-  scope: 'global' | 'local';
-}
+import { saveSkill, SkillDialog, type Skill } from './skill-dialog.tsx';
 
 /** Where skills live: global, or one agent's own. */
 type Scope = { kind: 'global' } | { kind: 'agent'; agentId: string };
@@ -35,76 +30,6 @@ function base(scope: Scope): string {
   return scope.kind === 'global' ? '/skills' : `/agents/${encodeURIComponent(scope.agentId)}/skills`;
 }
 
-function SkillDialog({
-  editing,
-  onChange,
-  onClose,
-  onSave,
-}: {
-  editing: { skill: Skill; isNew: boolean } | null;
-  onChange: (skill: Skill) => void;
-  onClose: () => void;
-  onSave: () => void;
-}) {
-  const skill = editing?.skill;
-  return (
-    <Dialog
-      title={editing?.isNew ? 'New skill' : `Edit skill ${skill?.name ?? ''}`}
-      open={editing !== null}
-      onClose={onClose}
-      wide
-      actions={<FormActions form="skill-form" submitLabel="Save" onCancel={onClose} />}
-    >
-      {editing && skill && (
-        <form
-          id="skill-form"
-          class="stack"
-          onSubmit={(event) => {
-            event.preventDefault();
-            onSave();
-          }}
-        >
-          <label class="field">
-            <span class="field-label">Name</span>
-            <input
-              class="input"
-              required
-              value={skill.name}
-              disabled={!editing.isNew}
-              onInput={(event) => onChange({ ...skill, name: event.currentTarget.value })}
-            />
-            <span class="field-help">
-              1-64 letters, digits, "-" or "_". A skill cannot be renamed: copy it instead.
-            </span>
-          </label>
-          <label class="field">
-            <span class="field-label">Description</span>
-            <input
-              class="input"
-              maxLength={1024}
-              value={skill.description}
-              onInput={(event) => onChange({ ...skill, description: event.currentTarget.value })}
-            />
-            <span class="field-help">
-              Agents see this line in their skill list; say when to use the skill.
-            </span>
-          </label>
-          <label class="field">
-            <span class="field-label">SKILL.md content (Markdown)</span>
-            <textarea
-              class="input code-input"
-              rows={14}
-              required
-              value={skill.content}
-              onInput={(event) => onChange({ ...skill, content: event.currentTarget.value })}
-            />
-          </label>
-        </form>
-      )}
-    </Dialog>
-  );
-}
-
 export function SkillsPage({ params }: PageProps) {
   const scope: Scope =
     params[0] === 'agent' && params[1] ? { kind: 'agent', agentId: params[1] } : { kind: 'global' };
@@ -114,6 +39,11 @@ export function SkillsPage({ params }: PageProps) {
     isNew ? 'the new skill' : `skill "${skill.name}"`,
   );
   const editing = editor.value;
+  const errors = useFormErrors();
+  const open = editing !== null;
+  useEffect(() => {
+    if (!open) errors.clear();
+  }, [open]);
   const [copying, setCopying] = useState<{ skill: Skill; target: string; newName: string } | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const collection = base(scope);
@@ -138,27 +68,11 @@ export function SkillsPage({ params }: PageProps) {
 
   const save = async () => {
     if (!editing) return;
-    const { skill, isNew } = editing;
-    try {
-      if (isNew) {
-        const body = { name: skill.name, description: skill.description, content: skill.content };
-        await api(collection, {
-          method: 'POST',
-          body: scope.kind === 'global' ? { ...body, scope: 'global' } : body,
-        });
-      } else {
-        await api(`${collection}/${encodeURIComponent(skill.name)}`, {
-          method: 'PUT',
-          ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
-          body: { description: skill.description, content: skill.content },
-        });
-      }
-      toast(`Skill "${skill.name}" saved`, 'success');
-      editor.discard();
-      await reload();
-    } catch {
-      // toasted
-    }
+    const query: Record<string, string> = scope.kind === 'global' ? { scope: 'global' } : {};
+    if (!(await saveSkill(collection, editing, errors, query))) return;
+    toast(`Skill "${editing.skill.name}" saved`, 'success');
+    editor.discard();
+    await reload();
   };
 
   const edit = async (skill: Skill) => {
@@ -338,6 +252,7 @@ export function SkillsPage({ params }: PageProps) {
       )}
       <SkillDialog
         editing={editing}
+        errors={errors}
         onChange={(skill) => editing && editor.change({ ...editing, skill })}
         onClose={() => void editor.close()}
         onSave={() => void save()}
