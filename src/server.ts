@@ -243,6 +243,8 @@ async function serve(
     configPath,
     async close() {
       try {
+        // Channels take no new messages while requests finish; their turns in flight go on.
+        services.channels.drain();
         await app.close();
         await services.close();
       } finally {

@@ -47,6 +47,7 @@ import type { UsageService } from './resources/usage/usage.service.ts';
 import type { BudgetsService } from './resources/budgets/budgets.service.ts';
 import type { Telemetry } from './observability/telemetry.ts';
 import type { MonitorService } from './resources/monitor/monitor.service.ts';
+import type { DurableWork, DurableWorkOptions } from './storage/durable-work.ts';
 
 /** The services behind the REST resources: one per folder of src/resources. */
 export interface ResourceServices {
@@ -100,6 +101,8 @@ export interface Services {
   scheduler: CronScheduler;
   /** Receiving loops and adapters of the chat platforms. */
   channels: ChannelManager;
+  /** The durable inbox of channel messages and cron fires. */
+  work: DurableWork;
   workspace(agentId: string): Promise<string>;
   /** Coordination with the other instances (clustered mode) or its in-process stand-ins. */
   cluster: Cluster;
@@ -140,6 +143,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Leave cron and the channel accounts stopped until `start()` (the server calls it after listening). */
   deferStart?: boolean;
+  /** Lease and tick of the durable inbox (tests shorten them). */
+  durableWork?: DurableWorkOptions;
   /** Options of the channel manager (tests point adapters at fakes and shorten back-off). */
   channels?: Omit<ChannelManagerOptions, 'logger'> & {
     /** Options of the built-in adapters (tests point them at fakes). */

@@ -23,6 +23,7 @@ import { agentTemplate } from './chains/agent-template.ts';
 import { ChainCatalog } from './chains/chain-catalog.ts';
 import { ChainFileStore } from './storage/chain-files.ts';
 import { openDatabase, type Db } from './storage/database.ts';
+import { DurableWork } from './storage/durable-work.ts';
 import { SessionStore } from './storage/session-store.ts';
 import { TurnRunner } from './turns/agent-turn.ts';
 import { agentModel } from './turns/agent-model.ts';
@@ -255,7 +256,14 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
           { logger },
         )
       : undefined;
+  // Inbound messages and cron fires are recorded before they are acknowledged or run (README, Durability).
+  const work = new DurableWork(db, cluster.instanceId, {
+    single: cluster.mode === 'single',
+    logger,
+    ...options.durableWork,
+  });
   const scheduler = new CronScheduler(new CronStore(db), chains.agents, turns, {
+    work,
     ...(trigger ? { trigger, stopGraceMs: config.server.shutdown_timeout_ms } : {}),
     logger,
   });
@@ -269,6 +277,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const pairing = new PairingStore(db);
   const channels = new ChannelManager(store, turns, adapters, {
     lease: cluster.lease,
+    work,
     guard: usage.guard,
     pairing,
     ...channelOptions,
@@ -291,6 +300,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     turns,
     scheduler,
     channels,
+    work,
     workspace,
     cluster,
     telemetry,
@@ -301,6 +311,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     async start() {
       await scheduler.start();
       channels.start();
+      await work.start();
     },
     mcp,
     a2a,
@@ -308,8 +319,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     async close() {
       await mcp.close();
       // Channel leases are released as their accounts stop; held locks before Redis is closed.
-      await channels.stop();
+      await channels.stop(store.current.server.shutdown_timeout_ms / 2);
       await scheduler.stop();
+      await work.stop();
       endpoints.close();
       await telemetry.close();
       await cluster.close();

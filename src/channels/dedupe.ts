@@ -25,4 +25,9 @@ export class RecentIds {
     }
     return false;
   }
+
+  /** Forgets `id` (its message was not accepted, so its redelivery is not a repeat). */
+  forget(id: string): void {
+    this.seenAt.delete(id);
+  }
 }

@@ -13,6 +13,9 @@ import type { TurnRunner } from '../turns/agent-turn.ts';
 import { accountProblems, parseAccount, type PlatformAccount } from './account-schema.ts';
 import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
+import { crashPoint } from '../core/fault-points.ts';
+import type { DurableWork, WorkOutcome } from '../storage/durable-work.ts';
+import { INBOX_KIND, inboxId, readInboxEntry, type InboxEntry } from './inbox.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import type { PairingStore } from './pairing-store.ts';
@@ -39,6 +42,11 @@ export interface ChannelManagerOptions {
   guard?: UsageGuard;
   /** Pending DM pairing requests (dm_policy pairing). */
   pairing?: PairingStore;
+  /**
+   * The durable inbox: each message is recorded before the platform is acknowledged and marked
+   * done when answered; a message whose instance died is answered by another (or the next start).
+   */
+  work?: DurableWork;
   /** Called after each inbound message is handled (tests wait on it). */
   onHandled?: (message: InboundMessage, outcome: InboundOutcome) => void;
 }
@@ -48,7 +56,10 @@ interface Runner {
   account: ChannelAccount;
   controller: AbortController;
   done: Promise<void>;
-  deliver: (message: InboundMessage) => void;
+  /** Records (durable inbox) and starts handling one message; resolves once it is recorded. */
+  deliver: (message: InboundMessage) => Promise<void>;
+  /** Handles a message recorded earlier (by this or a lost instance). */
+  handle: (message: InboundMessage, workId: string) => Promise<WorkOutcome>;
 }
 
 /** The fields whose change needs a new connection; the others are read live. */
@@ -67,6 +78,8 @@ export class ChannelManager {
   /** Runners stopped by a reconfiguration that may still be finishing. */
   private readonly retiring = new Set<Promise<void>>();
   private readonly logger: Logger;
+  /** Aborts the turns of inbound messages: on stop, after the drain time. */
+  private readonly turnsController = new AbortController();
   private started = false;
   private stopped = false;
 
@@ -143,24 +156,80 @@ export class ChannelManager {
     this.started = true;
     this.store.onChange((config) => this.reconcile(config));
     this.reconcile(this.store.current);
+    this.options.work?.handle(
+      INBOX_KIND,
+      (work) => this.recover(work.id, readInboxEntry(work.payload)),
+      async (work) => {
+        const entry = readInboxEntry(work.payload);
+        this.logger.warn(
+          { platform: entry?.platform, accountId: entry?.accountId, chatId: entry?.message.chatId },
+          'a channel message failed on every attempt; given up',
+        );
+      },
+    );
   }
 
-  async stop(): Promise<void> {
+  /** A message recorded in the durable inbox by an instance that did not finish it. */
+  private async recover(id: string, entry: InboxEntry | undefined): Promise<WorkOutcome> {
+    if (!entry) return 'failed';
+    if (this.stopped) return 'released';
+    const runner = this.runners.get(key(entry.platform, entry.accountId));
+    if (!runner) {
+      this.logger.warn(
+        { platform: entry.platform, accountId: entry.accountId },
+        'a recorded channel message of an account that is not running was dropped',
+      );
+      return 'failed';
+    }
+    return runner.handle(entry.message, id);
+  }
+
+  /** Stops receiving: long connections close and webhooks answer 404; turns in flight go on. */
+  drain(): void {
     this.stopped = true;
     const runners = [...this.runners.values()];
     this.runners.clear();
-    for (const runner of runners) runner.controller.abort(new Error('channels stopped'));
-    await Promise.all([...runners.map((runner) => runner.done), ...this.retiring]);
+    for (const runner of runners) {
+      runner.controller.abort(new Error('channels stopped'));
+      this.retiring.add(runner.done);
+    }
+  }
+
+  /**
+   * Stops receiving, gives the turns in flight `graceMs` to finish, then aborts them (a recorded
+   * message is handed back to the durable inbox: another instance or the next start answers it).
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.drain();
+    const settled = Promise.all([...this.retiring]);
+    if (graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.turnsController.abort(new Error('channels stopped'));
+    await settled;
   }
 
   /** One platform request to POST /webhooks/{platform}/{accountId}. */
   async handleWebhook(platform: Platform, accountId: string, request: WebhookRequest): Promise<WebhookReply> {
+    // Stopping: the platform delivers again, to another instance or after the restart.
+    if (this.stopped) return { status: 503, body: { error: 'the server is stopping; deliver it again' } };
     const adapter = this.adapters.get(platform);
     const runner = this.runners.get(key(platform, accountId));
     if (!adapter?.handleWebhook || !runner || adapter.inboundStyle(runner.account.config) !== 'webhook') {
       throw notFound(`no webhook for account "${accountId}" of platform "${platform}"`);
     }
-    return adapter.handleWebhook(runner.account, request, runner.deliver);
+    // The platform is acknowledged (the answer sent) only once what it delivered is recorded.
+    const records: Array<Promise<void>> = [];
+    const reply = await adapter.handleWebhook(runner.account, request, (message) => {
+      records.push(runner.deliver(message));
+    });
+    const failed = (await Promise.allSettled(records)).some((result) => result.status === 'rejected');
+    if (failed) {
+      return { status: 503, body: { error: 'the message could not be recorded; deliver it again' } };
+    }
+    return reply;
   }
 
   private setStatus(id: string, status: AccountStatus): void {
@@ -224,42 +293,96 @@ export class ChannelManager {
     const recent = new RecentIds();
     const limit = this.options.maxInFlight ?? 32;
     const where = { platform: account.platform, accountId: account.id };
+    const work = this.options.work;
+    const turnSignal = this.turnsController.signal;
+    /** Runs the turn of one message; says how it ended for the durable inbox. */
+    const start = (message: InboundMessage): Promise<WorkOutcome> => {
+      const handled = handleInbound(message, {
+        config: () => this.store.current,
+        turns: this.turns,
+        adapter,
+        account: runner.account,
+        logger: this.logger,
+        signal: turnSignal,
+        ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
+        ...(this.options.guard ? { guard: this.options.guard } : {}),
+        pairing: this.options.pairing,
+      })
+        .then((outcome): WorkOutcome => {
+          this.options.onHandled?.(message, outcome);
+          // Stopped before it ended: handed back, to be answered by another instance or the next start.
+          if (outcome === 'failed' && turnSignal.aborted) return 'released';
+          return outcome === 'failed' ? 'failed' : 'done';
+        })
+        .catch((error: unknown): WorkOutcome => {
+          this.logger.warn({ ...where, err: errorMessage(error) }, 'channel message failed');
+          return 'failed';
+        });
+      const tracked = handled.then(() => undefined);
+      inFlight.add(tracked);
+      void tracked.finally(() => inFlight.delete(tracked));
+      return handled;
+    };
     const runner: Runner = {
       fingerprint: fingerprint(account.config),
       account,
       controller,
       done: Promise.resolve(),
-      deliver: (message) => {
+      deliver: async (message) => {
         if (controller.signal.aborted) return;
         // Message ids are unique per chat on some platforms (Telegram), so the chat is part of the key.
-        if (message.messageId !== undefined && recent.repeat(`${message.chatId}\u0000${message.messageId}`)) {
+        const seen =
+          message.messageId === undefined ? undefined : `${message.chatId}\u0000${message.messageId}`;
+        if (seen !== undefined && recent.repeat(seen)) {
           this.logger.info({ ...where, messageId: message.messageId }, 'redelivered channel message dropped');
           return;
         }
-        if (inFlight.size >= limit) {
-          this.logger.warn(
-            { ...where, chatId: message.chatId },
-            'too many channel messages in flight; dropped one',
-          );
+        if (!work) {
+          if (inFlight.size >= limit) {
+            this.logger.warn(
+              { ...where, chatId: message.chatId },
+              'too many channel messages in flight; dropped one',
+            );
+            return;
+          }
+          void start(message);
           return;
         }
-        const handled = handleInbound(message, {
-          config: () => this.store.current,
-          turns: this.turns,
-          adapter,
-          account: runner.account,
-          logger: this.logger,
-          signal: controller.signal,
-          ...(this.options.turnTimeoutMs ? { turnTimeoutMs: this.options.turnTimeoutMs } : {}),
-          ...(this.options.guard ? { guard: this.options.guard } : {}),
-          pairing: this.options.pairing,
-        })
-          .then((outcome) => this.options.onHandled?.(message, outcome))
-          .catch((error: unknown) =>
-            this.logger.warn({ ...where, err: errorMessage(error) }, 'channel message failed'),
-          );
-        inFlight.add(handled);
-        void handled.finally(() => inFlight.delete(handled));
+        const id = inboxId(message);
+        crashPoint('inbox-before-record', message.text);
+        let recorded: boolean;
+        try {
+          recorded = await work.record(INBOX_KIND, id, {
+            platform: account.platform,
+            accountId: account.id,
+            message,
+          });
+        } catch (error) {
+          // Not acknowledged: the platform delivers it again, and then it must not look like a repeat.
+          if (seen !== undefined) recent.forget(seen);
+          this.logger.warn({ ...where, err: errorMessage(error) }, 'could not record a channel message');
+          throw error;
+        }
+        if (!recorded) {
+          this.logger.info({ ...where, messageId: message.messageId }, 'redelivered channel message dropped');
+          return;
+        }
+        crashPoint('inbox-after-record', message.text);
+        // No capacity now: handed back, and taken up by whichever instance has room first.
+        if (inFlight.size >= limit) {
+          void work.release(id, true);
+          return;
+        }
+        void start(message).then(async (outcome) => {
+          if (outcome === 'done' || outcome === 'failed') await work.finish(id, outcome);
+          else await work.release(id);
+        });
+      },
+      // The durable inbox marks the work finished (or handed back) by the outcome.
+      handle: async (message) => {
+        if (turnSignal.aborted) return 'released';
+        if (inFlight.size >= limit) return 'busy';
+        return start(message);
       },
     };
     this.logger.info(where, 'channel account started');
@@ -284,7 +407,9 @@ export class ChannelManager {
             ...this.options.backoff,
             signal,
             connect: (link) => connect(runner.account, link),
-            deliver: runner.deliver,
+            // Errors are logged where they happen; a platform that can wait for the record uses `record`.
+            deliver: (message) => void runner.deliver(message).catch(() => undefined),
+            record: runner.deliver,
             onStatus: (status) => {
               if (signal.aborted) return;
               this.setStatus(id, { ...status, ...instance });

@@ -36,6 +36,7 @@ export interface KeepConnectedOptions extends BackoffOptions {
   signal: AbortSignal;
   connect(link: ConnectionLink): Promise<void>;
   deliver: ConnectionLink['deliver'];
+  record?: ConnectionLink['record'];
   onStatus(status: AccountStatus): void;
   onRetry?(failures: number, delayMs: number, error: string): void;
 }
@@ -55,6 +56,7 @@ export async function keepConnected(options: KeepConnectedOptions): Promise<void
       await options.connect({
         signal,
         deliver: options.deliver,
+        ...(options.record ? { record: options.record } : {}),
         connected: () => {
           if (signal.aborted) return;
           wasConnected = true;

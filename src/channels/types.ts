@@ -86,6 +86,11 @@ export interface ConnectionLink {
   signal: AbortSignal;
   /** Hands one received message on; never throws, never blocks receiving. */
   deliver(message: InboundMessage): void;
+  /**
+   * Hands one received message on and resolves once it is recorded (the durable inbox), so the
+   * platform may be acknowledged; rejects when it could not be recorded: do not acknowledge it.
+   */
+  record?(message: InboundMessage): Promise<void>;
   /** Call when the platform has accepted the connection: the account shows `connected`. */
   connected(): void;
 }

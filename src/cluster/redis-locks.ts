@@ -12,7 +12,7 @@ import { RELEASE_SCRIPT, RENEW_SCRIPT } from './redis-scripts.ts';
 export interface RedisLocksOptions {
   prefix: string;
   logger: Logger;
-  /** Time to live of a lock, in ms; renewed every third of it while held (default 10000). */
+  /** Time to live of a lock, in ms; renewed every third of it while held (default 5000: a lock of a dead instance is free within 5 s). */
   ttlMs?: number;
 }
 
@@ -28,7 +28,7 @@ export class RedisLocks implements Locks {
     private readonly redis: Redis,
     private readonly options: RedisLocksOptions,
   ) {
-    this.ttlMs = options.ttlMs ?? 10_000;
+    this.ttlMs = options.ttlMs ?? 5_000;
   }
 
   run<T>(key: string, work: () => Promise<T>, options: LockOptions = {}): Promise<T> {

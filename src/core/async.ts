@@ -58,3 +58,19 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     }
   }
 }
+
+/**
+ * Waits for `work` at most `ms`, then goes on without it (it keeps running). Webhook handlers wait
+ * this way for a message to be recorded before they acknowledge it, within the platform's patience.
+ */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}

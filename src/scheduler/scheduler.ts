@@ -17,6 +17,7 @@ import {
   type StoredCronTask,
 } from './cron-store.ts';
 import { CronerTrigger } from './croner-trigger.ts';
+import type { ClaimedWork, DurableWork, WorkOutcome } from '../storage/durable-work.ts';
 import type { CronTrigger } from './cron-trigger.ts';
 
 /** Tries to record a run before giving up, 0.5 s, 1 s and 1.5 s apart. */
@@ -44,6 +45,11 @@ export interface SchedulerOptions {
   trigger?: CronTrigger;
   /** On stop, how long runs in flight may go on before they are aborted (default 0: at once). */
   stopGraceMs?: number;
+  /**
+   * Fires are recorded here before they run (one instance runs each), and a fire whose instance
+   * died is run again by another instance (or the next start).
+   */
+  work?: DurableWork;
   logger?: Logger;
 }
 
@@ -79,6 +85,11 @@ export class CronScheduler {
 
   /** Schedules every enabled task in the store. */
   async start(): Promise<void> {
+    this.options.work?.handle(
+      'cron',
+      (work) => this.resume(work),
+      async (work) => this.giveUp(work),
+    );
     await this.trigger.start(
       () => this.store.list(),
       (taskId, scheduledAt) => this.fire(taskId, scheduledAt),
@@ -216,7 +227,45 @@ export class CronScheduler {
     if (this.stopped) throw new Error('the scheduler is stopping');
     const task = await this.store.get(taskId);
     if (!task || task.disabled) return;
+    const work = this.options.work;
+    const id = fireId(taskId, scheduledAt);
+    // Taken by another instance already (BullMQ handed a stalled fire on while it still ran).
+    if (work && !(await work.record('cron', id, { taskId, scheduledAt }))) return;
     await this.track(task, scheduledAt);
+    await work?.finish(id, 'done');
+  }
+
+  /** A fire recorded by an instance that did not finish it: run now, unless too late or gone. */
+  private async resume(claimed: ClaimedWork): Promise<WorkOutcome> {
+    if (this.stopped) return 'released';
+    const { taskId, scheduledAt } = claimed.payload as { taskId: string; scheduledAt: number };
+    if ((await this.store.recordedFires(taskId, [scheduledAt])).size > 0) return 'done';
+    const task = await this.store.get(taskId);
+    if (!task || task.disabled) return 'failed';
+    if (Date.now() - scheduledAt > FIRES_REMEMBERED_MS - 60_000) {
+      await this.giveUp(claimed);
+      return 'failed';
+    }
+    this.logger?.info(
+      { task: taskId, scheduledAt: new Date(scheduledAt) },
+      'an interrupted cron fire runs again',
+    );
+    await this.track(task, scheduledAt);
+    return 'done';
+  }
+
+  /** Records an interrupted fire that will not run again as a failure, so it is not silently lost. */
+  private async giveUp(claimed: ClaimedWork): Promise<void> {
+    const { taskId, scheduledAt } = claimed.payload as { taskId: string; scheduledAt: number };
+    const now = Date.now();
+    await this.store.recordRun({
+      taskId,
+      scheduledAt,
+      startedAt: now,
+      endedAt: now,
+      status: 'failure',
+      error: 'the fire was interrupted (its instance stopped) and could not run again',
+    });
   }
 
   private track(task: StoredCronTask, scheduledAt?: number): Promise<void> {
@@ -273,6 +322,8 @@ export class CronScheduler {
     }
   }
 }
+
+const fireId = (taskId: string, scheduledAt: number): string => JSON.stringify(['cron', taskId, scheduledAt]);
 
 function unschedulable(error: unknown): AppError {
   // The cause (a Redis error) goes to the log through the error handler, not into the answer.

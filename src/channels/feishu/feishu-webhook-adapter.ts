@@ -3,6 +3,7 @@
 // Key its signature (every event) and its encryption, and always its Verification Token; one that
 // fails is a 401 and starts nothing. Feishu waits 3 seconds for an answer and redelivers otherwise,
 // so an event is acknowledged at once and the agent answers later through the API.
+import { waitAtMost } from '../../core/async.ts';
 import type { ChannelAccount, InboundMessage, InboundStyle, WebhookReply, WebhookRequest } from '../types.ts';
 import { FeishuAdapterBase } from './feishu-adapter-base.ts';
 import { decryptEvent, sameSecret, validSignature } from './event-crypto.ts';
@@ -70,8 +71,9 @@ export class FeishuWebhookAdapter extends FeishuAdapterBase {
     if (encryptKey && !signed) return refused('the event is not signed');
     if (header['event_type'] === 'im.message.receive_v1') {
       const eventId = typeof header['event_id'] === 'string' ? header['event_id'] : undefined;
-      // Handled after the answer: Feishu redelivers what is not acknowledged within 3 seconds.
-      void this.receiveMessage(account, eventId, payload['event'], deliver);
+      // Feishu redelivers what is not acknowledged within 3 seconds: the message is handed on (and
+      // recorded) before the answer unless that takes longer (pictures to fetch).
+      await waitAtMost(this.receiveMessage(account, eventId, payload['event'], deliver), 2_000);
     }
     return { status: 200, body: {} };
   }

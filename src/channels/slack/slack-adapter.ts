@@ -7,6 +7,7 @@
 // Either way an answer is a "thinking" message in the message's thread, edited as it streams.
 // api_base points the Web API (and through apps.connections.open the WebSocket) elsewhere.
 import type { Logger } from '../../core/logger.ts';
+import { waitAtMost } from '../../core/async.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type {
   ChannelAccount,
@@ -91,10 +92,14 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
     const now = this.options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
     const outcome = readEventsRequest(request, account.config.signing_secret, now);
     if ('event' in outcome) {
-      // After the answer: Slack redelivers what is not acknowledged within 3 seconds.
-      void this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
+      // The message is handed on (and recorded) before the answer. Slack redelivers what is not
+      // acknowledged within 3 seconds, so an event with files (pictures to fetch) waits 2 s at most.
+      const receiving = this.botUserId(account, outcome.authorizedUserId).then((botUserId) =>
         this.receive(account, outcome.event, botUserId, deliver),
       );
+      const files = (outcome.event as { files?: unknown } | null)?.files;
+      if (Array.isArray(files) && files.length > 0) await waitAtMost(receiving, 2_000);
+      else await receiving;
     }
     return outcome.reply;
   }

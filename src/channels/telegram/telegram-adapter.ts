@@ -124,6 +124,8 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
       );
       link.connected();
       const updates = Array.isArray(result) ? (result as unknown[]) : [];
+      // The next getUpdates acknowledges these: it is sent only once every message is recorded.
+      const records: Array<{ id: number; recorded: Promise<void> }> = [];
       for (const update of updates) {
         // The offset moves past every update first, so one malformed update cannot block the rest.
         if (typeof update !== 'object' || update === null) continue;
@@ -132,13 +134,21 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
         this.offsets.set(account.id, Math.max(this.offsets.get(account.id) ?? 0, id + 1));
         try {
           const inbound = toInbound(account.id, update as TgUpdate);
-          if (inbound) link.deliver(inbound);
+          if (inbound && link.record) records.push({ id, recorded: link.record(inbound) });
+          else if (inbound) link.deliver(inbound);
         } catch (error) {
           this.options.logger?.warn(
             { platform: 'telegram', accountId: account.id, err: errorMessage(error) },
             'telegram update skipped',
           );
         }
+      }
+      const results = await Promise.allSettled(records.map((entry) => entry.recorded));
+      const unrecorded = records.filter((_entry, index) => results[index]?.status === 'rejected');
+      if (unrecorded.length > 0) {
+        // Not acknowledged: polled again from the first update that was not recorded.
+        this.offsets.set(account.id, Math.min(...unrecorded.map((entry) => entry.id)));
+        throw new Error('received messages could not be recorded; polling them again');
       }
       // A server that answers an empty long poll at once (a proxy ignoring `timeout`) must not
       // make this a busy loop.

@@ -10,6 +10,7 @@ import { responses } from './301-responses.ts';
 import { channelPairings } from './501-channel-pairings.ts';
 import { messageUsage } from './601-message-usage.ts';
 import { sessionBranches } from './602-session-branches.ts';
+import { durableWork } from './750-durable-work.ts';
 import type { Dialect } from './column-types.ts';
 import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
 
@@ -26,9 +27,10 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '301-responses': responses(dialect),
     '501-channel-pairings': channelPairings(dialect),
     '601-message-usage': messageUsage(dialect),
-    // Added after 601 was released: a new migration always sorts after every released one, or a
-    // data root that already has the later ones applied would refuse to migrate.
+    // Numbered after every released one (501 was the last): a data root that already has the later
+    // ones applied would otherwise refuse to migrate (test/storage/migrations.test.ts).
     '602-session-branches': sessionBranches(dialect),
+    '750-durable-work': durableWork(dialect),
   };
 }
 

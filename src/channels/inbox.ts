@@ -1,0 +1,32 @@
+// The channel side of the durable inbox (storage/durable-work.ts): what a recorded inbound message
+// holds and its id. The id is the platform's message id within its account and chat, so a platform
+// redelivering the message is recognised by every instance; a message without an id cannot be
+// recognised and gets a random one.
+import { randomUUID } from 'node:crypto';
+import { PLATFORMS, type Platform } from '../config/schema.ts';
+import type { InboundMessage } from './types.ts';
+
+export const INBOX_KIND = 'channel';
+
+export interface InboxEntry {
+  platform: Platform;
+  accountId: string;
+  message: InboundMessage;
+}
+
+export function inboxId(message: InboundMessage): string {
+  const id = message.messageId ?? `unnamed-${randomUUID()}`;
+  return JSON.stringify(['channel', message.platform, message.accountId, message.chatId, id]);
+}
+
+/** A recorded entry as read back (written by this code, but checked: a row may be from an older version). */
+export function readInboxEntry(payload: unknown): InboxEntry | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const entry = payload as Partial<InboxEntry>;
+  if (!PLATFORMS.includes(entry.platform as Platform) || typeof entry.accountId !== 'string')
+    return undefined;
+  const message = entry.message;
+  if (typeof message !== 'object' || message === null || typeof message.chatId !== 'string') return undefined;
+  if (typeof message.text !== 'string') return undefined;
+  return { platform: entry.platform as Platform, accountId: entry.accountId, message };
+}

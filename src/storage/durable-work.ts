@@ -1,0 +1,308 @@
+// Work that must not be lost when an instance dies: an inbound channel message acknowledged to its
+// platform, a cron fire. Each is recorded (table durable_work, migration 750) before it is
+// acknowledged or run, with this instance as its owner and a lease that the instance renews while
+// it works on it. When it ends it is marked done or failed. A row whose lease ran out belongs to an
+// instance that died (or lost the database for longer than the lease): a live instance claims it
+// (one conditional UPDATE, so one claimer wins) and runs it again. In single mode the instance
+// claims every unfinished row at start, since no other instance can be working on it.
+//
+// The row's id is the work's natural key (a platform's message id, a task and its fire time), so a
+// redelivery of the same message is recognised by every instance while the row is kept (a day).
+import type { Kysely } from 'kysely';
+import { errorMessage } from '../core/errors.ts';
+import type { Db } from './database.ts';
+
+interface DurableWorkTable {
+  id: string;
+  kind: string;
+  payload: string;
+  status: string;
+  owner: string;
+  lease_until: number;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+type WorkDb = Kysely<{ durable_work: DurableWorkTable }>;
+
+export type WorkStatus = 'running' | 'done' | 'failed';
+
+/**
+ * What a handler made of a claimed row: finished (done or failed), handed back for later (stopping),
+ * or not started for want of capacity (handed back without counting an attempt).
+ */
+export type WorkOutcome = 'done' | 'failed' | 'released' | 'busy';
+
+export interface ClaimedWork {
+  id: string;
+  kind: string;
+  payload: unknown;
+  /** 1 when first recorded; one more each time it is claimed again. */
+  attempts: number;
+}
+
+export interface DurableWorkOptions {
+  /** How long a claim lasts without renewal (default 3 s). */
+  leaseMs?: number;
+  /** How often this instance renews its claims and looks for lost work (default 0.75 s). */
+  tickMs?: number;
+  /** Claims of one row before it is given up as failed (a message that kills every instance; default 3). */
+  maxAttempts?: number;
+  /** How long finished rows are kept, which is how long a redelivery is recognised (default 24 h). */
+  keepMs?: number;
+  /** Single mode: no other instance exists, so unfinished rows are claimed at once at start. */
+  single?: boolean;
+  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  now?: () => number;
+}
+
+type Handler = (work: ClaimedWork) => Promise<WorkOutcome>;
+
+export class DurableWork {
+  private readonly db: WorkDb;
+  private readonly handlers = new Map<string, Handler>();
+  private readonly gaveUp = new Map<string, (work: ClaimedWork) => Promise<void>>();
+  /** Rows this instance works on, renewed every tick. */
+  private readonly active = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+  /** Since when the database has answered without a break (claims of others' rows wait for it). */
+  private healthySince: number;
+  private lastPrune = 0;
+  logger: DurableWorkOptions['logger'];
+
+  constructor(
+    db: Db,
+    readonly owner: string,
+    private readonly options: DurableWorkOptions = {},
+  ) {
+    this.db = db as unknown as WorkDb;
+    this.logger = options.logger;
+    this.healthySince = this.now();
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs ?? 3_000;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** Rows of `kind` found unfinished (a lost instance's) are given to `handler`. */
+  handle(kind: string, handler: Handler, onGiveUp?: (work: ClaimedWork) => Promise<void>): void {
+    this.handlers.set(kind, handler);
+    if (onGiveUp) this.gaveUp.set(kind, onGiveUp);
+  }
+
+  /**
+   * Records work claimed by this instance. False when a row with this id exists already: the same
+   * message delivered again (or a fire already taken by another instance).
+   */
+  async record(kind: string, id: string, payload: unknown): Promise<boolean> {
+    const now = this.now();
+    const result = await this.db
+      .insertInto('durable_work')
+      .values({
+        id,
+        kind,
+        payload: JSON.stringify(payload),
+        status: 'running',
+        owner: this.owner,
+        lease_until: now + this.leaseMs,
+        attempts: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    const inserted = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    if (inserted) this.active.add(id);
+    return inserted;
+  }
+
+  /** Marks this instance's row finished; retried, since losing it would run the work again. */
+  async finish(id: string, status: Exclude<WorkStatus, 'running'>): Promise<void> {
+    // Renewed until the mark is written (the database may be away): no other instance takes it over.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db
+          .updateTable('durable_work')
+          .set({ status, updated_at: this.now() })
+          .where('id', '=', id)
+          .where('owner', '=', this.owner)
+          .execute();
+        this.active.delete(id);
+        return;
+      } catch (error) {
+        if (this.stopped || attempt >= 120) {
+          this.active.delete(id);
+          this.logger?.warn({ id, err: errorMessage(error) }, 'could not mark durable work finished');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)));
+      }
+    }
+  }
+
+  /**
+   * Hands a row back: any instance (this one included) claims it on its next tick. `uncounted`: the
+   * work never started (no capacity), so this claim does not count as an attempt.
+   */
+  async release(id: string, uncounted = false): Promise<void> {
+    this.active.delete(id);
+    try {
+      await this.db
+        .updateTable('durable_work')
+        .set((eb) => ({
+          lease_until: 0,
+          updated_at: this.now(),
+          ...(uncounted ? { attempts: eb('attempts', '-', 1) } : {}),
+        }))
+        .where('id', '=', id)
+        .where('owner', '=', this.owner)
+        .where('status', '=', 'running')
+        .execute();
+    } catch (error) {
+      // The lease runs out on its own.
+      this.logger?.warn({ id, err: errorMessage(error) }, 'could not hand durable work back');
+    }
+  }
+
+  /** The status of a row (tests and the chaos run read it), or undefined. */
+  async status(id: string): Promise<{ status: WorkStatus; owner: string; attempts: number } | undefined> {
+    const row = await this.db
+      .selectFrom('durable_work')
+      .select(['status', 'owner', 'attempts'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row
+      ? { status: row.status as WorkStatus, owner: row.owner, attempts: Number(row.attempts) }
+      : undefined;
+  }
+
+  /** Starts renewing claims and picking up lost work. */
+  async start(): Promise<void> {
+    if (this.options.single) {
+      // Whatever is unfinished was left by this data root's previous process.
+      await this.db
+        .updateTable('durable_work')
+        .set({ lease_until: 0 })
+        .where('status', '=', 'running')
+        .execute()
+        .catch((error: unknown) =>
+          this.logger?.warn({ err: errorMessage(error) }, 'could not look for unfinished work'),
+        );
+      this.healthySince = 0;
+    }
+    this.schedule(0);
+  }
+
+  /** Stops claiming; rows in flight are handed back (another instance, or the next start, runs them). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.all([...this.running]);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => {
+        this.ticking = undefined;
+        this.schedule(this.options.tickMs ?? 750);
+      });
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const now = this.now();
+    try {
+      if (this.active.size > 0) {
+        await this.db
+          .updateTable('durable_work')
+          .set({ lease_until: now + this.leaseMs })
+          .where('id', 'in', [...this.active])
+          .where('owner', '=', this.owner)
+          .where('status', '=', 'running')
+          .execute();
+      }
+      // After a break, wait until the live owners have had two ticks to renew what they hold.
+      if (now - this.healthySince >= 2 * (this.options.tickMs ?? 750)) await this.claimLost(now);
+      if (now - this.lastPrune > 10 * 60_000) {
+        this.lastPrune = now;
+        await this.db
+          .deleteFrom('durable_work')
+          .where('status', '!=', 'running')
+          .where('updated_at', '<', now - (this.options.keepMs ?? 24 * 60 * 60_000))
+          .execute();
+      }
+    } catch (error) {
+      if (this.healthySince !== Number.POSITIVE_INFINITY)
+        this.logger?.warn({ err: errorMessage(error) }, 'durable work: the database did not answer');
+      this.healthySince = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (this.healthySince === Number.POSITIVE_INFINITY) this.healthySince = now;
+  }
+
+  private async claimLost(now: number): Promise<void> {
+    const kinds = [...this.handlers.keys()];
+    if (kinds.length === 0) return;
+    const lost = await this.db
+      .selectFrom('durable_work')
+      .selectAll()
+      .where('status', '=', 'running')
+      .where('lease_until', '<', now)
+      .where('kind', 'in', kinds)
+      .orderBy('created_at')
+      .limit(50)
+      .execute();
+    for (const row of lost) {
+      if (this.stopped) return;
+      const claimed = await this.db
+        .updateTable('durable_work')
+        .set({ owner: this.owner, lease_until: now + this.leaseMs, attempts: Number(row.attempts) + 1 })
+        .where('id', '=', row.id)
+        .where('status', '=', 'running')
+        .where('lease_until', '<', now)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) continue;
+      this.active.add(row.id);
+      const work: ClaimedWork = {
+        id: row.id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload) as unknown,
+        attempts: Number(row.attempts) + 1,
+      };
+      this.logger?.info({ id: row.id, kind: row.kind, attempts: work.attempts }, 'picked up unfinished work');
+      const done = this.run(work);
+      this.running.add(done);
+      void done.finally(() => this.running.delete(done));
+    }
+  }
+
+  private async run(work: ClaimedWork): Promise<void> {
+    const maxAttempts = this.options.maxAttempts ?? 3;
+    let outcome: WorkOutcome;
+    try {
+      if (work.attempts > maxAttempts) {
+        this.logger?.warn({ id: work.id, kind: work.kind }, 'durable work given up after repeated attempts');
+        await this.gaveUp.get(work.kind)?.(work);
+        outcome = 'failed';
+      } else {
+        outcome = await (this.handlers.get(work.kind) as Handler)(work);
+      }
+    } catch (error) {
+      this.logger?.warn({ id: work.id, err: errorMessage(error) }, 'durable work failed');
+      outcome = 'failed';
+    }
+    if (outcome === 'released' || outcome === 'busy') await this.release(work.id, outcome === 'busy');
+    else await this.finish(work.id, outcome);
+  }
+}

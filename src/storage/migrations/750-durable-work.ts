@@ -1,0 +1,34 @@
+// Durable work (issue 26): an inbound channel message or a cron fire is recorded here before it is
+// acknowledged or run, claimed by one instance with an expiring lease, and marked done or failed
+// when it ends. A row whose lease ran out (its instance died) is claimed again by a live instance.
+// The primary key is the platform's message id (or the task and its fire time), so a redelivery is
+// recognised by every instance for as long as the row is kept.
+import type { Kysely, Migration } from 'kysely';
+import { columnTypes, type Dialect } from './column-types.ts';
+
+export function durableWork(dialect: Dialect): Migration {
+  const type = columnTypes(dialect);
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('durable_work')
+        .ifNotExists()
+        .addColumn('id', type.key, (c) => c.primaryKey())
+        .addColumn('kind', type.key, (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('status', type.key, (c) => c.notNull())
+        .addColumn('owner', type.key, (c) => c.notNull())
+        .addColumn('lease_until', type.integer, (c) => c.notNull())
+        .addColumn('attempts', type.integer, (c) => c.notNull())
+        .addColumn('created_at', type.integer, (c) => c.notNull())
+        .addColumn('updated_at', type.integer, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('durable_work_by_lease')
+        .ifNotExists()
+        .on('durable_work')
+        .columns(['status', 'lease_until'])
+        .execute();
+    },
+  };
+}
