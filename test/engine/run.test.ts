@@ -217,7 +217,7 @@ test('a failing node reports its error in node-end, and the run its failure as a
   const { cause, ...failure } = result.failure ?? {};
   assert.deepEqual(failure, { nodeId: 'f', message: 'Error: bad input' });
   assert.ok(cause instanceof Error);
-  assert.equal(cause.message, 'bad input');
+  assert.match(cause.message, /bad input$/);
   await engine.close();
 });
 
