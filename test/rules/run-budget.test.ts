@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 
 describe('the work of one execute is bounded', () => {
-  it('a fork into two flows back to its own chain is a 413 within a second, and /health answers while it runs', () => {
+  it('a fork into two flows back to its own chain is a 413 naming the limit, and /health answers while it runs', () => {
     const fixture = new URL('./fixtures/fork-bomb-over-http.ts', import.meta.url);
     const child = spawnSync(process.execPath, ['--import', 'tsx', fixture.pathname], {
       encoding: 'utf8',
@@ -19,7 +19,8 @@ describe('the work of one execute is bounded', () => {
     assert.deepEqual(report['body'], {
       error: 'the run of rule chain "bomb" exceeded 10000 node executions',
     });
-    assert.ok(Number(report['elapsedMs']) < 1000, `the execute took ${String(report['elapsedMs'])} ms`);
+    // Bounded by node executions, not by time: a run that never ended is the 30 s kill above (how
+    // fast it ends on an idle machine is bench material, not a test's).
     assert.equal(report['health'], 'OK');
     assert.equal(report['healthBeforeExecuteEnded'], true, 'GET /health was answered during the run');
   });
