@@ -200,13 +200,7 @@ export function SetupPage() {
           <form class="stack" onSubmit={saveTelegram} aria-label={t('setup.telegram.aria')}>
             <p class="muted">{t('setup.telegram.text')}</p>
             {field(t('setup.tgToken'), tgToken, setTgToken, 'password')}
-            {field(
-              t('setup.tgBase'),
-              tgBase,
-              setTgBase,
-              'text',
-              'https://api.telegram.org',
-            )}
+            {field(t('setup.tgBase'), tgBase, setTgBase, 'text', 'https://api.telegram.org')}
             <div class="toolbar">
               <button type="submit" class="btn btn-primary" disabled={busy || tgToken.trim() === ''}>
                 {busy ? t('setup.connecting') : t('setup.connectBot')}
