@@ -128,6 +128,9 @@ export const enManage = {
   'providers.apiKey': 'API key',
   'providers.unchanged': 'unchanged',
   'providers.neverShown': 'Never shown again once saved.',
+  'ui.dismiss': 'Dismiss',
+  'ui.filterByAgent': 'Filter by agent',
+  'ui.agentOption': 'Agent {id}',
 } as const;
 
 export type ManageKey = keyof typeof enManage;

@@ -127,4 +127,7 @@ export const zhManage: Record<ManageKey, string> = {
   'providers.apiKey': 'API 密钥',
   'providers.unchanged': '保持不变',
   'providers.neverShown': '保存后不会再显示。',
+  'ui.dismiss': '关闭',
+  'ui.filterByAgent': '按智能体筛选',
+  'ui.agentOption': '智能体 {id}',
 };
