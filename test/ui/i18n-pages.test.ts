@@ -1,5 +1,5 @@
-// The management pages in Chinese: with a Chinese browser the setup wizard and the Settings page
-// show Chinese headings, labels and buttons, and no heading is left in English.
+// The management pages in Chinese: with a Chinese browser the setup wizard, the Settings page and
+// the Agents page show Chinese headings, labels and buttons, and no heading is left in English.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertNoConsoleErrors, uiSuite, type UiPage } from './browser.ts';
@@ -54,6 +54,36 @@ describe('web UI: the management pages in Chinese', () => {
     await ui.page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
     await ui.page.getByRole('heading', { name: 'Model providers' }).waitFor();
     await ui.page.getByRole('switch', { name: 'Require sign-in' }).waitFor();
+  });
+
+  it('the Agents page and the agent editor are in Chinese', async () => {
+    await ui.page.goto('/ui/agents');
+    // The Settings test ended in English (remembered): back to Chinese.
+    await ui.page.getByRole('combobox', { name: 'Language' }).selectOption('zh');
+    await ui.page.getByRole('heading', { name: '智能体', exact: true }).waitFor();
+    await ui.page.getByRole('link', { name: '新建智能体' }).waitFor();
+    await ui.page.getByText('选择一个智能体进行编辑，或新建一个。').waitFor();
+    await ui.page.getByRole('list', { name: '智能体列表' }).getByText('已加载').first().waitFor();
+
+    await ui.page.goto('/ui/agents/main/model');
+    const tabs = ui.page.getByRole('navigation', { name: '智能体设置分区' });
+    for (const tab of ['基本', '模型', '提示词', '工具', '技能', '工作区', '记忆'])
+      await tabs.getByRole('link', { name: tab, exact: true }).waitFor();
+    await ui.page.getByLabel('最大步数').waitFor();
+    await ui.page.getByRole('button', { name: '重新加载智能体' }).waitFor();
+    // The agent's own name ("Main agent") and the ID field are data and a product term.
+    const allowed = new Set(['ID', 'Main agent']);
+    assert.deepEqual(
+      (await englishHeadings(ui)).filter((text) => !allowed.has(text)),
+      [],
+    );
+    await tabs.getByRole('link', { name: '工具', exact: true }).click();
+    await ui.page.getByText('内置工具').waitFor();
+    await ui.page.getByRole('button', { name: '添加 MCP 服务器' }).waitFor();
+    await tabs.getByRole('link', { name: '工作区', exact: true }).click();
+    await ui.page.getByText('打开一个文件进行编辑。').waitFor();
+    await tabs.getByRole('link', { name: '记忆', exact: true }).click();
+    await ui.page.getByRole('heading', { name: '记忆文件' }).waitFor();
   });
 
   it('logged no console errors', () => {
