@@ -18,8 +18,11 @@ import { arrivalOf, targetsOf } from './run-targets.ts';
 import type { Cancellable } from './run-budget.ts';
 import { RunNodeContext } from './run-context.ts';
 import type { RunScope } from './run-context.ts';
+import type { RunHost } from './run-host.ts';
 import { logMessage, RunLogBuilder } from './run-log.ts';
-import type { LoggedMessage, RunLog } from './run-log.ts';
+import type { LoggedMessage } from './run-log.ts';
+
+export type { RunHost } from './run-host.ts';
 import type {
   JoinArrival,
   NodeOutput,
@@ -29,23 +32,6 @@ import type {
   TurnContext,
   RunResult,
 } from './types.ts';
-
-/** What a run needs from its engine. */
-export interface RunHost {
-  readonly joinTimeoutMs: number;
-  runChain(chainId: string, message: RuleMessage, scope: RunScope): Promise<RunResult>;
-  runFrom(chain: CompiledChain, node: ChainNode, message: RuleMessage, scope: RunScope): Promise<RunResult>;
-  /** A node of another loaded chain, alone or with what follows it (the `ref` node). */
-  runChainNode(
-    chainId: string,
-    nodeId: string,
-    msg: RuleMessage,
-    scope: RunScope,
-    all: boolean,
-  ): Promise<NodeOutput[]>;
-  /** Keeps the log of a finished run of a chain with logged nodes. */
-  recordRun(log: { run: RunLog; bytes: number }): void;
-}
 
 interface Frame {
   parent: Frame | undefined;
