@@ -51,8 +51,8 @@ function AccountRow({
           {account.name || account.id} {account.name && <span class="muted">({account.id})</span>}
         </span>
         <span class="muted list-item-sub">
-          {t('ch.dms')} {POLICY_LABELS[account.dmPolicy]}
-          {spec.groups ? t('ch.groups', { policy: POLICY_LABELS[account.groupPolicy] }) : ''}
+          {t('ch.dms')} {t(POLICY_LABELS[account.dmPolicy])}
+          {spec.groups ? t('ch.groups', { policy: t(POLICY_LABELS[account.groupPolicy]) }) : ''}
           {account.allowFrom.length > 0 ? t('ch.allowlist', { count: account.allowFrom.length }) : ''}
           {' · '}
           {spec.mainSecret === 'api_key'
