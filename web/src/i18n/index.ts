@@ -7,9 +7,11 @@ import { en as enBase, type MessageKey as BaseKey } from './en.ts';
 import { zh } from './zh.ts';
 import { enManage, type ManageKey } from './en-manage.ts';
 import { zhManage } from './zh-manage.ts';
+import { enOps, type OpsKey } from './en-ops.ts';
+import { zhOps } from './zh-ops.ts';
 
-/** Every key: the shell's (en.ts) and the management pages' (en-manage.ts). */
-export type MessageKey = BaseKey | ManageKey;
+/** Every key: the shell's (en.ts), the management pages' (en-manage.ts) and the operations pages' (en-ops.ts). */
+export type MessageKey = BaseKey | ManageKey | OpsKey;
 export type Lang = 'en' | 'zh';
 export const LANGS: Array<{ id: Lang; label: string }> = [
   { id: 'en', label: 'English' },
@@ -17,8 +19,8 @@ export const LANGS: Array<{ id: Lang; label: string }> = [
 ];
 
 const STORAGE_KEY = 'agent-service.lang';
-const en: Record<MessageKey, string> = { ...enBase, ...enManage };
-const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = { en, zh: { ...zh, ...zhManage } };
+const en: Record<MessageKey, string> = { ...enBase, ...enManage, ...enOps };
+const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = { en, zh: { ...zh, ...zhManage, ...zhOps } };
 
 /** The browser's choice: its first preferred language. */
 export function browserLang(
