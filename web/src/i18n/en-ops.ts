@@ -166,6 +166,16 @@ export const enOps = {
   'usage.over': 'over',
   'usage.nTokens': '{count} tokens',
   'usage.period': 'a {period}',
+  'logs.title': 'Logs',
+  'logs.level': 'Level',
+  'logs.follow': 'Follow',
+  'logs.loading': 'Loading…',
+  'logs.following': 'Following: new lines appear as the server writes them.',
+  'logs.ended': 'The log stream ended (the server stopped or restarted).',
+  'logs.recent': '{count} recent lines.',
+  'logs.recentFile': '{count} recent lines; the full log is in {file}.',
+  'logs.empty': 'No log lines at this level yet.',
+  'logs.aria': 'Server log',
 } as const;
 
 export type OpsKey = keyof typeof enOps;
