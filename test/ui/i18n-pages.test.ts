@@ -1,5 +1,5 @@
-// The management pages in Chinese: with a Chinese browser the setup wizard, the Settings page and
-// the Agents page show Chinese headings, labels and buttons, and no heading is left in English.
+// The management pages in Chinese: with a Chinese browser the setup wizard, Settings, Agents,
+// Channels, Cron, Skills, Users, Usage, Logs and Monitor show Chinese headings, labels and buttons, and no heading is left in English.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertNoConsoleErrors, uiSuite, type UiPage } from './browser.ts';
@@ -84,6 +84,29 @@ describe('web UI: the management pages in Chinese', () => {
     await ui.page.getByText('打开一个文件进行编辑。').waitFor();
     await tabs.getByRole('link', { name: '记忆', exact: true }).click();
     await ui.page.getByRole('heading', { name: '记忆文件' }).waitFor();
+  });
+
+  it('the Channels, Cron, Skills, Users, Usage, Logs and Monitor pages are in Chinese', async () => {
+    const pages: Array<{ path: string; heading: string; also: string[] }> = [
+      { path: '/ui/channels', heading: '渠道', also: ['绑定'] },
+      { path: '/ui/cron', heading: '定时任务', also: [] },
+      { path: '/ui/skills', heading: '技能', also: [] },
+      { path: '/ui/users', heading: '用户', also: [] },
+      { path: '/ui/usage', heading: '用量', also: ['预算', '智能体排行'] },
+      { path: '/ui/logs', heading: '日志', also: [] },
+      { path: '/ui/monitor', heading: '监控', also: ['进行中的对话轮次', '规则链运行'] },
+    ];
+    for (const { path, heading, also } of pages) {
+      await ui.page.goto(path);
+      await ui.page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+      for (const name of also) await ui.page.getByRole('heading', { name, exact: true }).waitFor();
+      await ui.page.getByText('加载中…').first().waitFor({ state: 'hidden' });
+      // Platform names (Telegram, Slack…) come from the server and are names, not UI text.
+      const english = (await englishHeadings(ui)).filter(
+        (text) => !(path === '/ui/channels' && /^[A-Z][\w ./()-]*$/.test(text)),
+      );
+      assert.deepEqual(english, [], `English on ${path}`);
+    }
   });
 
   it('logged no console errors', () => {
