@@ -69,7 +69,7 @@ test('a chain id longer than 64 characters is rejected', () => {
 test('non-object input is rejected; non-string vars become text, as RuleGo reads them', () => {
   assert.throws(
     () => parseRuleChain('nope'),
-    /^AppError: invalid rule chain: expected object, received string$/,
+    /^AppError: invalid rule chain: must be an object \(got string\)$/,
   );
   const parsed = parseRuleChain({
     ruleChain: { id: 'c', name: 'c', configuration: { vars: { port: 80, on: true } } },
