@@ -213,6 +213,7 @@ export const enOps = {
   'mon.cronFires': 'Cron fires',
   'mon.noCron': 'No cron task has fired yet.',
   'mon.late': ' · {ms} ms late',
+  'cron.newTask': 'New task',
 } as const;
 
 export type OpsKey = keyof typeof enOps;

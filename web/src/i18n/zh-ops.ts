@@ -214,4 +214,5 @@ export const zhOps: Record<OpsKey, string> = {
   'mon.cronFires': 'Cron 触发',
   'mon.noCron': '还没有 cron 任务触发过。',
   'mon.late': ' · 延迟 {ms} 毫秒',
+  'cron.newTask': '新建任务',
 };

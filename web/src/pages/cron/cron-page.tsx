@@ -133,7 +133,7 @@ export function CronPage(_props: PageProps) {
             })
           }
         >
-          <Icon name="plus" /> New task
+          <Icon name="plus" /> {t('cron.newTask')}
         </button>
       </div>
       <p class="muted">{t('cron.intro')}</p>
