@@ -3,10 +3,15 @@
 // localStorage. Components read texts with t() and re-render through useLang() (the shell calls it,
 // so a switch re-renders every page).
 import { createStore, useStore } from '../store.ts';
-import { en, type MessageKey } from './en.ts';
+import { en as enBase, type MessageKey as BaseKey } from './en.ts';
 import { zh } from './zh.ts';
+import { enManage, type ManageKey } from './en-manage.ts';
+import { zhManage } from './zh-manage.ts';
+import { enOps, type OpsKey } from './en-ops.ts';
+import { zhOps } from './zh-ops.ts';
 
-export type { MessageKey } from './en.ts';
+/** Every key: the shell's (en.ts), the management pages' (en-manage.ts) and the operations pages' (en-ops.ts). */
+export type MessageKey = BaseKey | ManageKey | OpsKey;
 export type Lang = 'en' | 'zh';
 export const LANGS: Array<{ id: Lang; label: string }> = [
   { id: 'en', label: 'English' },
@@ -14,7 +19,8 @@ export const LANGS: Array<{ id: Lang; label: string }> = [
 ];
 
 const STORAGE_KEY = 'agent-service.lang';
-const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = { en, zh };
+const en: Record<MessageKey, string> = { ...enBase, ...enManage, ...enOps };
+const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = { en, zh: { ...zh, ...zhManage, ...zhOps } };
 
 /** The browser's choice: its first preferred language. */
 export function browserLang(

@@ -1,6 +1,7 @@
 // The agents' ids for the list pages' filters and pickers, and their "Filter by agent" select.
 import { useEffect, useState } from 'preact/hooks';
 import { apiAll } from '../api.ts';
+import { t } from '../i18n/index.ts';
 import type { AgentView } from '../types.ts';
 
 /** The ids of every agent, loaded once ([] until they arrive, and when they cannot be read). */
@@ -32,14 +33,14 @@ export function AgentFilter({
   return (
     <select
       class={className}
-      aria-label="Filter by agent"
+      aria-label={t('ui.filterByAgent')}
       value={value}
       onChange={(event) => onChange(event.currentTarget.value)}
     >
       <option value="">{allLabel}</option>
       {agents.map((id) => (
         <option key={id} value={id}>
-          Agent {id}
+          {t('ui.agentOption', { id })}
         </option>
       ))}
     </select>

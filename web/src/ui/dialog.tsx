@@ -1,6 +1,7 @@
 // A modal dialog on the native <dialog> element: it traps focus, and Esc closes it (as "cancel").
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { t } from '../i18n/index.ts';
 
 export interface DialogProps {
   title: string;
@@ -58,7 +59,7 @@ export function FormActions({
   return (
     <>
       <button type="button" class="btn" onClick={onCancel}>
-        Cancel
+        {t('common.cancel')}
       </button>
       <button type="submit" form={form} class="btn btn-primary">
         {submitLabel}

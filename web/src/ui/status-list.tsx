@@ -1,6 +1,7 @@
 // A chain's load status as a badge, and the list entry of the Agents and Rules pages: a link with a
 // title, a muted line under it and the badge.
 import type { ComponentChildren } from 'preact';
+import { t } from '../i18n/index.ts';
 import type { ChainStatus } from '../types.ts';
 
 export function LoadBadge({ status }: { status: ChainStatus }) {
@@ -8,14 +9,14 @@ export function LoadBadge({ status }: { status: ChainStatus }) {
   if (status.loaded && problems.length > 0)
     return (
       <span class="badge badge-warn" title={problems.join('\n')}>
-        {problems.length === 1 ? '1 problem' : `${problems.length} problems`}
+        {problems.length === 1 ? t('ui.problem1') : t('ui.problems', { count: problems.length })}
       </span>
     );
   return status.loaded ? (
-    <span class="badge badge-ok">loaded</span>
+    <span class="badge badge-ok">{t('ui.loaded')}</span>
   ) : (
     <span class="badge badge-error" title={status.error}>
-      load error
+      {t('ui.loadError')}
     </span>
   );
 }

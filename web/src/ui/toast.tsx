@@ -1,5 +1,6 @@
 // Toasts: short notices in a corner. Errors stay until closed or 8 s pass; others go after 4 s.
 import { createStore, useStore } from '../store.ts';
+import { t } from '../i18n/index.ts';
 
 export type ToastKind = 'info' | 'success' | 'error';
 
@@ -34,7 +35,12 @@ export function ToastHost() {
           role={item.kind === 'error' ? 'alert' : 'status'}
         >
           <span>{item.text}</span>
-          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => dismissToast(item.id)}>
+          <button
+            type="button"
+            class="icon-btn"
+            aria-label={t('ui.dismiss')}
+            onClick={() => dismissToast(item.id)}
+          >
             ×
           </button>
         </div>

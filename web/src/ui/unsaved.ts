@@ -1,6 +1,7 @@
 // Unsaved edits are never dropped without a question: an editor with changes registers a guard, and
 // leaving it (a link, the back button, closing its dialog, reloading or closing the tab) asks first.
 import { useLayoutEffect, useState } from 'preact/hooks';
+import { t } from '../i18n/index.ts';
 import { confirmAction } from './confirm.tsx';
 
 interface Guard {
@@ -36,9 +37,9 @@ export function useUnsavedChanges(dirty: boolean, what: string, stayPrefix?: str
 /** Asks to drop unsaved changes to `what`; true when there are none or the user agrees. */
 export function confirmDiscard(what: string): Promise<boolean> {
   return confirmAction({
-    title: 'Discard unsaved changes?',
-    message: `Your changes to ${what} are not saved. Leave and lose them?`,
-    confirmLabel: 'Discard changes',
+    title: t('ui.unsaved.title'),
+    message: t('ui.unsaved.message', { what }),
+    confirmLabel: t('ui.unsaved.confirm'),
     danger: true,
   });
 }

@@ -3,6 +3,7 @@
 // saved by their own endpoints as they change.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { href, navigate } from '../../router.ts';
 import { useUnsavedChanges } from '../../ui/unsaved.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
@@ -21,13 +22,13 @@ import { agentProblem, type AgentProblem } from './agent-errors.ts';
 import { FormError } from '../../ui/dialog.tsx';
 
 const TABS = [
-  { id: 'basic', label: 'Basic' },
-  { id: 'model', label: 'Model' },
-  { id: 'prompt', label: 'Prompt' },
-  { id: 'tools', label: 'Tools' },
-  { id: 'skills', label: 'Skills' },
-  { id: 'workspace', label: 'Workspace' },
-  { id: 'memory', label: 'Memory' },
+  { id: 'basic', label: 'agents.tab.basic' },
+  { id: 'model', label: 'agents.tab.model' },
+  { id: 'prompt', label: 'agents.tab.prompt' },
+  { id: 'tools', label: 'agents.tab.tools' },
+  { id: 'skills', label: 'agents.tab.skills' },
+  { id: 'workspace', label: 'agents.tab.workspace' },
+  { id: 'memory', label: 'agents.tab.memory' },
 ] as const;
 
 interface Props {
@@ -60,7 +61,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
     draft !== null && JSON.stringify(isNew ? template : view && stripStatus(view)) !== JSON.stringify(draft);
   useUnsavedChanges(
     dirty && !saving,
-    isNew ? 'the new agent' : `agent "${agentId}"`,
+    isNew ? t('agents.unsaved.new') : t('agents.unsaved.agent', { id: agentId }),
     href('agents', agentId ?? 'new'),
   );
 
@@ -93,7 +94,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         <p>There is no agent "{agentId}".</p>
       </div>
     );
-  if (!draft) return <p class="muted pad">Loading…</p>;
+  if (!draft) return <p class="muted pad">{t('agents.loading')}</p>;
 
   const tabHref = (id: string) => href('agents', agentId ?? 'new', id);
   const edit = (next: AgentDefinition) => {
@@ -108,7 +109,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
     try {
       if (isNew) {
         const created = await api<AgentView>('/agents', { method: 'POST', body: draft, quiet: true });
-        toast(`Agent "${created.ruleChain.id}" created`, 'success');
+        toast(t('agents.created', { id: created.ruleChain.id }), 'success');
         await onChanged();
         navigate(href('agents', created.ruleChain.id), { replace: true });
         return;
@@ -121,7 +122,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
       setView(saved);
       setDraft(stripStatus(saved));
       toast(
-        saved.status.loaded ? 'Saved' : 'Saved, but the agent did not load',
+        saved.status.loaded ? t('agents.saved') : t('agents.savedNotLoaded'),
         saved.status.loaded ? 'success' : 'error',
       );
       await onChanged();
@@ -144,7 +145,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
       setView(loaded);
       setDraft(stripStatus(loaded));
       toast(
-        loaded.status.loaded ? 'Reloaded' : 'Reloaded: the agent did not load',
+        loaded.status.loaded ? t('agents.reloaded') : t('agents.reloadedNotLoaded'),
         loaded.status.loaded ? 'success' : 'error',
       );
     } catch {
@@ -157,13 +158,13 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
     if (isNew) return;
     await confirmDelete(
       {
-        title: 'Delete agent',
-        message: `Delete agent "${agentId}" with its rule chains, workspace files and conversations? This cannot be undone.`,
-        confirmLabel: 'Delete agent',
+        title: t('agents.delete.title'),
+        message: t('agents.delete.message', { id: agentId }),
+        confirmLabel: t('agents.delete.title'),
       },
       async () => {
         await api(`/agents/${encodeURIComponent(agentId)}`, { method: 'DELETE' });
-        toast(`Agent "${agentId}" deleted`, 'success');
+        toast(t('agents.deleted', { id: agentId }), 'success');
         await onChanged();
         navigate(href('agents'), { replace: true });
       },
@@ -174,29 +175,34 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
   return (
     <div class="editor">
       <div class="toolbar">
-        <a class="icon-btn back-link" href={href('agents')} aria-label="Back to the agent list">
+        <a class="icon-btn back-link" href={href('agents')} aria-label={t('agents.back')}>
           <Icon name="back" />
         </a>
-        <h2 class="page-title">{isNew ? 'New agent' : agentName(draft)}</h2>
+        <h2 class="page-title">{isNew ? t('agents.new') : agentName(draft)}</h2>
         {view && <LoadBadge status={view.status} />}
         <span class="spacer" />
         {!isNew && (
           <>
-            <a class="btn btn-ghost" href={href('chat', agentId)} aria-label="Chat with this agent">
-              <Icon name="chat" /> <span class="hide-narrow">Chat</span>
+            <a class="btn btn-ghost" href={href('chat', agentId)} aria-label={t('agents.chatWith')}>
+              <Icon name="chat" /> <span class="hide-narrow">{t('agents.chat')}</span>
             </a>
-            <button type="button" class="btn" aria-label="Reload agent" onClick={() => void reload()}>
-              <Icon name="reload" /> <span class="hide-narrow">Reload</span>
+            <button
+              type="button"
+              class="btn"
+              aria-label={t('agents.reloadAria')}
+              onClick={() => void reload()}
+            >
+              <Icon name="reload" /> <span class="hide-narrow">{t('agents.reload')}</span>
             </button>
             {/* The default agent answers whatever no binding routes elsewhere: it cannot be deleted. */}
             {agentId !== 'main' && (
               <button
                 type="button"
                 class="btn btn-danger"
-                aria-label="Delete agent"
+                aria-label={t('agents.delete.title')}
                 onClick={() => void remove()}
               >
-                <Icon name="trash" /> <span class="hide-narrow">Delete</span>
+                <Icon name="trash" /> <span class="hide-narrow">{t('agents.delete')}</span>
               </button>
             )}
           </>
@@ -207,17 +213,17 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
           disabled={(!dirty && !isNew) || saving}
           onClick={() => void save()}
         >
-          {isNew ? 'Create' : 'Save'}
+          {isNew ? t('agents.create') : t('agents.save')}
         </button>
       </div>
       {view?.status.error && (
         <div class="alert alert-error" role="alert">
-          <strong>This agent did not load.</strong>
+          <strong>{t('agents.notLoaded')}</strong>
           <pre class="alert-detail">{view.status.error}</pre>
         </div>
       )}
       {refused && !refused.field && <FormError error={refused.problem} />}
-      <nav class="tabs" aria-label="Agent sections">
+      <nav class="tabs" aria-label={t('agents.sections')}>
         {tabs.map((entry) => (
           <a
             key={entry.id}
@@ -225,7 +231,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
             href={tabHref(entry.id)}
             aria-current={entry.id === current.id ? 'page' : undefined}
           >
-            {entry.label}
+            {t(entry.label)}
           </a>
         ))}
       </nav>
@@ -235,7 +241,7 @@ export function AgentEditor({ agentId, tab, onChanged }: Props) {
         current.id !== 'skills' &&
         current.id !== 'workspace' &&
         current.id !== 'memory' ? (
-          <p class="muted">This agent has no ai/agent node: edit its chain as JSON on the Rules page.</p>
+          <p class="muted">{t('agents.noAiNode')}</p>
         ) : current.id === 'basic' ? (
           <BasicTab definition={draft} isNew={isNew} onChange={edit} errorOf={errorOf} />
         ) : current.id === 'model' ? (

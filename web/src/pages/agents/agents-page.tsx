@@ -2,6 +2,7 @@
 // chosen one (/ui/agents/<id>/<tab>) or of a new one from the template (/ui/agents/new).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { apiAll } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { href } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import type { AgentView } from '../../types.ts';
@@ -27,20 +28,20 @@ export function AgentsPage({ params }: PageProps) {
 
   return (
     <div class={selected ? 'split split-detail' : 'split'}>
-      <aside class="split-list" aria-label="Agents">
+      <aside class="split-list" aria-label={t('agents.title')}>
         <div class="toolbar">
-          <h1 class="page-title">Agents</h1>
+          <h1 class="page-title">{t('agents.title')}</h1>
           <span class="spacer" />
           <a class="btn btn-primary" href={href('agents', 'new')}>
-            <Icon name="plus" /> New agent
+            <Icon name="plus" /> {t('agents.new')}
           </a>
         </div>
         {agents === null ? (
-          <p class="muted">Loading…</p>
+          <p class="muted">{t('agents.loading')}</p>
         ) : agents.length === 0 ? (
-          <p class="muted">No agents yet.</p>
+          <p class="muted">{t('agents.empty')}</p>
         ) : (
-          <ul class="list" aria-label="Agent list">
+          <ul class="list" aria-label={t('agents.list')}>
             {agents.map((agent) => (
               <StatusListItem
                 key={agent.ruleChain.id}
@@ -55,7 +56,7 @@ export function AgentsPage({ params }: PageProps) {
           </ul>
         )}
       </aside>
-      <section class="split-detail-pane" aria-label="Agent editor">
+      <section class="split-detail-pane" aria-label={t('agents.editor')}>
         {selected ? (
           <AgentEditor
             key={selected}
@@ -65,7 +66,7 @@ export function AgentsPage({ params }: PageProps) {
           />
         ) : (
           <div class="empty-state">
-            <p class="muted">Choose an agent to edit it, or create a new one.</p>
+            <p class="muted">{t('agents.choose')}</p>
           </div>
         )}
       </section>

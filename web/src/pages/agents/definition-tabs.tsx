@@ -1,6 +1,7 @@
 // The tabs that edit the agent definition itself: basics, model and prompt.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { AgentDefinition } from '../../types.ts';
 import { FieldError } from '../../ui/dialog.tsx';
 import {
@@ -37,12 +38,10 @@ export function BasicTab({ definition, isNew, onChange, errorOf = none }: TabPro
           onInput={(event) => onChange(withRuleChain(definition, { id: event.currentTarget.value }))}
         />
         <FieldError error={errorOf('id')} />
-        <span class="field-help">
-          Letters, digits, - and _. It names the agent in chat requests (the model field) and in URLs.
-        </span>
+        <span class="field-help">{t('def.id.help')}</span>
       </label>
       <label class="field">
-        <span class="field-label">Name</span>
+        <span class="field-label">{t('def.name')}</span>
         <input
           class="input"
           value={typeof definition.ruleChain.name === 'string' ? definition.ruleChain.name : ''}
@@ -51,7 +50,7 @@ export function BasicTab({ definition, isNew, onChange, errorOf = none }: TabPro
         <FieldError error={errorOf('name')} />
       </label>
       <label class="field field-wide">
-        <span class="field-label">Description</span>
+        <span class="field-label">{t('def.description')}</span>
         <textarea
           class="input"
           rows={3}
@@ -102,39 +101,39 @@ export function ModelTab({ definition, onChange, errorOf = none }: TabProps) {
   return (
     <div class="form-grid">
       <label class="field">
-        <span class="field-label">Provider</span>
+        <span class="field-label">{t('def.provider')}</span>
         <select
           class="input"
-          aria-label="Provider"
+          aria-label={t('def.provider')}
           value={providerId}
           onChange={(event) => {
             const id = event.currentTarget.value;
             if (id !== 'custom') onChange(withAgentConfig(definition, providerTemplates(id)));
           }}
         >
-          <option value="">Default provider</option>
+          <option value="">{t('def.defaultProvider')}</option>
           {providers.map((entry) => (
             <option key={entry.id} value={entry.id}>
               {entry.name ?? entry.id}
             </option>
           ))}
-          {providerId === 'custom' && <option value="custom">Custom URL ({config.url})</option>}
+          {providerId === 'custom' && (
+            <option value="custom">{t('def.customUrl', { url: config.url ?? '' })}</option>
+          )}
         </select>
         <span class="field-help">
-          {providers.length === 0
-            ? 'No provider is configured: agents answer with the built-in demo model.'
-            : 'Providers are managed in Settings.'}
+          {providers.length === 0 ? t('def.noProvider') : t('def.providersInSettings')}
         </span>
       </label>
       {(providerId === 'custom' || ownKey) && (
         <label class="field">
-          <span class="field-label">API key</span>
+          <span class="field-label">{t('def.apiKey')}</span>
           <input
             class="input"
             type="password"
-            aria-label="API key"
+            aria-label={t('def.apiKey')}
             autocomplete="off"
-            placeholder={keyStored ? 'set (type a new key to replace it)' : 'none'}
+            placeholder={keyStored ? t('def.keySetPlaceholder') : t('def.none')}
             value={config.key === SECRET_MARK ? '' : (config.key ?? '')}
             onInput={(event) => {
               const text = event.currentTarget.value;
@@ -142,19 +141,19 @@ export function ModelTab({ definition, onChange, errorOf = none }: TabProps) {
             }}
           />
           <FieldError error={errorOf('key')} />
-          <span class="field-help">
-            {keyStored
-              ? 'A key is set on this agent. It is never shown; leave the field empty to keep it.'
-              : 'Sent to the URL above as the bearer token.'}
-          </span>
+          <span class="field-help">{keyStored ? t('def.keyStored') : t('def.keyBearer')}</span>
         </label>
       )}
       <label class="field">
-        <span class="field-label">Model</span>
+        <span class="field-label">{t('def.model')}</span>
         <input
           class="input"
           list="model-names"
-          placeholder={provider?.model ? `${provider.model} (provider default)` : "the provider's default"}
+          placeholder={
+            provider?.model
+              ? t('def.providerDefaultModel', { model: provider.model })
+              : t('def.providersDefault')
+          }
           value={config.model ?? ''}
           onInput={(event) => onChange(withAgentConfig(definition, { model: event.currentTarget.value }))}
         />
@@ -166,39 +165,39 @@ export function ModelTab({ definition, onChange, errorOf = none }: TabProps) {
         </datalist>
       </label>
       <label class="field">
-        <span class="field-label">Temperature</span>
+        <span class="field-label">{t('def.temperature')}</span>
         <input
           class="input"
           type="number"
           min={0}
           max={2}
           step={0.1}
-          placeholder="provider default"
+          placeholder={t('def.providerDefault')}
           value={typeof params['temperature'] === 'number' ? String(params['temperature']) : ''}
           onInput={(event) => setParam('temperature', numberOrUndefined(event.currentTarget.value))}
         />
         <FieldError error={errorOf('params.temperature')} />
       </label>
       <label class="field">
-        <span class="field-label">Max tokens per answer</span>
+        <span class="field-label">{t('def.maxTokens')}</span>
         <input
           class="input"
           type="number"
           min={1}
-          placeholder="provider default"
+          placeholder={t('def.providerDefault')}
           value={typeof params['maxTokens'] === 'number' ? String(params['maxTokens']) : ''}
           onInput={(event) => setParam('maxTokens', numberOrUndefined(event.currentTarget.value))}
         />
         <FieldError error={errorOf('params.maxTokens')} />
       </label>
       <label class="field">
-        <span class="field-label">Max steps</span>
+        <span class="field-label">{t('def.maxSteps')}</span>
         <input
           class="input"
           type="number"
           min={1}
           max={500}
-          aria-label="Max steps"
+          aria-label={t('def.maxSteps')}
           value={String(config.maxStep ?? 50)}
           onInput={(event) =>
             onChange(
@@ -207,10 +206,10 @@ export function ModelTab({ definition, onChange, errorOf = none }: TabProps) {
           }
         />
         <FieldError error={errorOf('maxStep')} />
-        <span class="field-help">Model calls per turn at most.</span>
+        <span class="field-help">{t('def.maxStepsHelp')}</span>
       </label>
       <label class="field">
-        <span class="field-label">Max tool output (characters)</span>
+        <span class="field-label">{t('def.maxToolOutput')}</span>
         <input
           class="input"
           type="number"
@@ -234,11 +233,11 @@ export function PromptTab({ definition, onChange, errorOf = none }: TabProps) {
   const config = agentConfig(definition) ?? {};
   return (
     <label class="field">
-      <span class="field-label">System prompt</span>
+      <span class="field-label">{t('def.systemPrompt')}</span>
       <textarea
         class="input code-input"
         rows={16}
-        aria-label="System prompt"
+        aria-label={t('def.systemPrompt')}
         value={config.systemPrompt ?? ''}
         onInput={(event) =>
           onChange(withAgentConfig(definition, { systemPrompt: event.currentTarget.value }))
@@ -246,8 +245,8 @@ export function PromptTab({ definition, onChange, errorOf = none }: TabProps) {
       />
       <FieldError error={errorOf('systemPrompt')} />
       <span class="field-help">
-        Templates: {'${ruleChain.id}'}, {'${now()}'}, {'${include(path)}'} (a workspace file), {'${global.*}'}
-        , {'${vars.*}'}.
+        {t('def.templates')} {'${ruleChain.id}'}, {'${now()}'}, {'${include(path)}'} {t('def.workspaceFile')},{' '}
+        {'${global.*}'}, {'${vars.*}'}.
       </span>
     </label>
   );

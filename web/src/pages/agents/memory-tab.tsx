@@ -2,6 +2,7 @@
 // search over them with the query's words highlighted in each hit.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { href } from '../../router.ts';
 
 interface MemoryFile {
@@ -66,20 +67,20 @@ export function MemoryTab({ agentId }: { agentId: string }) {
     <div class="memory-tab">
       <form class="memory-search" role="search" onSubmit={search}>
         <input
-          aria-label="Search memory"
+          aria-label={t('memory.searchAria')}
           type="search"
-          placeholder="Search memory: names, order numbers, topics…"
+          placeholder={t('memory.searchPlaceholder')}
           value={query}
           onInput={(event) => setQuery((event.target as HTMLInputElement).value)}
         />
         <button type="submit" class="primary">
-          Search
+          {t('memory.search')}
         </button>
       </form>
       {hits && (
-        <section aria-label="Search results">
+        <section aria-label={t('memory.results')}>
           {hits.results.length === 0 ? (
-            <p class="muted">Nothing in memory matches “{hits.query}”.</p>
+            <p class="muted">{t('memory.nothing', { query: hits.query })}</p>
           ) : (
             <ol class="memory-hits">
               {hits.results.map((hit) => (
@@ -89,7 +90,7 @@ export function MemoryTab({ agentId }: { agentId: string }) {
                       {hit.path}:{hit.startLine}
                       {hit.endLine > hit.startLine ? `-${hit.endLine}` : ''}
                     </code>
-                    <span class="muted">score {hit.score.toFixed(2)}</span>
+                    <span class="muted">{t('memory.score', { score: hit.score.toFixed(2) })}</span>
                   </div>
                   <pre class="memory-snippet">
                     <Highlighted text={hit.snippet} terms={terms} />
@@ -100,22 +101,20 @@ export function MemoryTab({ agentId }: { agentId: string }) {
           )}
         </section>
       )}
-      <h3>Memory files</h3>
+      <h3>{t('memory.files')}</h3>
       {files === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('memory.loading')}</p>
       ) : files.length === 0 ? (
         <p class="muted">
-          No memory files yet. The agent writes them with its memory_write tool (before each compaction too);
-          you can add MEMORY.md or memory/YYYY-MM-DD.md in the{' '}
-          <a href={href('agents', agentId, 'workspace')}>workspace</a>.
+          {t('memory.empty')} <a href={href('agents', agentId, 'workspace')}>{t('memory.workspace')}</a>.
         </p>
       ) : (
         <table class="memory-files">
           <thead>
             <tr>
-              <th>File</th>
-              <th>Size</th>
-              <th>Modified</th>
+              <th>{t('memory.file')}</th>
+              <th>{t('memory.size')}</th>
+              <th>{t('memory.modified')}</th>
             </tr>
           </thead>
           <tbody>

@@ -1,6 +1,7 @@
 // The agent's own skills: list, create, edit and delete (global skills are on the Skills page).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { confirmDelete } from '../../ui/confirm.tsx';
 import { useFormErrors } from '../../ui/form-errors.ts';
 import { Icon, IconButton } from '../../ui/icons.tsx';
@@ -12,7 +13,7 @@ export function SkillsTab({ agentId }: { agentId: string }) {
   const base = `/agents/${encodeURIComponent(agentId)}/skills`;
   const [skills, setSkills] = useState<Skill[] | null>(null);
   const editor = useEditedDraft<SkillEdit>(({ skill, isNew }) =>
-    isNew ? 'the new skill' : `skill "${skill.name}"`,
+    isNew ? t('skillsTab.unsavedNew') : t('skillsTab.unsaved', { name: skill.name }),
   );
   const editing = editor.value;
   const errors = useFormErrors();
@@ -34,7 +35,7 @@ export function SkillsTab({ agentId }: { agentId: string }) {
 
   const save = async () => {
     if (!editing || !(await saveSkill(base, editing, errors))) return;
-    toast(`Skill "${editing.skill.name}" saved`, 'success');
+    toast(t('skillsTab.saved', { name: editing.skill.name }), 'success');
     editor.discard();
     await reload();
   };
@@ -42,9 +43,9 @@ export function SkillsTab({ agentId }: { agentId: string }) {
   const remove = async (skill: Skill) => {
     await confirmDelete(
       {
-        title: 'Delete skill',
-        message: `Delete the skill "${skill.name}" of this agent?`,
-        confirmLabel: 'Delete',
+        title: t('skillsTab.delete.title'),
+        message: t('skillsTab.delete.message', { name: skill.name }),
+        confirmLabel: t('skillsTab.delete.confirm'),
       },
       async () => {
         await api(`${base}/${encodeURIComponent(skill.name)}`, { method: 'DELETE' });
@@ -57,7 +58,7 @@ export function SkillsTab({ agentId }: { agentId: string }) {
     <div class="stack">
       <div class="toolbar">
         <p class="muted">
-          Skills only this agent sees. It reads them with its <code>skill</code> tool.
+          {t('skillsTab.hint')} <code>skill</code> {t('skillsTab.hintTail')}
         </p>
         <span class="spacer" />
         <button
@@ -67,13 +68,13 @@ export function SkillsTab({ agentId }: { agentId: string }) {
             editor.open({ skill: { name: '', description: '', content: '', scope: 'local' }, isNew: true })
           }
         >
-          <Icon name="plus" /> New skill
+          <Icon name="plus" /> {t('skillsTab.new')}
         </button>
       </div>
       {skills === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('skillsTab.loading')}</p>
       ) : skills.length === 0 ? (
-        <p class="muted">This agent has no skills of its own.</p>
+        <p class="muted">{t('skillsTab.empty')}</p>
       ) : (
         <ul class="list">
           {skills.map((skill) => (
@@ -84,12 +85,12 @@ export function SkillsTab({ agentId }: { agentId: string }) {
               </span>
               <IconButton
                 icon="edit"
-                label={`Edit skill ${skill.name}`}
+                label={t('skillsTab.edit', { name: skill.name })}
                 onClick={() => editor.open({ skill, isNew: false })}
               />
               <IconButton
                 icon="trash"
-                label={`Delete skill ${skill.name}`}
+                label={t('skillsTab.deleteAria', { name: skill.name })}
                 onClick={() => void remove(skill)}
               />
             </li>

@@ -1,6 +1,7 @@
 // The agent's tools: built-in ones (switched on and off), rule chains, sub-agents and MCP servers.
 import { useEffect, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { AgentDefinition, AgentView } from '../../types.ts';
 import { agentName } from '../../types.ts';
 import { FormError } from '../../ui/dialog.tsx';
@@ -29,7 +30,7 @@ function mcpProblem(problems: string[], name: string | undefined): string | unde
   return found?.replace(/^node "[^"]*": /, '');
 }
 
-const KIND_LABEL = { rulechain: 'Rule chain', agent: 'Sub-agent' } as const;
+const KIND_LABEL = { rulechain: 'tools.kind.rulechain', agent: 'tools.kind.agent' } as const;
 
 export function ToolsTab({ definition, onChange, problems = [], error }: Props) {
   const [builtins, setBuiltins] = useState<ToolInfo[]>([]);
@@ -65,17 +66,17 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
     const options = type === 'rulechain' ? chains : agents.filter((agent) => agent.ruleChain.id !== selfId);
     return (
       <fieldset class="fieldset">
-        <legend>{type === 'rulechain' ? 'Rule chains as tools' : 'Sub-agents as tools'}</legend>
+        <legend>{type === 'rulechain' ? t('tools.chainsAsTools') : t('tools.agentsAsTools')}</legend>
         {tools.map((tool, index) =>
           tool.type !== type ? null : (
             <div class="tool-row" key={index}>
               <select
                 class="input"
-                aria-label={`${KIND_LABEL[type]} ${index + 1}`}
+                aria-label={t(KIND_LABEL[type], { n: index + 1 })}
                 value={tool.targetId ?? ''}
                 onChange={(event) => update(index, { targetId: event.currentTarget.value })}
               >
-                <option value="">Choose…</option>
+                <option value="">{t('tools.choose')}</option>
                 {options.map((option) => (
                   <option key={option.ruleChain.id} value={option.ruleChain.id}>
                     {agentName(option)} ({option.ruleChain.id})
@@ -87,12 +88,12 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
               </select>
               <input
                 class="input"
-                placeholder="tool name (default: the id)"
-                aria-label="Tool name"
+                placeholder={t('tools.toolNamePlaceholder')}
+                aria-label={t('tools.toolName')}
                 value={tool.name ?? ''}
                 onInput={(event) => update(index, { name: event.currentTarget.value })}
               />
-              <IconButton icon="trash" label="Remove tool" onClick={() => removeAt(index)} />
+              <IconButton icon="trash" label={t('tools.removeTool')} onClick={() => removeAt(index)} />
             </div>
           ),
         )}
@@ -101,7 +102,7 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
           class="btn btn-ghost"
           onClick={() => setTools([...tools, { type, targetId: '' }])}
         >
-          <Icon name="plus" /> Add {type === 'rulechain' ? 'a rule chain' : 'a sub-agent'}
+          <Icon name="plus" /> {type === 'rulechain' ? t('tools.addChain') : t('tools.addAgent')}
         </button>
       </fieldset>
     );
@@ -116,7 +117,7 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
     <div class="stack">
       <FormError error={error} />
       <fieldset class="fieldset">
-        <legend>Built-in tools</legend>
+        <legend>{t('tools.builtin')}</legend>
         <div class="check-grid">
           {builtins.map((tool) => (
             <label class="check" key={tool.name} title={tool.description}>
@@ -136,27 +137,27 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
       {targetRows('rulechain')}
       {targetRows('agent')}
       <fieldset class="fieldset">
-        <legend>MCP servers</legend>
+        <legend>{t('tools.mcp')}</legend>
         {tools.map((tool, index) =>
           tool.type !== 'mcp' ? null : (
             <div class="tool-row" key={index}>
               <input
                 class="input"
-                placeholder="name"
-                aria-label="MCP server name"
+                placeholder={t('tools.namePlaceholder')}
+                aria-label={t('tools.mcpName')}
                 value={tool.name ?? ''}
                 onInput={(event) => update(index, { name: event.currentTarget.value })}
               />
               <input
                 class="input"
-                placeholder="https://host/mcp or a command line"
-                aria-label="MCP server URL or command"
+                placeholder={t('tools.mcpUrlPlaceholder')}
+                aria-label={t('tools.mcpUrl')}
                 value={mcpServer(tool)}
                 onInput={(event) =>
                   update(index, { config: { ...tool.config, server: event.currentTarget.value } })
                 }
               />
-              <IconButton icon="trash" label="Remove MCP server" onClick={() => removeAt(index)} />
+              <IconButton icon="trash" label={t('tools.removeMcp')} onClick={() => removeAt(index)} />
               {mcpProblem(problems, tool.name) && (
                 <p class="note note-error tool-problem" role="alert">
                   {mcpProblem(problems, tool.name)}
@@ -170,25 +171,25 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
           class="btn btn-ghost"
           onClick={() => setTools([...tools, { type: 'mcp', name: '', config: { server: '' } }])}
         >
-          <Icon name="plus" /> Add an MCP server
+          <Icon name="plus" /> {t('tools.addMcp')}
         </button>
       </fieldset>
       <fieldset class="fieldset">
-        <legend>Remote agents (A2A)</legend>
+        <legend>{t('tools.a2a')}</legend>
         {tools.map((tool, index) =>
           tool.type !== 'a2a' ? null : (
             <div class="tool-row" key={index}>
               <input
                 class="input"
-                placeholder="name"
-                aria-label="Remote agent tool name"
+                placeholder={t('tools.namePlaceholder')}
+                aria-label={t('tools.a2aName')}
                 value={tool.name ?? ''}
                 onInput={(event) => update(index, { name: event.currentTarget.value })}
               />
               <input
                 class="input"
-                placeholder="https://host/api/v1/a2a/main (its agent card, or its endpoint)"
-                aria-label="Remote agent URL"
+                placeholder={t('tools.a2aUrlPlaceholder')}
+                aria-label={t('tools.a2aUrl')}
                 value={typeof tool.config?.['url'] === 'string' ? tool.config['url'] : ''}
                 onInput={(event) =>
                   update(index, { config: { ...tool.config, url: event.currentTarget.value } })
@@ -198,8 +199,8 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
                 class="input"
                 type="password"
                 autocomplete="off"
-                placeholder="API key (optional)"
-                aria-label="Remote agent API key"
+                placeholder={t('tools.a2aKeyPlaceholder')}
+                aria-label={t('tools.a2aKey')}
                 value={typeof tool.config?.['apiKey'] === 'string' ? tool.config['apiKey'] : ''}
                 onInput={(event) => {
                   const { apiKey: _old, ...rest } = tool.config ?? {};
@@ -207,7 +208,7 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
                   update(index, { config: apiKey ? { ...rest, apiKey } : rest });
                 }}
               />
-              <IconButton icon="trash" label="Remove remote agent" onClick={() => removeAt(index)} />
+              <IconButton icon="trash" label={t('tools.removeA2a')} onClick={() => removeAt(index)} />
             </div>
           ),
         )}
@@ -216,7 +217,7 @@ export function ToolsTab({ definition, onChange, problems = [], error }: Props) 
           class="btn btn-ghost"
           onClick={() => setTools([...tools, { type: 'a2a', name: '', config: { url: '' } }])}
         >
-          <Icon name="plus" /> Add a remote agent
+          <Icon name="plus" /> {t('tools.addA2a')}
         </button>
       </fieldset>
     </div>

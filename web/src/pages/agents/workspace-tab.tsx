@@ -1,6 +1,7 @@
 // The agent's workspace: browse folders, open a file in the editor, save, create and delete.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
@@ -52,7 +53,7 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
         body: { content: open.content },
       });
       setOpen({ ...open, saved: open.content });
-      toast(`${open.path} saved`, 'success');
+      toast(t('ws.saved', { path: open.path }), 'success');
       await list();
     } catch {
       // toasted
@@ -61,9 +62,9 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
 
   const create = async (kind: 'file' | 'folder') => {
     const name = await promptText({
-      title: kind === 'file' ? 'New file' : 'New folder',
-      label: 'Name',
-      confirmLabel: 'Create',
+      title: kind === 'file' ? t('ws.newFile') : t('ws.newFolder'),
+      label: t('ws.name'),
+      confirmLabel: t('ws.create'),
     });
     if (!name) return;
     const path = join(folder, name);
@@ -82,9 +83,9 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
     const path = join(folder, entry.name);
     await confirmDelete(
       {
-        title: entry.isDir ? 'Delete folder' : 'Delete file',
-        message: `Delete ${path}${entry.isDir ? ' and everything in it' : ''}?`,
-        confirmLabel: 'Delete',
+        title: entry.isDir ? t('ws.deleteFolder') : t('ws.deleteFile'),
+        message: entry.isDir ? t('ws.deleteFolderMessage', { path }) : t('ws.deleteFileMessage', { path }),
+        confirmLabel: t('ws.delete'),
       },
       async () => {
         await api(`${base}/entry`, { method: 'DELETE', query: { path } });
@@ -99,9 +100,9 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
     <div class="workspace">
       <div class="workspace-files">
         <div class="toolbar">
-          <nav class="crumbs" aria-label="Folder">
+          <nav class="crumbs" aria-label={t('ws.folder')}>
             <button type="button" class="link" onClick={() => setFolder('')}>
-              workspace
+              {t('ws.workspace')}
             </button>
             {crumbs.map((crumb, index) => (
               <span key={index}>
@@ -117,18 +118,23 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
             ))}
           </nav>
           <span class="spacer" />
-          <IconButton icon="file" label="New file" title="New file" onClick={() => void create('file')} />
+          <IconButton
+            icon="file"
+            label={t('ws.newFile')}
+            title={t('ws.newFile')}
+            onClick={() => void create('file')}
+          />
           <IconButton
             icon="folder"
-            label="New folder"
-            title="New folder"
+            label={t('ws.newFolder')}
+            title={t('ws.newFolder')}
             onClick={() => void create('folder')}
           />
         </div>
         {entries === null ? (
-          <p class="muted">Loading…</p>
+          <p class="muted">{t('ws.loading')}</p>
         ) : entries.length === 0 ? (
-          <p class="muted">This folder is empty.</p>
+          <p class="muted">{t('ws.empty')}</p>
         ) : (
           <ul class="list file-list">
             {entries.map((entry) => {
@@ -146,7 +152,7 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
                   </button>
                   <IconButton
                     icon="trash"
-                    label={`Delete ${entry.name}`}
+                    label={t('ws.deleteAria', { name: entry.name })}
                     onClick={() => void remove(entry)}
                   />
                 </li>
@@ -167,12 +173,12 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
                 disabled={open.content === open.saved}
                 onClick={() => void save()}
               >
-                Save file
+                {t('ws.saveFile')}
               </button>
             </div>
             <textarea
               class="input code-input file-editor"
-              aria-label={`Content of ${open.path}`}
+              aria-label={t('ws.content', { path: open.path })}
               spellcheck={false}
               value={open.content}
               onInput={(event) => setOpen({ ...open, content: event.currentTarget.value })}
@@ -185,7 +191,7 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
             />
           </>
         ) : (
-          <p class="muted empty-state">Open a file to edit it.</p>
+          <p class="muted empty-state">{t('ws.openFile')}</p>
         )}
       </div>
     </div>

@@ -3,6 +3,7 @@
 // policies, allowlist, mention rule, enabled. A refused save shows each problem at its field.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import {
@@ -120,7 +121,7 @@ export function AccountDialog({
         body: bodyOf(target, draft),
         quiet: true,
       });
-      toast(account ? `Account "${account.id}" saved` : `Account "${draft.id}" added`, 'success');
+      toast(account ? t('acct.saved', { id: account.id }) : t('acct.added', { id: draft.id }), 'success');
       await onSaved(account ? null : answer);
     } catch (failure) {
       if (failure instanceof ApiError && failure.status !== 401) {
@@ -139,12 +140,20 @@ export function AccountDialog({
   const invalidAt = (key: string) => (problems?.byField[key] ? { 'aria-invalid': true } : {});
   return (
     <Dialog
-      title={account ? `Edit ${spec?.label ?? ''} account ${account.id}` : `Add ${spec?.label ?? ''} account`}
+      title={
+        account
+          ? t('acct.editTitle', { platform: spec?.label ?? '', id: account.id })
+          : t('acct.addTitle', { platform: spec?.label ?? '' })
+      }
       open={target !== null}
       onClose={onClose}
       wide
       actions={
-        <FormActions form="account-form" submitLabel={account ? 'Save' : 'Add account'} onCancel={onClose} />
+        <FormActions
+          form="account-form"
+          submitLabel={account ? t('acct.save') : t('acct.add')}
+          onCancel={onClose}
+        />
       }
     >
       {spec && draft && (
@@ -153,7 +162,7 @@ export function AccountDialog({
           <FormError error={problems?.rest.join('; ')} />
           <div class="form-grid">
             <label class="field">
-              <span class="field-label">Account ID</span>
+              <span class="field-label">{t('acct.id')}</span>
               <input
                 class="input"
                 required
@@ -165,7 +174,7 @@ export function AccountDialog({
               {problemAt('id')}
             </label>
             <label class="field">
-              <span class="field-label">Display name</span>
+              <span class="field-label">{t('acct.name')}</span>
               <input
                 class="input"
                 value={draft.name}
@@ -186,36 +195,34 @@ export function AccountDialog({
               />
             ))}
             <PolicySelect
-              label="Direct messages"
+              label={t('acct.dms')}
+              direct
               value={draft.dmPolicy}
               onChange={(dmPolicy) => set({ dmPolicy })}
             />
             {spec.groups && (
               <PolicySelect
-                label="Group chats"
+                label={t('acct.groups')}
                 value={draft.groupPolicy}
                 onChange={(groupPolicy) => set({ groupPolicy })}
               />
             )}
             <label class="field field-wide">
-              <span class="field-label">Allowlist</span>
+              <span class="field-label">{t('acct.allowlist')}</span>
               <textarea
                 class="input code-input"
                 rows={3}
-                aria-label="Allowlist"
-                placeholder="one user or chat id per line"
+                aria-label={t('acct.allowlist')}
+                placeholder={t('acct.allowlistPlaceholder')}
                 value={draft.allowFrom}
                 onInput={(event) => set({ allowFrom: event.currentTarget.value })}
                 {...invalidAt('allow_from')}
               />
               {problemAt('allow_from')}
-              <span class="field-help">
-                Used by the "Only the allowlist" policies: user ids (and group chat ids for groups), one per
-                line.
-              </span>
+              <span class="field-help">{t('acct.allowlistHelp')}</span>
             </label>
             <label class="field field-wide">
-              <span class="field-label">Description</span>
+              <span class="field-label">{t('acct.description')}</span>
               <input
                 class="input"
                 value={draft.description}
@@ -231,7 +238,7 @@ export function AccountDialog({
                   checked={draft.groupRequireMention}
                   onChange={(event) => set({ groupRequireMention: event.currentTarget.checked })}
                 />
-                <span>In groups, answer only when the bot is mentioned</span>
+                <span>{t('acct.mention')}</span>
               </label>
             )}
             <label class="check">
@@ -240,7 +247,7 @@ export function AccountDialog({
                 checked={draft.enabled}
                 onChange={(event) => set({ enabled: event.currentTarget.checked })}
               />
-              <span>Enabled</span>
+              <span>{t('acct.enabled')}</span>
             </label>
           </div>
         </form>
@@ -251,10 +258,13 @@ export function AccountDialog({
 
 function PolicySelect({
   label,
+  direct = false,
   value,
   onChange,
 }: {
   label: string;
+  /** The direct-message policy, the only one that offers pairing. */
+  direct?: boolean;
   value: Policy;
   onChange: (policy: Policy) => void;
 }) {
@@ -263,10 +273,10 @@ function PolicySelect({
       <span class="field-label">{label}</span>
       <select class="input" value={value} onChange={(event) => onChange(event.currentTarget.value as Policy)}>
         {Object.entries(POLICY_LABELS)
-          .filter(([policy]) => policy !== 'pairing' || label.startsWith('Direct'))
+          .filter(([policy]) => policy !== 'pairing' || direct)
           .map(([policy, text]) => (
             <option key={policy} value={policy}>
-              {text}
+              {t(text)}
             </option>
           ))}
       </select>
@@ -307,7 +317,7 @@ function PlatformField({
         {field.label}{' '}
         {state !== undefined && (
           <span class={state ? 'badge badge-ok secret-state' : 'badge secret-state'}>
-            {state ? 'set' : 'not set'}
+            {state ? t('acct.set') : t('acct.notSet')}
           </span>
         )}
       </span>
@@ -325,7 +335,7 @@ function PlatformField({
           // A secret whose being set is reported is typed unseen; an API origin is not a password.
           {...(field.secret && field.reported !== false ? { type: 'password' } : { type: 'text' })}
           autoComplete="off"
-          placeholder={field.secret && editing ? 'unchanged' : ''}
+          placeholder={field.secret && editing ? t('acct.unchanged') : ''}
           value={value}
           onInput={(event) => onInput(event.currentTarget.value)}
           aria-invalid={problem ? true : undefined}

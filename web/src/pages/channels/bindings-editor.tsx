@@ -2,6 +2,7 @@
 // PUT /bindings. The most specific match wins, and within one level the first row, so rows can be moved.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
 import { FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
@@ -67,7 +68,7 @@ export function BindingsEditor({
     void load();
   }, []);
 
-  if (rows === null) return <p class="muted">Loading…</p>;
+  if (rows === null) return <p class="muted">{t('bind.loading')}</p>;
   const change = (index: number, patch: Partial<Row>) =>
     setRows(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
   const move = (index: number, by: number) => {
@@ -88,7 +89,7 @@ export function BindingsEditor({
       const loaded = answer.bindings.map(rowOf);
       setRows(loaded);
       setSaved(JSON.stringify(loaded));
-      toast('Bindings saved', 'success');
+      toast(t('bind.saved'), 'success');
     } catch (failure) {
       if (failure instanceof ApiError && failure.status !== 401) setError(failure.message);
     }
@@ -96,9 +97,9 @@ export function BindingsEditor({
 
   const dirty = JSON.stringify(rows) !== saved;
   return (
-    <section class="card" aria-label="Bindings">
+    <section class="card" aria-label={t('bind.title')}>
       <div class="card-head">
-        <h2 class="section-title">Bindings</h2>
+        <h2 class="section-title">{t('bind.title')}</h2>
         <span class="spacer" />
         <button
           type="button"
@@ -116,31 +117,29 @@ export function BindingsEditor({
             ])
           }
         >
-          <Icon name="plus" /> Add binding
+          <Icon name="plus" /> {t('bind.add')}
         </button>
         <button type="button" class="btn btn-primary" disabled={!dirty} onClick={() => void save()}>
-          Save bindings
+          {t('bind.save')}
         </button>
       </div>
       <p class="muted">
-        Which agent answers a message. The most specific match wins: a peer, then an account, then a channel,
-        then the default binding; within one level the first in the list. Without any match, <code>main</code>{' '}
-        answers.
+        {t('bind.text')} <code>main</code> {t('bind.textTail')}
       </p>
       <FormError error={error} />
       {rows.length === 0 ? (
-        <p class="muted">No bindings: every message goes to main.</p>
+        <p class="muted">{t('bind.empty')}</p>
       ) : (
         <table class="table">
           <thead>
             <tr>
-              <th>Agent</th>
-              <th>Channel</th>
-              <th>Account</th>
-              <th>Peer (chat or user)</th>
-              <th>Default</th>
+              <th>{t('bind.agent')}</th>
+              <th>{t('bind.channel')}</th>
+              <th>{t('bind.account')}</th>
+              <th>{t('bind.peer')}</th>
+              <th>{t('bind.default')}</th>
               <th>
-                <span class="visually-hidden">Order</span>
+                <span class="visually-hidden">{t('bind.order')}</span>
               </th>
             </tr>
           </thead>
@@ -149,10 +148,10 @@ export function BindingsEditor({
               const accounts = row.channel ? Object.keys(platforms[row.channel]?.accounts ?? {}) : [];
               return (
                 <tr key={index} data-binding={index}>
-                  <td data-label="Agent">
+                  <td data-label={t('bind.agent')}>
                     <select
                       class="input"
-                      aria-label={`Agent of binding ${index + 1}`}
+                      aria-label={t('bind.agentOf', { n: index + 1 })}
                       value={row.agentId}
                       onChange={(event) => change(index, { agentId: event.currentTarget.value })}
                     >
@@ -163,16 +162,16 @@ export function BindingsEditor({
                       ))}
                     </select>
                   </td>
-                  <td data-label="Channel">
+                  <td data-label={t('bind.channel')}>
                     <select
                       class="input"
-                      aria-label={`Channel of binding ${index + 1}`}
+                      aria-label={t('bind.channelOf', { n: index + 1 })}
                       value={row.channel}
                       onChange={(event) =>
                         change(index, { channel: event.currentTarget.value, accountId: '' })
                       }
                     >
-                      <option value="">Any</option>
+                      <option value="">{t('bind.any')}</option>
                       {specs.map((spec) => (
                         <option key={spec.id} value={spec.id}>
                           {spec.label}
@@ -180,14 +179,14 @@ export function BindingsEditor({
                       ))}
                     </select>
                   </td>
-                  <td data-label="Account">
+                  <td data-label={t('bind.account')}>
                     <select
                       class="input"
-                      aria-label={`Account of binding ${index + 1}`}
+                      aria-label={t('bind.accountOf', { n: index + 1 })}
                       value={row.accountId}
                       onChange={(event) => change(index, { accountId: event.currentTarget.value })}
                     >
-                      <option value="">Any</option>
+                      <option value="">{t('bind.any')}</option>
                       {[...new Set([...accounts, row.accountId])].filter(Boolean).map((id) => (
                         <option key={id} value={id}>
                           {id}
@@ -195,19 +194,19 @@ export function BindingsEditor({
                       ))}
                     </select>
                   </td>
-                  <td data-label="Peer">
+                  <td data-label={t('bind.peerShort')}>
                     <input
                       class="input"
-                      aria-label={`Peer of binding ${index + 1}`}
+                      aria-label={t('bind.peerOf', { n: index + 1 })}
                       value={row.peer}
-                      placeholder="any"
+                      placeholder={t('bind.anyPlaceholder')}
                       onInput={(event) => change(index, { peer: event.currentTarget.value })}
                     />
                   </td>
-                  <td data-label="Default">
+                  <td data-label={t('bind.default')}>
                     <input
                       type="checkbox"
-                      aria-label={`Binding ${index + 1} is the default`}
+                      aria-label={t('bind.isDefault', { n: index + 1 })}
                       checked={row.isDefault}
                       onChange={(event) => change(index, { isDefault: event.currentTarget.checked })}
                     />
@@ -217,7 +216,7 @@ export function BindingsEditor({
                       <button
                         type="button"
                         class="icon-btn"
-                        aria-label={`Move binding ${index + 1} up`}
+                        aria-label={t('bind.up', { n: index + 1 })}
                         disabled={index === 0}
                         onClick={() => move(index, -1)}
                       >
@@ -226,7 +225,7 @@ export function BindingsEditor({
                       <button
                         type="button"
                         class="icon-btn"
-                        aria-label={`Move binding ${index + 1} down`}
+                        aria-label={t('bind.down', { n: index + 1 })}
                         disabled={index === rows.length - 1}
                         onClick={() => move(index, 1)}
                       >
@@ -234,7 +233,7 @@ export function BindingsEditor({
                       </button>
                       <IconButton
                         icon="trash"
-                        label={`Remove binding ${index + 1}`}
+                        label={t('bind.remove', { n: index + 1 })}
                         onClick={() => setRows(rows.filter((_, at) => at !== index))}
                       />
                     </div>

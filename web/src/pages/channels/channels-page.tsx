@@ -2,6 +2,7 @@
 // few seconds), add / edit / delete accounts, and the bindings editor.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { relativeTime } from '../../types.ts';
 import { useAgentIds } from '../../ui/agent-filter.tsx';
@@ -19,7 +20,10 @@ const REFRESH_MS = 5000;
 
 function StatusLabel({ status }: { status: AccountView['status'] }) {
   return (
-    <span class="inline-check" title={status.error ?? `since ${new Date(status.since).toLocaleString()}`}>
+    <span
+      class="inline-check"
+      title={status.error ?? t('ch.since', { time: new Date(status.since).toLocaleString() })}
+    >
       <span class={`status-dot ${status.state}`} aria-hidden="true" />
       <span>
         {status.state}
@@ -47,17 +51,29 @@ function AccountRow({
           {account.name || account.id} {account.name && <span class="muted">({account.id})</span>}
         </span>
         <span class="muted list-item-sub">
-          DMs: {POLICY_LABELS[account.dmPolicy]}
-          {spec.groups ? ` · groups: ${POLICY_LABELS[account.groupPolicy]}` : ''}
-          {account.allowFrom.length > 0 ? ` · allowlist: ${account.allowFrom.length}` : ''}
+          {t('ch.dms')} {t(POLICY_LABELS[account.dmPolicy])}
+          {spec.groups ? t('ch.groups', { policy: t(POLICY_LABELS[account.groupPolicy]) }) : ''}
+          {account.allowFrom.length > 0 ? t('ch.allowlist', { count: account.allowFrom.length }) : ''}
           {' · '}
-          {spec.mainSecret === 'api_key' ? 'key' : 'secret'} {account.hasSecret ? 'set' : 'not set'}
+          {spec.mainSecret === 'api_key'
+            ? t(account.hasSecret ? 'ch.keySet' : 'ch.keyNotSet')
+            : t(account.hasSecret ? 'ch.secretSet' : 'ch.secretNotSet')}
         </span>
         {account.status.error && <span class="node-log-error">{account.status.error}</span>}
       </span>
       <StatusLabel status={account.status} />
-      <IconButton icon="edit" label={`Edit account ${account.id}`} title="Edit" onClick={onEdit} />
-      <IconButton icon="trash" label={`Delete account ${account.id}`} title="Delete" onClick={onDelete} />
+      <IconButton
+        icon="edit"
+        label={t('ch.editAccount', { id: account.id })}
+        title={t('ch.edit')}
+        onClick={onEdit}
+      />
+      <IconButton
+        icon="trash"
+        label={t('ch.deleteAccountAria', { id: account.id })}
+        title={t('ch.delete')}
+        onClick={onDelete}
+      />
     </div>
   );
 }
@@ -97,13 +113,13 @@ export function ChannelsPage(_props: PageProps) {
   const remove = async (spec: PlatformSpec, account: AccountView) => {
     await confirmDelete(
       {
-        title: 'Delete account',
-        message: `Delete the ${spec.label} account "${account.id}"? It disconnects at once, and its bindings are removed.`,
-        confirmLabel: 'Delete account',
+        title: t('ch.delete.title'),
+        message: t('ch.delete.message', { platform: spec.label, id: account.id }),
+        confirmLabel: t('ch.delete.title'),
       },
       async () => {
         await api(`/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`, { method: 'DELETE' });
-        toast(`Account "${account.id}" deleted`, 'success');
+        toast(t('ch.deleted', { id: account.id }), 'success');
         await reload();
       },
     );
@@ -112,14 +128,12 @@ export function ChannelsPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Channels</h1>
+        <h1 class="page-title">{t('ch.title')}</h1>
       </div>
-      <p class="muted">
-        Where your agents meet their users: chat platforms, and API keys for your own applications.
-      </p>
+      <p class="muted">{t('ch.intro')}</p>
       <PairingCard />
       {platforms === null || specs === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('ch.loading')}</p>
       ) : (
         <div class="card-stack">
           {specs.map((spec) => {
@@ -129,22 +143,22 @@ export function ChannelsPage(_props: PageProps) {
               <section
                 key={spec.id}
                 class="card"
-                aria-label={`${spec.label} accounts`}
+                aria-label={t('ch.accounts', { platform: spec.label })}
                 data-platform={spec.id}
               >
                 <div class="card-head">
                   <h2 class="section-title">{spec.label}</h2>
                   {accounts.length > 0 && !platform?.enabled && (
-                    <span class="badge badge-warn">platform disabled</span>
+                    <span class="badge badge-warn">{t('ch.platformDisabled')}</span>
                   )}
                   <span class="spacer" />
                   <button
                     type="button"
                     class="btn"
-                    aria-label={`Add ${spec.label} account`}
+                    aria-label={t('ch.addAccountAria', { platform: spec.label })}
                     onClick={() => setTarget({ spec, account: null })}
                   >
-                    <Icon name="plus" /> Add account
+                    <Icon name="plus" /> {t('ch.addAccount')}
                   </button>
                 </div>
                 {accounts.length === 0 ? (
@@ -176,32 +190,31 @@ export function ChannelsPage(_props: PageProps) {
         }}
       />
       <Dialog
-        title="The new API key"
+        title={t('ch.newKey.title')}
         open={newKey !== null}
         onClose={() => setNewKey(null)}
         actions={
           <button type="button" class="btn btn-primary" onClick={() => setNewKey(null)}>
-            Done
+            {t('ch.done')}
           </button>
         }
       >
         <p>
-          Copy this key now: it is shown only once. Applications send it as{' '}
-          <code>Authorization: Bearer …</code>.
+          {t('ch.newKey.text')} <code>Authorization: Bearer …</code>.
         </p>
         <div class="key-box">
-          <code aria-label="New API key">{newKey}</code>
+          <code aria-label={t('ch.newKey.aria')}>{newKey}</code>
           <button
             type="button"
             class="btn"
             onClick={() => {
               void navigator.clipboard?.writeText(newKey ?? '').then(
-                () => toast('Copied', 'success'),
+                () => toast(t('ch.copied'), 'success'),
                 () => undefined,
               );
             }}
           >
-            <Icon name="copy" /> Copy
+            <Icon name="copy" /> {t('common.copy')}
           </button>
         </div>
       </Dialog>

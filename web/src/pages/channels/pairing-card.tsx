@@ -2,6 +2,7 @@
 // bot; approving it adds the sender to the account's allowlist, rejecting drops the request.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
 
 interface PairingRequest {
@@ -41,29 +42,26 @@ export function PairingCard() {
 
   if (!requests || requests.length === 0) return null;
   return (
-    <section class="card" aria-label="Pairing requests">
+    <section class="card" aria-label={t('pairing.title')}>
       <div class="card-head">
-        <h2 class="section-title">Pairing requests</h2>
+        <h2 class="section-title">{t('pairing.title')}</h2>
       </div>
-      <p class="muted">
-        People who wrote to a bot whose direct messages need pairing. Approve a code they send you to let them
-        chat; they are added to the account's allowlist.
-      </p>
+      <p class="muted">{t('pairing.text')}</p>
       <div class="list">
         {requests.map((request) => (
           <div class="account-row" key={request.code} data-pairing={request.code}>
             <span class="list-item-main">
               <span class="list-item-title mono">{request.code}</span>
               <span class="muted list-item-sub">
-                {request.platform}/{request.accountId} · sender {request.senderId} · expires{' '}
-                {new Date(request.expiresAt).toLocaleTimeString()}
+                {request.platform}/{request.accountId} · {t('pairing.sender', { id: request.senderId })} ·{' '}
+                {t('pairing.expires')} {new Date(request.expiresAt).toLocaleTimeString()}
               </span>
             </span>
             <button type="button" class="btn btn-primary" onClick={() => void decide(request, 'approve')}>
-              Approve
+              {t('pairing.approve')}
             </button>
             <button type="button" class="btn btn-danger" onClick={() => void decide(request, 'reject')}>
-              Reject
+              {t('pairing.reject')}
             </button>
           </div>
         ))}

@@ -1,6 +1,7 @@
 // The shapes of the channels answers, and helpers over a platform's account form. The forms
 // themselves (which fields a platform takes, their labels, help and which are secret) come from the
 // server, GET /channels/platforms, where each platform declares them once beside its adapter.
+import type { MessageKey } from '../../i18n/index.ts';
 
 export type Policy = 'allow' | 'allowlist' | 'disabled' | 'pairing';
 
@@ -105,9 +106,10 @@ export function problemsAtFields(message: string, keys: readonly string[]): Prob
   return { byField, rest };
 }
 
-export const POLICY_LABELS: Record<Policy, string> = {
-  allow: 'Anyone',
-  allowlist: 'Only the allowlist',
-  disabled: 'Nobody (off)',
-  pairing: 'Pairing: unknown senders get a code to approve',
+/** The dictionary keys of the policies' names (t() gives the text). */
+export const POLICY_LABELS: Record<Policy, MessageKey> = {
+  allow: 'policy.allow',
+  allowlist: 'policy.allowlist',
+  disabled: 'policy.disabled',
+  pairing: 'policy.pairing',
 };

@@ -2,6 +2,7 @@
 // by the server's own cron parser), enable/disable, run now, run history, delete with confirmation.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t, type MessageKey } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { HistoryDialog, RunBadge, SchedulePreview, when, type CronTask } from './cron-parts.tsx';
 import { confirmDelete } from '../../ui/confirm.tsx';
@@ -13,12 +14,13 @@ import { toast } from '../../ui/toast.tsx';
 import { useEditedDraft } from '../../ui/unsaved.ts';
 import '../../styles/manage.css';
 
-const PRESETS = [
-  { label: 'Every weekday at 09:00', schedule: '0 0 9 * * 1-5' },
-  { label: 'Every day at 08:30', schedule: '0 30 8 * * *' },
-  { label: 'Every hour', schedule: '0 0 * * * *' },
-  { label: 'Every 15 minutes', schedule: '0 */15 * * * *' },
-  { label: 'Mondays at 10:00', schedule: '0 0 10 * * 1' },
+/** Schedules to start from; each label is a dictionary key. */
+const PRESETS: Array<{ label: MessageKey; schedule: string }> = [
+  { label: 'cron.preset.weekday', schedule: '0 0 9 * * 1-5' },
+  { label: 'cron.preset.day', schedule: '0 30 8 * * *' },
+  { label: 'cron.preset.hour', schedule: '0 0 * * * *' },
+  { label: 'cron.preset.15min', schedule: '0 */15 * * * *' },
+  { label: 'cron.preset.monday', schedule: '0 0 10 * * 1' },
 ];
 
 export function CronPage(_props: PageProps) {
@@ -26,7 +28,7 @@ export function CronPage(_props: PageProps) {
   const agents = useAgentIds();
   const [agentFilter, setAgentFilter] = useState('');
   const editor = useEditedDraft<{ name: string; schedule: string; target: string; message: string }>(
-    (value) => (value.name ? `the new task "${value.name}"` : 'the new task'),
+    (value) => (value.name ? t('cron.unsavedNamed', { name: value.name }) : t('cron.unsaved')),
   );
   const draft = editor.value;
   const errors = useFormErrors();
@@ -54,7 +56,7 @@ export function CronPage(_props: PageProps) {
     errors.clear();
     try {
       const task = await api<CronTask>('/cron', { method: 'POST', body: draft, quiet: true });
-      toast(`Task "${task.name}" created`, 'success');
+      toast(t('cron.created', { name: task.name }), 'success');
       editor.discard();
       await reload();
     } catch (error) {
@@ -80,8 +82,8 @@ export function CronPage(_props: PageProps) {
       const after = await api<CronTask>(`/cron/${encodeURIComponent(task.id)}/run`, { method: 'POST' });
       toast(
         after.lastRun?.status === 'success'
-          ? `"${task.name}" ran`
-          : `"${task.name}" failed: ${after.lastRun?.error ?? ''}`,
+          ? t('cron.ran', { name: task.name })
+          : t('cron.runFailed', { name: task.name, error: after.lastRun?.error ?? '' }),
         after.lastRun?.status === 'success' ? 'success' : 'error',
       );
       await reload();
@@ -95,13 +97,13 @@ export function CronPage(_props: PageProps) {
   const remove = async (task: CronTask) => {
     await confirmDelete(
       {
-        title: 'Delete task',
-        message: `Delete the cron task "${task.name}" and its run history?`,
-        confirmLabel: 'Delete task',
+        title: t('cron.delete.title'),
+        message: t('cron.delete.message', { name: task.name }),
+        confirmLabel: t('cron.delete.title'),
       },
       async () => {
         await api(`/cron/${encodeURIComponent(task.id)}`, { method: 'DELETE' });
-        toast(`Task "${task.name}" deleted`, 'success');
+        toast(t('cron.deleted', { name: task.name }), 'success');
         await reload();
       },
     );
@@ -110,13 +112,13 @@ export function CronPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Cron tasks</h1>
+        <h1 class="page-title">{t('cron.title')}</h1>
         <span class="spacer" />
         <AgentFilter
           agents={agents}
           value={agentFilter}
           onChange={setAgentFilter}
-          allLabel="All agents"
+          allLabel={t('cron.allAgents')}
           class="input input-auto"
         />
         <button
@@ -131,59 +133,57 @@ export function CronPage(_props: PageProps) {
             })
           }
         >
-          <Icon name="plus" /> New task
+          <Icon name="plus" /> {t('cron.newTask')}
         </button>
       </div>
-      <p class="muted">
-        A task sends its message to an agent on a schedule, in the agent's own cron conversation.
-      </p>
+      <p class="muted">{t('cron.intro')}</p>
       {tasks === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('cron.loading')}</p>
       ) : tasks.length === 0 ? (
         <div class="card empty-state">
-          <p class="muted">No cron tasks yet.</p>
+          <p class="muted">{t('cron.empty')}</p>
         </div>
       ) : (
-        <table class="table card" aria-label="Cron tasks">
+        <table class="table card" aria-label={t('cron.title')}>
           <thead>
             <tr>
-              <th>Task</th>
-              <th>Schedule</th>
-              <th>Next run</th>
-              <th>Last run</th>
-              <th>Enabled</th>
+              <th>{t('cron.col.task')}</th>
+              <th>{t('cron.col.schedule')}</th>
+              <th>{t('cron.col.next')}</th>
+              <th>{t('cron.col.last')}</th>
+              <th>{t('cron.col.enabled')}</th>
               <th>
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('cron.col.actions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {tasks.map((task) => (
               <tr key={task.id} data-task={task.id}>
-                <td data-label="Task">
+                <td data-label={t('cron.col.task')}>
                   <strong>{task.name}</strong>
                   <div class="muted list-item-sub">
                     → {task.target}: {task.message}
                   </div>
                 </td>
-                <td data-label="Schedule" class="mono">
+                <td data-label={t('cron.col.schedule')} class="mono">
                   {task.schedule}
                 </td>
-                <td data-label="Next run">
+                <td data-label={t('cron.col.next')}>
                   {task.nextRunAt ? when(task.nextRunAt) : <span class="muted">—</span>}
                 </td>
-                <td data-label="Last run">
+                <td data-label={t('cron.col.last')}>
                   <RunBadge run={task.lastRun} />
                 </td>
-                <td data-label="Enabled">
+                <td data-label={t('cron.col.enabled')}>
                   <label class="inline-check">
                     <input
                       type="checkbox"
                       checked={!task.disabled}
                       onChange={() => void toggle(task)}
-                      aria-label={`Enabled: ${task.name}`}
+                      aria-label={t('cron.enabledAria', { name: task.name })}
                     />
-                    {task.disabled ? 'off' : 'on'}
+                    {task.disabled ? t('cron.off') : t('cron.on')}
                   </label>
                 </td>
                 <td>
@@ -193,22 +193,22 @@ export function CronPage(_props: PageProps) {
                       class="btn"
                       disabled={running === task.id}
                       onClick={() => void runNow(task)}
-                      aria-label={`Run ${task.name} now`}
+                      aria-label={t('cron.runAria', { name: task.name })}
                     >
-                      {running === task.id ? 'Running…' : 'Run now'}
+                      {running === task.id ? t('cron.running') : t('cron.runNow')}
                     </button>
                     <button
                       type="button"
                       class="btn btn-ghost"
                       onClick={() => setHistory(task)}
-                      aria-label={`History of ${task.name}`}
+                      aria-label={t('cron.historyAria', { name: task.name })}
                     >
-                      History
+                      {t('cron.historyBtn')}
                     </button>
                     <IconButton
                       icon="trash"
-                      label={`Delete ${task.name}`}
-                      title="Delete"
+                      label={t('cron.deleteAria', { name: task.name })}
+                      title={t('cron.delete')}
                       onClick={() => void remove(task)}
                     />
                   </div>
@@ -219,18 +219,20 @@ export function CronPage(_props: PageProps) {
         </table>
       )}
       <Dialog
-        title="New cron task"
+        title={t('cron.new')}
         open={draft !== null}
         onClose={() => void editor.close()}
         wide
-        actions={<FormActions form="cron-form" submitLabel="Create" onCancel={() => void editor.close()} />}
+        actions={
+          <FormActions form="cron-form" submitLabel={t('cron.create')} onCancel={() => void editor.close()} />
+        }
       >
         {draft && (
           <form id="cron-form" class="stack" onSubmit={(event) => void create(event)}>
             <FormError error={errors.general} />
             <div class="form-grid">
               <label class="field">
-                <span class="field-label">Name</span>
+                <span class="field-label">{t('cron.name')}</span>
                 <input
                   class="input"
                   required
@@ -241,7 +243,7 @@ export function CronPage(_props: PageProps) {
                 <FieldError error={errors.of('name')} />
               </label>
               <label class="field">
-                <span class="field-label">Agent</span>
+                <span class="field-label">{t('cron.agent')}</span>
                 <select
                   class="input"
                   required
@@ -257,21 +259,18 @@ export function CronPage(_props: PageProps) {
                 <FieldError error={errors.of('target')} />
               </label>
               <label class="field">
-                <span class="field-label">Schedule</span>
+                <span class="field-label">{t('cron.schedule')}</span>
                 <input
                   class="input mono"
                   required
                   value={draft.schedule}
                   onInput={(event) => editor.change({ ...draft, schedule: event.currentTarget.value })}
                 />
-                <span class="field-help">
-                  Six fields: second minute hour day month weekday (0 or 7 is Sunday), or the standard five
-                  without the second (it runs at second 0).
-                </span>
+                <span class="field-help">{t('cron.scheduleHelp')}</span>
                 <FieldError error={errors.of('schedule')} />
               </label>
               <label class="field">
-                <span class="field-label">Preset</span>
+                <span class="field-label">{t('cron.preset')}</span>
                 <select
                   class="input"
                   value=""
@@ -280,10 +279,10 @@ export function CronPage(_props: PageProps) {
                     editor.change({ ...draft, schedule: event.currentTarget.value })
                   }
                 >
-                  <option value="">Choose a preset…</option>
+                  <option value="">{t('cron.choosePreset')}</option>
                   {PRESETS.map((preset) => (
                     <option key={preset.schedule} value={preset.schedule}>
-                      {preset.label}
+                      {t(preset.label)}
                     </option>
                   ))}
                 </select>
@@ -292,7 +291,7 @@ export function CronPage(_props: PageProps) {
                 <SchedulePreview schedule={draft.schedule} />
               </div>
               <label class="field field-wide">
-                <span class="field-label">Message</span>
+                <span class="field-label">{t('cron.message')}</span>
                 <textarea
                   class="input"
                   rows={4}

@@ -2,6 +2,7 @@
 // run history dialog, with the shapes of the server's answers they show.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { renderMarkdown } from '../../markdown.ts';
 import { relativeTime } from '../../types.ts';
 import { Dialog, FormError } from '../../ui/dialog.tsx';
@@ -35,11 +36,11 @@ export interface Preview {
 export const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function RunBadge({ run }: { run: CronRun | null }) {
-  if (!run) return <span class="muted">never run</span>;
+  if (!run) return <span class="muted">{t('cron.neverRun')}</span>;
   return (
     <span title={run.error ?? run.reply ?? ''}>
       <span class={run.status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
-        {run.status === 'success' ? 'ok' : 'failed'}
+        {run.status === 'success' ? t('cron.ok') : t('cron.failed')}
       </span>{' '}
       <span class="muted">{relativeTime(run.startedAt)}</span>
     </span>
@@ -70,7 +71,7 @@ export function SchedulePreview({ schedule }: { schedule: string }) {
         (failure: unknown) => {
           if (controller.signal.aborted) return;
           setPreview(null);
-          setError(failure instanceof ApiError ? failure.message : 'no preview');
+          setError(failure instanceof ApiError ? failure.message : t('cron.noPreview'));
         },
       );
     }, 250);
@@ -82,8 +83,8 @@ export function SchedulePreview({ schedule }: { schedule: string }) {
   if (error) return <FormError error={error} />;
   if (!preview) return null;
   return (
-    <div aria-label="Next runs" aria-live="polite">
-      <span class="field-help">Next runs (server time zone {preview.timeZone}; shown in yours):</span>
+    <div aria-label={t('cron.nextRunsAria')} aria-live="polite">
+      <span class="field-help">{t('cron.nextRuns', { zone: preview.timeZone })}</span>
       <ol class="preview-list">
         {preview.nextRuns.map((run) => (
           <li key={run}>{when(run)}</li>
@@ -105,22 +106,22 @@ export function HistoryDialog({ task, onClose }: { task: CronTask | null; onClos
   }, [task?.id]);
   return (
     <Dialog
-      title={`Runs of ${task?.name ?? ''}`}
+      title={t('cron.runsOf', { name: task?.name ?? '' })}
       open={task !== null}
       onClose={onClose}
       wide
       actions={
         <button type="button" class="btn" onClick={onClose}>
-          Close
+          {t('cron.close')}
         </button>
       }
     >
       {runs === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('cron.loading')}</p>
       ) : runs.length === 0 ? (
-        <p class="muted">This task has not run yet.</p>
+        <p class="muted">{t('cron.notRun')}</p>
       ) : (
-        <ol class="list" aria-label="Run history">
+        <ol class="list" aria-label={t('cron.history')}>
           {runs.map((run) => (
             <li key={run.startedAt} class="node-log">
               <div class="node-log-head">

@@ -3,6 +3,7 @@
 // sign-in token goes along as on every other call).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, request } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import '../../styles/manage.css';
 import '../../styles/logs.css';
@@ -80,7 +81,8 @@ export function LogsPage(_props: PageProps) {
         });
         setLines([]);
         setState('live');
-        for await (const line of frames(response)) setLines((current) => [...current.slice(-(KEPT - 1)), line]);
+        for await (const line of frames(response))
+          setLines((current) => [...current.slice(-(KEPT - 1)), line]);
         setState('ended');
       } catch (error) {
         if (!controller.signal.aborted) setState('ended');
@@ -97,10 +99,10 @@ export function LogsPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Logs</h1>
+        <h1 class="page-title">{t('logs.title')}</h1>
         <span class="spacer" />
         <label class="inline-field">
-          Level{' '}
+          {t('logs.level')}{' '}
           <select class="input input-auto" value={level} onChange={(e) => setLevel(e.currentTarget.value)}>
             {LEVELS.map((name) => (
               <option key={name} value={name}>
@@ -110,22 +112,25 @@ export function LogsPage(_props: PageProps) {
           </select>
         </label>
         <label class="inline-field">
-          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> Follow
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} />{' '}
+          {t('logs.follow')}
         </label>
       </div>
       <p class="muted" role="status">
         {state === 'loading'
-          ? 'Loading…'
+          ? t('logs.loading')
           : state === 'live'
-            ? 'Following: new lines appear as the server writes them.'
+            ? t('logs.following')
             : state === 'ended'
-              ? 'The log stream ended (the server stopped or restarted).'
-              : `${lines.length} recent lines${file ? `; the full log is in ${file}` : ''}.`}
+              ? t('logs.ended')
+              : file
+                ? t('logs.recentFile', { count: lines.length, file })
+                : t('logs.recent', { count: lines.length })}
       </p>
       {lines.length === 0 && state !== 'loading' ? (
-        <p class="muted">No log lines at this level yet.</p>
+        <p class="muted">{t('logs.empty')}</p>
       ) : (
-        <div class="log-lines" role="log" aria-label="Server log">
+        <div class="log-lines" role="log" aria-label={t('logs.aria')}>
           {lines.map((line) => (
             <div key={line.seq} class={`log-line log-${line.level}`} data-seq={line.seq}>
               <time class="log-time" dateTime={new Date(line.time).toISOString()}>

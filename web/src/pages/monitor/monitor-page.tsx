@@ -4,6 +4,7 @@
 // turn opens its trace (model calls, tool calls, nodes).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, currentToken } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
@@ -60,10 +61,11 @@ const seconds = (ms: number | undefined) =>
 const time = (ms: number) => new Date(ms).toLocaleTimeString();
 
 function Outcome({ status }: { status: string | undefined }) {
-  if (status === 'running' || status === undefined) return <span class="badge badge-warn">running</span>;
+  if (status === 'running' || status === undefined)
+    return <span class="badge badge-warn">{t('mon.running')}</span>;
   return (
     <span class={status === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
-      {status === 'success' ? 'ok' : 'failed'}
+      {status === 'success' ? t('mon.ok') : t('mon.failed')}
     </span>
   );
 }
@@ -111,9 +113,9 @@ function TraceDialog({ turnId, onClose }: { turnId: string | null; onClose: () =
       );
   }, [turnId]);
   return (
-    <Dialog title="Turn trace" open={turnId !== null} onClose={onClose} wide>
+    <Dialog title={t('mon.trace')} open={turnId !== null} onClose={onClose} wide>
       {trace === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('mon.loading')}</p>
       ) : (
         <div class="stack">
           <p>
@@ -123,7 +125,7 @@ function TraceDialog({ turnId, onClose }: { turnId: string | null; onClose: () =
             {trace.traceId ? <span class="muted mono"> · trace {trace.traceId}</span> : null}
           </p>
           {trace.error && <p class="node-log-error">{trace.error}</p>}
-          <ol class="list" aria-label="Trace steps">
+          <ol class="list" aria-label={t('mon.steps')}>
             {trace.steps.map((step, index) => (
               <li key={index} class="node-log" data-step={step.kind}>
                 <div class="node-log-head">
@@ -175,42 +177,43 @@ function TurnTable({
   running: boolean;
   onOpen: (id: string) => void;
 }) {
-  if (turns.length === 0)
-    return <p class="muted">{running ? 'No turn is running.' : 'No turn has finished yet.'}</p>;
+  if (turns.length === 0) return <p class="muted">{running ? t('mon.noRunning') : t('mon.noFinished')}</p>;
   const now = Date.now();
   return (
     <table class="table card" aria-label={label}>
       <thead>
         <tr>
-          <th>Agent</th>
-          <th>Channel</th>
-          <th>Asked by</th>
-          <th>{running ? 'Running tool' : 'Outcome'}</th>
-          <th>Tokens</th>
-          <th>{running ? 'Running for' : 'Duration'}</th>
+          <th>{t('mon.agent')}</th>
+          <th>{t('mon.channel')}</th>
+          <th>{t('mon.askedBy')}</th>
+          <th>{running ? t('mon.runningTool') : t('mon.outcome')}</th>
+          <th>{t('mon.tokens')}</th>
+          <th>{running ? t('mon.runningFor') : t('mon.duration')}</th>
         </tr>
       </thead>
       <tbody>
         {turns.map((turn) => (
           <tr key={turn.id} data-turn={turn.id} class="clickable" onClick={() => onOpen(turn.id)}>
-            <td data-label="Agent">
-              <button type="button" class="btn btn-ghost" aria-label={`Trace of turn ${turn.id}`}>
+            <td data-label={t('mon.agent')}>
+              <button type="button" class="btn btn-ghost" aria-label={t('mon.traceOf', { id: turn.id })}>
                 {turn.agentId}
               </button>
             </td>
-            <td data-label="Channel">{turn.channel}</td>
-            <td data-label="Asked by">{turn.requester ?? <span class="muted">—</span>}</td>
-            <td data-label={running ? 'Running tool' : 'Outcome'}>
+            <td data-label={t('mon.channel')}>{turn.channel}</td>
+            <td data-label={t('mon.askedBy')}>{turn.requester ?? <span class="muted">—</span>}</td>
+            <td data-label={running ? t('mon.runningTool') : t('mon.outcome')}>
               {running ? (
-                (turn.currentTool ?? <span class="muted">thinking</span>)
+                (turn.currentTool ?? <span class="muted">{t('mon.thinking')}</span>)
               ) : (
                 <Outcome status={turn.status} />
               )}
             </td>
-            <td data-label="Tokens">
+            <td data-label={t('mon.tokens')}>
               {turn.inputTokens} / {turn.outputTokens}
             </td>
-            <td data-label="Duration">{seconds(running ? now - turn.startedAt : turn.durationMs)}</td>
+            <td data-label={t('mon.duration')}>
+              {seconds(running ? now - turn.startedAt : turn.durationMs)}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -239,62 +242,67 @@ export function MonitorPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Monitor</h1>
+        <h1 class="page-title">{t('mon.title')}</h1>
         <span class="spacer" />
-        <span class={live ? 'badge badge-ok' : 'badge badge-warn'} aria-label="Live updates">
-          {live ? 'live' : 'reconnecting'}
+        <span class={live ? 'badge badge-ok' : 'badge badge-warn'} aria-label={t('mon.liveAria')}>
+          {live ? t('mon.live') : t('mon.reconnecting')}
         </span>
       </div>
       {snapshot === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('mon.loading')}</p>
       ) : (
         <>
           <p class="muted">
             Instance {snapshot.instance} · {snapshot.subscribers['agent'] ?? 0} live subscribers
           </p>
-          <section class="stack" aria-label="Turns in flight">
-            <h2 class="section-title">Turns in flight</h2>
-            <TurnTable label="Running turns" turns={snapshot.inFlight} running onOpen={setOpen} />
+          <section class="stack" aria-label={t('mon.inFlight')}>
+            <h2 class="section-title">{t('mon.inFlight')}</h2>
+            <TurnTable label={t('mon.runningTurns')} turns={snapshot.inFlight} running onOpen={setOpen} />
           </section>
-          <section class="stack" aria-label="Finished turns">
-            <h2 class="section-title">Last finished turns</h2>
-            <TurnTable label="Finished turns" turns={snapshot.finished} running={false} onOpen={setOpen} />
+          <section class="stack" aria-label={t('mon.finishedAria')}>
+            <h2 class="section-title">{t('mon.lastFinished')}</h2>
+            <TurnTable
+              label={t('mon.finishedAria')}
+              turns={snapshot.finished}
+              running={false}
+              onOpen={setOpen}
+            />
           </section>
-          <section class="stack" aria-label="Chain runs">
-            <h2 class="section-title">Chain runs</h2>
+          <section class="stack" aria-label={t('mon.chainRuns')}>
+            <h2 class="section-title">{t('mon.chainRuns')}</h2>
             {snapshot.chainRuns.length === 0 ? (
-              <p class="muted">No chain has run yet.</p>
+              <p class="muted">{t('mon.noChain')}</p>
             ) : (
-              <table class="table card" aria-label="Chain runs">
+              <table class="table card" aria-label={t('mon.chainRuns')}>
                 <thead>
                   <tr>
-                    <th>Chain</th>
-                    <th>Started</th>
-                    <th>Nodes</th>
-                    <th>Outcome</th>
-                    <th>Duration</th>
+                    <th>{t('mon.chain')}</th>
+                    <th>{t('mon.started')}</th>
+                    <th>{t('mon.nodes')}</th>
+                    <th>{t('mon.outcome')}</th>
+                    <th>{t('mon.duration')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {snapshot.chainRuns.map((run) => (
                     <tr key={run.id} title={run.error ?? ''}>
-                      <td data-label="Chain">{run.chainId}</td>
-                      <td data-label="Started">{time(run.startedAt)}</td>
-                      <td data-label="Nodes">{run.nodes}</td>
-                      <td data-label="Outcome">
+                      <td data-label={t('mon.chain')}>{run.chainId}</td>
+                      <td data-label={t('mon.started')}>{time(run.startedAt)}</td>
+                      <td data-label={t('mon.nodes')}>{run.nodes}</td>
+                      <td data-label={t('mon.outcome')}>
                         <Outcome status={run.outcome} />
                       </td>
-                      <td data-label="Duration">{seconds(run.durationMs)}</td>
+                      <td data-label={t('mon.duration')}>{seconds(run.durationMs)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             )}
           </section>
-          <section class="stack" aria-label="Channel connections">
-            <h2 class="section-title">Channels</h2>
+          <section class="stack" aria-label={t('mon.connections')}>
+            <h2 class="section-title">{t('mon.channels')}</h2>
             {snapshot.channels.length === 0 ? (
-              <p class="muted">No channel account is configured.</p>
+              <p class="muted">{t('mon.noChannel')}</p>
             ) : (
               <ul class="list">
                 {snapshot.channels.map((channel) => (
@@ -316,10 +324,10 @@ export function MonitorPage(_props: PageProps) {
               </ul>
             )}
           </section>
-          <section class="stack" aria-label="Cron fires">
-            <h2 class="section-title">Cron fires</h2>
+          <section class="stack" aria-label={t('mon.cronFires')}>
+            <h2 class="section-title">{t('mon.cronFires')}</h2>
             {snapshot.cronFires.length === 0 ? (
-              <p class="muted">No cron task has fired yet.</p>
+              <p class="muted">{t('mon.noCron')}</p>
             ) : (
               <ul class="list">
                 {snapshot.cronFires.map((fire) => (
@@ -329,7 +337,7 @@ export function MonitorPage(_props: PageProps) {
                     </button>{' '}
                     {time(fire.startedAt)} <Outcome status={fire.outcome} />
                     {fire.latenessMs !== undefined ? (
-                      <span class="muted"> · {fire.latenessMs} ms late</span>
+                      <span class="muted">{t('mon.late', { ms: fire.latenessMs })}</span>
                     ) : null}
                   </li>
                 ))}

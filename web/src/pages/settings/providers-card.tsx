@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { confirmDelete } from '../../ui/confirm.tsx';
+import { t } from '../../i18n/index.ts';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
@@ -94,7 +95,10 @@ export function ProvidersCard() {
           body: { id: draft.id.trim(), ...fields },
           quiet: true,
         });
-      toast(existing ? `Provider "${existing.id}" saved` : `Provider "${draft.id}" added`, 'success');
+      toast(
+        existing ? t('providers.saved', { id: existing.id }) : t('providers.added', { id: draft.id }),
+        'success',
+      );
       setEditing(null);
       await reload();
     } catch (failure) {
@@ -105,7 +109,7 @@ export function ProvidersCard() {
   const makeDefault = async (provider: Provider) => {
     try {
       await api('/config/models', { method: 'PUT', body: { default: provider.id } });
-      toast(`"${provider.id}" is now the default provider`, 'success');
+      toast(t('providers.nowDefault', { id: provider.id }), 'success');
       await reload();
     } catch {
       // toasted
@@ -129,13 +133,13 @@ export function ProvidersCard() {
   const remove = async (provider: Provider) => {
     await confirmDelete(
       {
-        title: 'Delete provider',
-        message: `Delete the model provider "${provider.id}"? Agents that name it stop working.`,
-        confirmLabel: 'Delete provider',
+        title: t('providers.delete.title'),
+        message: t('providers.delete.message', { id: provider.id }),
+        confirmLabel: t('providers.delete.confirm'),
       },
       async () => {
         await api(`/config/models/providers/${encodeURIComponent(provider.id)}`, { method: 'DELETE' });
-        toast(`Provider "${provider.id}" deleted`, 'success');
+        toast(t('providers.deleted', { id: provider.id }), 'success');
         await reload();
       },
     );
@@ -144,31 +148,29 @@ export function ProvidersCard() {
   const set = (change: Partial<Draft>) =>
     editing && setEditing({ ...editing, draft: { ...editing.draft, ...change } });
   return (
-    <section class="card" aria-label="Model providers">
+    <section class="card" aria-label={t('providers.title')}>
       <div class="card-head">
-        <h2 class="section-title">Model providers</h2>
+        <h2 class="section-title">{t('providers.title')}</h2>
         <span class="spacer" />
         <button type="button" class="btn btn-primary" onClick={() => open(null)}>
-          <Icon name="plus" /> Add provider
+          <Icon name="plus" /> {t('providers.add')}
         </button>
       </div>
       {summary?.demo && (
         <p class="alert alert-warn" role="status">
-          No provider yet: agents answer with the offline demo model. Add any OpenAI-compatible provider
-          (OpenAI, DeepSeek, Qwen, a local Ollama at http://127.0.0.1:11434/v1…); the first one becomes the
-          default.
+          {t('providers.demo')}
         </p>
       )}
       {summary && summary.providers.length > 0 && (
         <table class="table">
           <thead>
             <tr>
-              <th>Provider</th>
-              <th>Address and model</th>
-              <th>API key</th>
-              <th>Connection</th>
+              <th>{t('providers.col.provider')}</th>
+              <th>{t('providers.col.address')}</th>
+              <th>{t('providers.col.apiKey')}</th>
+              <th>{t('providers.col.connection')}</th>
               <th>
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('providers.col.actions')}</span>
               </th>
             </tr>
           </thead>
@@ -177,23 +179,23 @@ export function ProvidersCard() {
               const result = tests[provider.id];
               return (
                 <tr key={provider.id} data-provider={provider.id}>
-                  <td data-label="Provider">
+                  <td data-label={t('providers.col.provider')}>
                     <strong>{provider.name}</strong>{' '}
                     {provider.name !== provider.id && <span class="muted">({provider.id})</span>}{' '}
-                    {provider.default && <span class="badge badge-ok">default</span>}
+                    {provider.default && <span class="badge badge-ok">{t('providers.default')}</span>}
                   </td>
-                  <td data-label="Address and model">
+                  <td data-label={t('providers.col.address')}>
                     <div class="mono">{provider.base_url}</div>
-                    <div class="muted">{provider.model || 'no default model'}</div>
+                    <div class="muted">{provider.model || t('providers.noModel')}</div>
                   </td>
-                  <td data-label="API key">
+                  <td data-label={t('providers.col.apiKey')}>
                     <span class={provider.hasApiKey ? 'badge badge-ok' : 'badge'}>
-                      {provider.hasApiKey ? 'set' : 'not set'}
+                      {provider.hasApiKey ? t('providers.set') : t('providers.notSet')}
                     </span>
                   </td>
-                  <td data-label="Connection" aria-live="polite">
+                  <td data-label={t('providers.col.connection')} aria-live="polite">
                     {result === 'running' ? (
-                      <span class="muted">testing…</span>
+                      <span class="muted">{t('providers.testing')}</span>
                     ) : result ? (
                       result.ok ? (
                         <span class="badge badge-ok">ok · {result.latencyMs} ms</span>
@@ -201,7 +203,7 @@ export function ProvidersCard() {
                         <span class="node-log-error">{result.error}</span>
                       )
                     ) : (
-                      <span class="muted">not tested</span>
+                      <span class="muted">{t('providers.notTested')}</span>
                     )}
                   </td>
                   <td>
@@ -209,32 +211,32 @@ export function ProvidersCard() {
                       <button
                         type="button"
                         class="btn"
-                        aria-label={`Test ${provider.id}`}
+                        aria-label={t('providers.testAria', { id: provider.id })}
                         disabled={result === 'running'}
                         onClick={() => void test(provider)}
                       >
-                        Test
+                        {t('providers.test')}
                       </button>
                       {!provider.default && (
                         <button
                           type="button"
                           class="btn"
-                          aria-label={`Make ${provider.id} the default`}
+                          aria-label={t('providers.makeDefaultAria', { id: provider.id })}
                           onClick={() => void makeDefault(provider)}
                         >
-                          Make default
+                          {t('providers.makeDefault')}
                         </button>
                       )}
                       <IconButton
                         icon="edit"
-                        label={`Edit ${provider.id}`}
-                        title="Edit"
+                        label={t('providers.editAria', { id: provider.id })}
+                        title={t('providers.edit')}
                         onClick={() => open(provider)}
                       />
                       <IconButton
                         icon="trash"
-                        label={`Delete ${provider.id}`}
-                        title="Delete"
+                        label={t('providers.deleteAria', { id: provider.id })}
+                        title={t('providers.deleteTitle')}
                         onClick={() => void remove(provider)}
                       />
                     </div>
@@ -246,14 +248,16 @@ export function ProvidersCard() {
         </table>
       )}
       <Dialog
-        title={editing?.existing ? `Edit provider ${editing.existing.id}` : 'Add a model provider'}
+        title={
+          editing?.existing ? t('providers.editTitle', { id: editing.existing.id }) : t('providers.addTitle')
+        }
         open={editing !== null}
         onClose={() => setEditing(null)}
         wide
         actions={
           <FormActions
             form="provider-form"
-            submitLabel={editing?.existing ? 'Save' : 'Add provider'}
+            submitLabel={editing?.existing ? t('providers.save') : t('providers.add')}
             onCancel={() => setEditing(null)}
           />
         }
@@ -263,7 +267,7 @@ export function ProvidersCard() {
             <FormError error={error} />
             <div class="form-grid">
               <label class="field">
-                <span class="field-label">ID</span>
+                <span class="field-label">{t('providers.id')}</span>
                 <input
                   class="input"
                   required
@@ -274,7 +278,7 @@ export function ProvidersCard() {
                 />
               </label>
               <label class="field">
-                <span class="field-label">Display name</span>
+                <span class="field-label">{t('providers.name')}</span>
                 <input
                   class="input"
                   value={editing.draft.name}
@@ -283,7 +287,7 @@ export function ProvidersCard() {
                 />
               </label>
               <label class="field field-wide">
-                <span class="field-label">Base URL</span>
+                <span class="field-label">{t('providers.baseUrl')}</span>
                 <input
                   class="input mono"
                   type="url"
@@ -291,10 +295,10 @@ export function ProvidersCard() {
                   value={editing.draft.base_url}
                   onInput={(event) => set({ base_url: event.currentTarget.value })}
                 />
-                <span class="field-help">The OpenAI-compatible endpoint, usually ending in /v1.</span>
+                <span class="field-help">{t('providers.baseUrlHelp')}</span>
               </label>
               <label class="field">
-                <span class="field-label">Model</span>
+                <span class="field-label">{t('providers.model')}</span>
                 <input
                   class="input"
                   value={editing.draft.model}
@@ -304,14 +308,14 @@ export function ProvidersCard() {
               </label>
               <label class="field">
                 <span class="field-label">
-                  API key{' '}
+                  {t('providers.apiKey')}{' '}
                   {editing.existing && (
                     <span
                       class={
                         editing.existing.hasApiKey ? 'badge badge-ok secret-state' : 'badge secret-state'
                       }
                     >
-                      {editing.existing.hasApiKey ? 'set' : 'not set'}
+                      {editing.existing.hasApiKey ? t('providers.set') : t('providers.notSet')}
                     </span>
                   )}
                 </span>
@@ -320,10 +324,10 @@ export function ProvidersCard() {
                   type="password"
                   autoComplete="off"
                   value={editing.draft.api_key}
-                  placeholder={editing.existing ? 'unchanged' : 'sk-…'}
+                  placeholder={editing.existing ? t('providers.unchanged') : 'sk-…'}
                   onInput={(event) => set({ api_key: event.currentTarget.value })}
                 />
-                <span class="field-help">Never shown again once saved.</span>
+                <span class="field-help">{t('providers.neverShown')}</span>
               </label>
             </div>
           </form>

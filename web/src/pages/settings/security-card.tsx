@@ -2,6 +2,7 @@
 // (anyone could sign in with it), so the switch says so and stays off until the password changes.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 
@@ -28,7 +29,7 @@ export function SecurityCard() {
     setError('');
     try {
       setSecurity(await api<Security>('/security', { method: 'PUT', body: { requireAuth }, quiet: true }));
-      toast(requireAuth ? 'Authentication is now required' : 'Authentication is off', 'success');
+      toast(requireAuth ? t('security.on') : t('security.off'), 'success');
     } catch (failure) {
       if (failure instanceof ApiError) setError(failure.message);
       await reload();
@@ -37,29 +38,25 @@ export function SecurityCard() {
 
   if (!security) return null;
   return (
-    <section class="card" aria-label="Security">
+    <section class="card" aria-label={t('security.aria')}>
       <div class="card-head">
-        <h2 class="section-title">Security</h2>
+        <h2 class="section-title">{t('security.aria')}</h2>
       </div>
       <FormError error={error} />
       <label class="inline-check">
         <input
           type="checkbox"
           role="switch"
-          aria-label="Require sign-in"
+          aria-label={t('security.requireSignIn')}
           checked={security.requireAuth}
           onChange={(event) => void toggle(event.currentTarget.checked)}
         />
-        Require sign-in (a login or an API key) for every call
+        {t('security.label')}
       </label>
       <p class="muted">
-        Recommended whenever anyone but you can reach the server: without it, anyone who can open this address
-        can use and change everything.
+        {t('security.hint')}
         {security.defaultAdminPassword && (
-          <strong data-info="default-password">
-            {' '}
-            The admin password is still the default one: change it first (Users page or the Password card).
-          </strong>
+          <strong data-info="default-password"> {t('security.defaultPassword')}</strong>
         )}
       </p>
     </section>

@@ -8,6 +8,7 @@ import { useStore } from '../../store.ts';
 import { confirmAction } from '../../ui/confirm.tsx';
 import { Icon } from '../../ui/icons.tsx';
 import { FormError } from '../../ui/dialog.tsx';
+import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { ProvidersCard } from './providers-card.tsx';
@@ -24,8 +25,7 @@ interface ConfigView {
 function NeedsLogin({ what }: { what: string }) {
   return (
     <p class="muted">
-      <a href={href('login')}>Sign in</a> to {what}: this needs a login, even while the server does not
-      require one.
+      <a href={href('login')}>{t('settings.signIn')}</a> {t('settings.needsLogin', { what })}
     </p>
   );
 }
@@ -43,59 +43,62 @@ function ApiKeyCard() {
   };
   const rotate = async () => {
     const confirmed = await confirmAction({
-      title: 'Rotate API key',
-      message:
-        'Make a new API key? The current one stops working at once for every script and client using it.',
-      confirmLabel: 'Rotate key',
+      title: t('settings.rotate.title'),
+      message: t('settings.rotate.message'),
+      confirmLabel: t('settings.rotate.confirm'),
       danger: true,
     });
     if (!confirmed) return;
     try {
       setKey((await api<{ apiKey: string }>('/auth/api-key', { method: 'POST' })).apiKey);
-      toast('A new API key was made; the old one no longer works', 'success');
+      toast(t('settings.rotate.done'), 'success');
     } catch {
       // toasted
     }
   };
 
   return (
-    <section class="card" aria-label="API key">
+    <section class="card" aria-label={t('settings.apiKey.aria')}>
       <div class="card-head">
-        <h2 class="section-title">Your API key</h2>
+        <h2 class="section-title">{t('settings.apiKey.title')}</h2>
       </div>
       <p class="muted">
-        For scripts and the command line: send it as <code>Authorization: Bearer …</code>.
+        {t('settings.apiKey.hint')} <code>Authorization: Bearer …</code>.
       </p>
       {!loggedIn ? (
-        <NeedsLogin what="see or rotate your API key" />
+        <NeedsLogin what={t('settings.apiKey.needs')} />
       ) : (
         <div class="key-box">
-          {key === null ? <code>••••••••••••••••</code> : <code aria-label="API key value">{key}</code>}
+          {key === null ? (
+            <code>••••••••••••••••</code>
+          ) : (
+            <code aria-label={t('settings.apiKey.value')}>{key}</code>
+          )}
           {key === null ? (
             <button type="button" class="btn" onClick={() => void show()}>
-              Show key
+              {t('settings.apiKey.show')}
             </button>
           ) : (
             <>
               <button type="button" class="btn" onClick={() => setKey(null)}>
-                Hide
+                {t('settings.apiKey.hide')}
               </button>
               <button
                 type="button"
                 class="btn"
                 onClick={() =>
                   void navigator.clipboard?.writeText(key).then(
-                    () => toast('Copied', 'success'),
+                    () => toast(t('settings.copied'), 'success'),
                     () => undefined,
                   )
                 }
               >
-                <Icon name="copy" /> Copy
+                <Icon name="copy" /> {t('common.copy')}
               </button>
             </>
           )}
           <button type="button" class="btn btn-danger" onClick={() => void rotate()}>
-            Rotate key
+            {t('settings.rotate.confirm')}
           </button>
         </div>
       )}
@@ -114,12 +117,12 @@ function PasswordCard() {
     event.preventDefault();
     setError('');
     if (newPassword !== repeat) {
-      setError('The two new passwords differ.');
+      setError(t('settings.password.differ'));
       return;
     }
     try {
       await api('/auth/password', { method: 'PUT', body: { oldPassword, newPassword }, quiet: true });
-      toast('Password changed', 'success');
+      toast(t('settings.password.changed'), 'success');
       setOldPassword('');
       setNewPassword('');
       setRepeat('');
@@ -129,18 +132,18 @@ function PasswordCard() {
   };
 
   return (
-    <section class="card" aria-label="Password">
+    <section class="card" aria-label={t('settings.password.title')}>
       <div class="card-head">
-        <h2 class="section-title">Password</h2>
+        <h2 class="section-title">{t('settings.password.title')}</h2>
       </div>
       {!loggedIn ? (
-        <NeedsLogin what="change your password" />
+        <NeedsLogin what={t('settings.password.needs')} />
       ) : (
         <form class="stack" onSubmit={(event) => void submit(event)}>
           <FormError error={error} />
           <div class="form-grid">
             <label class="field">
-              <span class="field-label">Current password</span>
+              <span class="field-label">{t('settings.password.current')}</span>
               <input
                 class="input"
                 type="password"
@@ -151,21 +154,21 @@ function PasswordCard() {
               />
             </label>
             <label class="field">
-              <span class="field-label">New password</span>
+              <span class="field-label">{t('settings.password.new')}</span>
               <input
                 class="input"
                 type="password"
-                aria-label="New password"
+                aria-label={t('settings.password.new')}
                 autoComplete="new-password"
                 required
                 minLength={8}
                 value={newPassword}
                 onInput={(event) => setNewPassword(event.currentTarget.value)}
               />
-              <span class="field-help">At least 8 characters.</span>
+              <span class="field-help">{t('settings.password.help')}</span>
             </label>
             <label class="field">
-              <span class="field-label">Repeat the new password</span>
+              <span class="field-label">{t('settings.password.repeat')}</span>
               <input
                 class="input"
                 type="password"
@@ -178,7 +181,7 @@ function PasswordCard() {
           </div>
           <div class="toolbar">
             <button type="submit" class="btn btn-primary">
-              Change password
+              {t('settings.password.change')}
             </button>
           </div>
         </form>
@@ -201,36 +204,34 @@ function ServerInfoCard() {
       );
   }, []);
   return (
-    <section class="card" aria-label="Server">
+    <section class="card" aria-label={t('settings.server.title')}>
       <div class="card-head">
-        <h2 class="section-title">Server</h2>
+        <h2 class="section-title">{t('settings.server.title')}</h2>
       </div>
       {!config ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('settings.loading')}</p>
       ) : (
         <dl class="kv">
-          <dt>Version</dt>
-          <dd data-info="version">{version || 'unknown'}</dd>
-          <dt>Listening on</dt>
+          <dt>{t('settings.server.version')}</dt>
+          <dd data-info="version">{version || t('settings.server.unknown')}</dd>
+          <dt>{t('settings.server.listening')}</dt>
           <dd class="mono" data-info="address">
             {config.server.host}:{config.server.port}
           </dd>
-          <dt>Data folder</dt>
+          <dt>{t('settings.server.data')}</dt>
           <dd class="mono" data-info="data-root">
             {config.data.root_dir}
           </dd>
-          <dt>Logs folder</dt>
+          <dt>{t('settings.server.logs')}</dt>
           <dd class="mono">{config.data.logs_dir}</dd>
-          <dt>Database</dt>
-          <dd class="mono">{config.data.database_url || 'embedded SQLite (in the data folder)'}</dd>
-          <dt>Authentication</dt>
+          <dt>{t('settings.server.database')}</dt>
+          <dd class="mono">{config.data.database_url || t('settings.server.sqlite')}</dd>
+          <dt>{t('settings.server.auth')}</dt>
           <dd data-info="auth">
-            {config.security.requireAuth
-              ? 'required: every call needs a login or an API key'
-              : 'off: anyone who can reach the server may use it (it listens on loopback by default)'}
+            {config.security.requireAuth ? t('settings.server.authOn') : t('settings.server.authOff')}
           </dd>
-          <dt>Users</dt>
-          <dd>{Object.keys(config.security.users).join(', ') || 'none'}</dd>
+          <dt>{t('settings.server.users')}</dt>
+          <dd>{Object.keys(config.security.users).join(', ') || t('settings.server.none')}</dd>
         </dl>
       )}
     </section>
@@ -241,7 +242,7 @@ export function SettingsPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Settings</h1>
+        <h1 class="page-title">{t('settings.title')}</h1>
       </div>
       <ProvidersCard />
       <SecurityCard />

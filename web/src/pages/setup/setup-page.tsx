@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, setToken } from '../../api.ts';
 import { href, navigate } from '../../router.ts';
+import { t, useLang } from '../../i18n/index.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
 
@@ -44,6 +45,7 @@ function field(
 }
 
 export function SetupPage() {
+  useLang();
   const [step, setStep] = useState<Step>('provider');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -83,7 +85,7 @@ export function SetupPage() {
         },
         quiet: true,
       });
-      setProof(`The model answered in ${answer.latencyMs} ms: “${answer.reply}”`);
+      setProof(t('setup.proof', { ms: answer.latencyMs, reply: answer.reply }));
       setStep('password');
     });
   };
@@ -91,7 +93,7 @@ export function SetupPage() {
   const savePassword = (event: Event) => {
     event.preventDefault();
     if (password !== repeat) {
-      setError('The two passwords differ.');
+      setError(t('setup.passwordsDiffer'));
       return;
     }
     void run(async () => {
@@ -119,7 +121,7 @@ export function SetupPage() {
   const finish = async () => {
     // /health is at the root, beside /api/v1.
     const response = await fetch('/health').catch(() => undefined);
-    setHealth(response?.ok ? 'healthy' : 'not answering /health');
+    setHealth(response?.ok ? t('setup.healthy') : t('setup.notAnswering'));
     setStep('done');
   };
 
@@ -138,21 +140,18 @@ export function SetupPage() {
 
   return (
     <main class="login-page">
-      <section class="card login-card stack" aria-label="First-run setup">
-        <h1>Welcome to Agent Service</h1>
+      <section class="card login-card stack" aria-label={t('setup.aria')}>
+        <h1>{t('setup.welcome')}</h1>
         <FormError error={error} />
         {step === 'provider' && (
-          <form class="stack" onSubmit={saveProvider} aria-label="Model provider">
-            <p class="muted">
-              1. Connect a model provider (any OpenAI-compatible API). It is tried with a short live
-              completion before it is saved.
-            </p>
-            {field('Base URL', baseUrl, setBaseUrl)}
-            {field('Model', model, setModel)}
-            {field('API key', apiKey, setApiKey, 'password')}
+          <form class="stack" onSubmit={saveProvider} aria-label={t('setup.provider.aria')}>
+            <p class="muted">{t('setup.provider.text')}</p>
+            {field(t('setup.baseUrl'), baseUrl, setBaseUrl)}
+            {field(t('setup.model'), model, setModel)}
+            {field(t('setup.apiKey'), apiKey, setApiKey, 'password')}
             <div class="toolbar">
               <button type="submit" class="btn btn-primary" disabled={busy}>
-                {busy ? 'Trying it…' : 'Test and save'}
+                {busy ? t('setup.trying') : t('setup.testSave')}
               </button>
               <button
                 type="button"
@@ -163,77 +162,65 @@ export function SetupPage() {
                   navigate(href('chat'));
                 }}
               >
-                Skip for now
+                {t('setup.skipNow')}
               </button>
             </div>
           </form>
         )}
         {step === 'password' && (
-          <form class="stack" onSubmit={savePassword} aria-label="Admin password">
+          <form class="stack" onSubmit={savePassword} aria-label={t('setup.password.aria')}>
             <p class="muted" data-info="proof">
               {proof}
             </p>
-            <p class="muted">2. Choose the password of the admin user (at least 8 characters).</p>
-            {field('New admin password', password, setPassword, 'password')}
-            {field('Repeat the password', repeat, setRepeat, 'password')}
+            <p class="muted">{t('setup.password.text')}</p>
+            {field(t('setup.newAdminPassword'), password, setPassword, 'password')}
+            {field(t('setup.repeatPassword'), repeat, setRepeat, 'password')}
             <button type="submit" class="btn btn-primary" disabled={busy}>
-              Set password
+              {t('setup.setPassword')}
             </button>
           </form>
         )}
         {step === 'auth' && (
-          <form class="stack" onSubmit={saveAuth} aria-label="Authentication">
-            <p class="muted">
-              3. Require sign-in (recommended): without it, anyone who can reach this address can use your
-              agents, read conversations and change the configuration.
-            </p>
+          <form class="stack" onSubmit={saveAuth} aria-label={t('setup.auth.aria')}>
+            <p class="muted">{t('setup.auth.text')}</p>
             <label class="inline-check">
               <input
                 type="checkbox"
                 checked={requireAuth}
                 onChange={(event) => setRequireAuth(event.currentTarget.checked)}
               />
-              Require sign-in
+              {t('setup.requireSignIn')}
             </label>
             <button type="submit" class="btn btn-primary" disabled={busy}>
-              Continue
+              {t('setup.continue')}
             </button>
           </form>
         )}
         {step === 'telegram' && (
-          <form class="stack" onSubmit={saveTelegram} aria-label="Chat platform">
-            <p class="muted">
-              4. Optional: connect a Telegram bot (token from @BotFather). New people who write to it get a
-              code you approve on the Channels page.
-            </p>
-            {field('Telegram bot token', tgToken, setTgToken, 'password')}
-            {field(
-              'Bot API address (optional, for a proxy)',
-              tgBase,
-              setTgBase,
-              'text',
-              'https://api.telegram.org',
-            )}
+          <form class="stack" onSubmit={saveTelegram} aria-label={t('setup.telegram.aria')}>
+            <p class="muted">{t('setup.telegram.text')}</p>
+            {field(t('setup.tgToken'), tgToken, setTgToken, 'password')}
+            {field(t('setup.tgBase'), tgBase, setTgBase, 'text', 'https://api.telegram.org')}
             <div class="toolbar">
               <button type="submit" class="btn btn-primary" disabled={busy || tgToken.trim() === ''}>
-                {busy ? 'Connecting…' : 'Connect the bot'}
+                {busy ? t('setup.connecting') : t('setup.connectBot')}
               </button>
               <button type="button" class="btn" disabled={busy} onClick={() => void finish()}>
-                Skip
+                {t('setup.skip')}
               </button>
             </div>
           </form>
         )}
         {step === 'done' && (
-          <div class="stack" aria-label="Done">
+          <div class="stack" aria-label={t('setup.done.aria')}>
             <p>
-              Server: <strong data-info="health">{health}</strong>
+              {t('setup.server')} <strong data-info="health">{health}</strong>
             </p>
             <p>
-              Open the UI at <code data-info="address">{`${window.location.origin}/ui/`}</code>
+              {t('setup.openAt')} <code data-info="address">{`${window.location.origin}/ui/`}</code>
             </p>
             <button type="button" class="btn btn-primary" onClick={() => navigate(href('chat'))}>
-              Start chatting
+              {t('setup.startChatting')}
             </button>
           </div>
         )}

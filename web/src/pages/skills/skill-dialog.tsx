@@ -1,6 +1,7 @@
 // The dialog that creates or edits one skill, on the Skills page and on an agent's Skills tab. A
 // field the server refuses is shown under that field, in words; any other refusal above the form.
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { Dialog, FieldError, FormActions, FormError } from '../../ui/dialog.tsx';
 import type { FormErrors } from '../../ui/form-errors.ts';
 
@@ -66,11 +67,11 @@ export function SkillDialog({
   const skill = editing?.skill;
   return (
     <Dialog
-      title={editing?.isNew ? 'New skill' : `Edit skill ${skill?.name ?? ''}`}
+      title={editing?.isNew ? t('skillDlg.new') : t('skillDlg.edit', { name: skill?.name ?? '' })}
       open={editing !== null}
       onClose={onClose}
       wide
-      actions={<FormActions form="skill-form" submitLabel="Save" onCancel={onClose} />}
+      actions={<FormActions form="skill-form" submitLabel={t('skillDlg.save')} onCancel={onClose} />}
     >
       {editing && skill && (
         <form
@@ -83,11 +84,11 @@ export function SkillDialog({
         >
           <FormError error={errors.general} />
           <label class="field">
-            <span class="field-label">Name</span>
+            <span class="field-label">{t('skillDlg.name')}</span>
             <input
               class="input"
               required
-              aria-label="Name"
+              aria-label={t('skillDlg.name')}
               value={skill.name}
               disabled={!editing.isNew}
               aria-invalid={errors.of('name') !== undefined}
@@ -99,27 +100,25 @@ export function SkillDialog({
             </span>
           </label>
           <label class="field">
-            <span class="field-label">Description</span>
+            <span class="field-label">{t('skillDlg.description')}</span>
             <input
               class="input"
               maxLength={1024}
-              aria-label="Description"
+              aria-label={t('skillDlg.description')}
               value={skill.description}
               aria-invalid={errors.of('description') !== undefined}
               onInput={(event) => onChange({ ...skill, description: event.currentTarget.value })}
             />
             <FieldError error={errors.of('description')} />
-            <span class="field-help">
-              Agents see this line in their skill list; say when to use the skill.
-            </span>
+            <span class="field-help">{t('skillDlg.descriptionHelp')}</span>
           </label>
           <label class="field">
-            <span class="field-label">SKILL.md content (Markdown)</span>
+            <span class="field-label">{t('skillDlg.content')}</span>
             <textarea
               class="input code-input"
               rows={14}
               required
-              aria-label="SKILL.md content (Markdown)"
+              aria-label={t('skillDlg.content')}
               value={skill.content}
               aria-invalid={errors.of('content') !== undefined}
               onInput={(event) => onChange({ ...skill, content: event.currentTarget.value })}

@@ -2,6 +2,7 @@
 // /ui/skills/agent/<id>): list, create, edit, upload a zip, copy to another scope, delete.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiAll } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { href, navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { useAgentIds } from '../../ui/agent-filter.tsx';
@@ -19,7 +20,8 @@ import { saveSkill, SkillDialog, type Skill } from './skill-dialog.tsx';
 type Scope = { kind: 'global' } | { kind: 'agent'; agentId: string };
 
 const scopeValue = (scope: Scope) => (scope.kind === 'global' ? 'global' : `agent:${scope.agentId}`);
-const scopeLabel = (scope: Scope) => (scope.kind === 'global' ? 'global skills' : `agent "${scope.agentId}"`);
+const scopeLabel = (scope: Scope) =>
+  scope.kind === 'global' ? t('skills.scopeGlobal') : t('skills.scopeAgent', { id: scope.agentId });
 
 function scopeOf(value: string): Scope {
   return value.startsWith('agent:') ? { kind: 'agent', agentId: value.slice(6) } : { kind: 'global' };
@@ -36,7 +38,7 @@ export function SkillsPage({ params }: PageProps) {
   const agents = useAgentIds();
   const [skills, setSkills] = useState<Skill[] | null>(null);
   const editor = useEditedDraft<{ skill: Skill; isNew: boolean }>(({ skill, isNew }) =>
-    isNew ? 'the new skill' : `skill "${skill.name}"`,
+    isNew ? t('skills.unsavedNew') : t('skills.unsaved', { name: skill.name }),
   );
   const editing = editor.value;
   const errors = useFormErrors();
@@ -70,7 +72,7 @@ export function SkillsPage({ params }: PageProps) {
     if (!editing) return;
     const query: Record<string, string> = scope.kind === 'global' ? { scope: 'global' } : {};
     if (!(await saveSkill(collection, editing, errors, query))) return;
-    toast(`Skill "${editing.skill.name}" saved`, 'success');
+    toast(t('skills.saved', { name: editing.skill.name }), 'success');
     editor.discard();
     await reload();
   };
@@ -89,16 +91,16 @@ export function SkillsPage({ params }: PageProps) {
   const remove = async (skill: Skill) => {
     await confirmDelete(
       {
-        title: 'Delete skill',
-        message: `Delete the skill "${skill.name}" of ${scopeLabel(scope)} with all its files?`,
-        confirmLabel: 'Delete skill',
+        title: t('skills.delete.title'),
+        message: t('skills.delete.message', { name: skill.name, scope: scopeLabel(scope) }),
+        confirmLabel: t('skills.delete.title'),
       },
       async () => {
         await api(`${collection}/${encodeURIComponent(skill.name)}`, {
           method: 'DELETE',
           ...(scope.kind === 'global' ? { query: { scope: 'global' } } : {}),
         });
-        toast(`Skill "${skill.name}" deleted`, 'success');
+        toast(t('skills.deleted', { name: skill.name }), 'success');
         await reload();
       },
     );
@@ -110,7 +112,7 @@ export function SkillsPage({ params }: PageProps) {
     form.append('file', file, file.name);
     try {
       const installed = await uploadForm<Skill[]>(`${collection}/upload`, form);
-      toast(`Installed ${installed.map((skill) => skill.name).join(', ')}`, 'success');
+      toast(t('skills.installed', { names: installed.map((skill) => skill.name).join(', ') }), 'success');
       await reload();
     } catch {
       // toasted
@@ -134,7 +136,7 @@ export function SkillsPage({ params }: PageProps) {
           newName: copying.newName.trim() || copying.skill.name,
         },
       });
-      toast(`Copied to ${scopeLabel(target)}`, 'success');
+      toast(t('skills.copiedTo', { scope: scopeLabel(target) }), 'success');
       setCopying(null);
     } catch {
       // toasted
@@ -148,29 +150,28 @@ export function SkillsPage({ params }: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Skills</h1>
+        <h1 class="page-title">{t('skills.title')}</h1>
         <span class="spacer" />
         <select
           class="input input-auto"
-          aria-label="Scope"
+          aria-label={t('skills.scope')}
           value={scopeValue(scope)}
           onChange={(event) => switchScope(event.currentTarget.value)}
         >
-          <option value="global">Global skills (every agent)</option>
+          <option value="global">{t('skills.globalOption')}</option>
           {agents.map((id) => (
             <option key={id} value={`agent:${id}`}>
-              Agent {id} only
+              {t('skills.agentOnly', { id })}
             </option>
           ))}
           {scope.kind === 'agent' && !agents.includes(scope.agentId) && (
-            <option value={scopeValue(scope)}>Agent {scope.agentId} only</option>
+            <option value={scopeValue(scope)}>{t('skills.agentOnly', { id: scope.agentId })}</option>
           )}
         </select>
       </div>
       <p class="muted">
-        A skill is a folder with a SKILL.md: instructions an agent reads with its <code>skill</code> tool when
-        a task needs them.
-        {scope.kind === 'agent' ? ' An agent’s own skills shadow global ones of the same name.' : ''}
+        {t('skills.intro')} <code>skill</code> {t('skills.introTail')}
+        {scope.kind === 'agent' ? t('skills.shadow') : ''}
       </p>
       <div class="toolbar">
         <button
@@ -188,16 +189,16 @@ export function SkillsPage({ params }: PageProps) {
             })
           }
         >
-          <Icon name="plus" /> New skill
+          <Icon name="plus" /> {t('skills.new')}
         </button>
         <label class="btn">
-          <Icon name="folder" /> Upload zip
+          <Icon name="folder" /> {t('skills.uploadZip')}
           <input
             ref={fileInput}
             class="visually-hidden"
             type="file"
             accept=".zip,application/zip,.md"
-            aria-label="Upload a zip of skills"
+            aria-label={t('skills.uploadAria')}
             onChange={(event) => {
               const file = event.currentTarget.files?.[0];
               if (file) void upload(file);
@@ -206,32 +207,30 @@ export function SkillsPage({ params }: PageProps) {
         </label>
       </div>
       {skills === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('skills.loading')}</p>
       ) : skills.length === 0 ? (
         <div class="card empty-state">
-          <p class="muted">
-            No skills in {scopeLabel(scope)} yet. Create one, or upload a zip of skill folders.
-          </p>
+          <p class="muted">{t('skills.empty', { scope: scopeLabel(scope) })}</p>
         </div>
       ) : (
-        <ul class="list card" aria-label="Skill list">
+        <ul class="list card" aria-label={t('skills.list')}>
           {skills.map((skill) => (
             <li key={skill.name} class="list-item" data-skill={skill.name}>
               <span class="list-item-main">
                 <span class="list-item-title">{skill.name}</span>
-                <span class="muted list-item-sub">{skill.description || 'No description'}</span>
+                <span class="muted list-item-sub">{skill.description || t('skills.noDescription')}</span>
               </span>
               <IconButton
                 icon="edit"
-                label={`Edit skill ${skill.name}`}
-                title="Edit"
+                label={t('skills.editAria', { name: skill.name })}
+                title={t('skills.edit')}
                 onClick={() => void edit(skill)}
               />
               <button
                 type="button"
                 class="icon-btn"
-                aria-label={`Copy skill ${skill.name}`}
-                title="Copy to another scope"
+                aria-label={t('skills.copyAria', { name: skill.name })}
+                title={t('skills.copyTitle')}
                 onClick={() => {
                   const other =
                     scopes.find((candidate) => scopeValue(candidate) !== scopeValue(scope)) ?? scope;
@@ -242,8 +241,8 @@ export function SkillsPage({ params }: PageProps) {
               </button>
               <IconButton
                 icon="trash"
-                label={`Delete skill ${skill.name}`}
-                title="Delete"
+                label={t('skills.deleteAria', { name: skill.name })}
+                title={t('skills.delete')}
                 onClick={() => void remove(skill)}
               />
             </li>
@@ -258,10 +257,12 @@ export function SkillsPage({ params }: PageProps) {
         onSave={() => void save()}
       />
       <Dialog
-        title={`Copy skill ${copying?.skill.name ?? ''}`}
+        title={t('skills.copyDialog', { name: copying?.skill.name ?? '' })}
         open={copying !== null}
         onClose={() => setCopying(null)}
-        actions={<FormActions form="copy-form" submitLabel="Copy" onCancel={() => setCopying(null)} />}
+        actions={
+          <FormActions form="copy-form" submitLabel={t('skills.copy')} onCancel={() => setCopying(null)} />
+        }
       >
         {copying && (
           <form
@@ -273,7 +274,7 @@ export function SkillsPage({ params }: PageProps) {
             }}
           >
             <label class="field">
-              <span class="field-label">Copy to</span>
+              <span class="field-label">{t('skills.copyTo')}</span>
               <select
                 class="input"
                 value={copying.target}
@@ -281,13 +282,15 @@ export function SkillsPage({ params }: PageProps) {
               >
                 {scopes.map((candidate) => (
                   <option key={scopeValue(candidate)} value={scopeValue(candidate)}>
-                    {candidate.kind === 'global' ? 'Global skills' : `Agent ${candidate.agentId}`}
+                    {candidate.kind === 'global'
+                      ? t('skills.globalSkills')
+                      : t('skills.agentN', { id: candidate.agentId })}
                   </option>
                 ))}
               </select>
             </label>
             <label class="field">
-              <span class="field-label">New name</span>
+              <span class="field-label">{t('skills.newName')}</span>
               <input
                 class="input"
                 value={copying.newName}

@@ -3,6 +3,7 @@
 // and a CSV export of it all.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { toast } from '../../ui/toast.tsx';
 import { usageCsv, type UsageAnswer, type UsageGroup } from './usage-csv.ts';
@@ -37,7 +38,9 @@ const TOP = 5;
 
 function scopeText(scope: Record<string, string>): string {
   const entries = Object.entries(scope);
-  return entries.length === 0 ? 'whole server' : entries.map(([key, value]) => `${key}: ${value}`).join(', ');
+  return entries.length === 0
+    ? t('usage.wholeServer')
+    : entries.map(([key, value]) => `${key}: ${value}`).join(', ');
 }
 
 function DayChart({ days, from, to }: { days: UsageGroup[]; from: string; to: string }) {
@@ -58,8 +61,8 @@ function DayChart({ days, from, to }: { days: UsageGroup[]; from: string; to: st
   const width = Math.max(all.length * 12, 120);
   return (
     <figure class="card usage-chart">
-      <figcaption class="muted">Tokens per day</figcaption>
-      <svg viewBox={`0 0 ${width} 100`} preserveAspectRatio="none" role="img" aria-label="Tokens per day">
+      <figcaption class="muted">{t('usage.perDay')}</figcaption>
+      <svg viewBox={`0 0 ${width} 100`} preserveAspectRatio="none" role="img" aria-label={t('usage.perDay')}>
         {all.map((day, index) => {
           const height = (day.tokens / most) * 96;
           return (
@@ -72,7 +75,9 @@ function DayChart({ days, from, to }: { days: UsageGroup[]; from: string; to: st
               width={10}
               height={height}
             >
-              <title>{`${day.key}: ${count(day.tokens)} tokens, ${money(day.cost)}`}</title>
+              <title>
+                {t('usage.dayTitle', { day: day.key, tokens: count(day.tokens), cost: money(day.cost) })}
+              </title>
             </rect>
           );
         })}
@@ -86,26 +91,26 @@ function TopTable({ title, rows }: { title: string; rows: UsageGroup[] }) {
     <section class="card usage-top">
       <h2 class="usage-heading">{title}</h2>
       {rows.length === 0 ? (
-        <p class="muted">No calls.</p>
+        <p class="muted">{t('usage.noCalls')}</p>
       ) : (
         <table class="table" aria-label={title}>
           <thead>
             <tr>
-              <th>Name</th>
-              <th>Calls</th>
-              <th>Tokens</th>
-              <th>Cost</th>
+              <th>{t('usage.name')}</th>
+              <th>{t('usage.calls')}</th>
+              <th>{t('usage.tokens')}</th>
+              <th>{t('usage.cost')}</th>
             </tr>
           </thead>
           <tbody>
             {rows.slice(0, TOP).map((row) => (
               <tr key={`${row.channel ?? ''}/${row.key}`}>
-                <td data-label="Name">
+                <td data-label={t('usage.name')}>
                   {row.channel ? `${row.channel} / ${row.key || '—'}` : row.key || '—'}
                 </td>
-                <td data-label="Calls">{count(row.calls)}</td>
-                <td data-label="Tokens">{count(row.totalTokens)}</td>
-                <td data-label="Cost">{money(row.cost)}</td>
+                <td data-label={t('usage.calls')}>{count(row.calls)}</td>
+                <td data-label={t('usage.tokens')}>{count(row.totalTokens)}</td>
+                <td data-label={t('usage.cost')}>{money(row.cost)}</td>
               </tr>
             ))}
           </tbody>
@@ -165,17 +170,17 @@ export function UsagePage(_props: PageProps) {
     link.download = `usage-${from}-${to}.csv`;
     link.click();
     window.setTimeout(() => URL.revokeObjectURL(url), 1000);
-    toast('Usage exported', 'success');
+    toast(t('usage.exported'), 'success');
   };
 
   const totals = report?.totals.totals;
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Usage</h1>
+        <h1 class="page-title">{t('usage.title')}</h1>
         <span class="spacer" />
         <label class="field usage-range">
-          <span class="field-label">From</span>
+          <span class="field-label">{t('usage.from')}</span>
           <input
             class="input"
             type="date"
@@ -185,7 +190,7 @@ export function UsagePage(_props: PageProps) {
           />
         </label>
         <label class="field usage-range">
-          <span class="field-label">To</span>
+          <span class="field-label">{t('usage.to')}</span>
           <input
             class="input"
             type="date"
@@ -195,87 +200,90 @@ export function UsagePage(_props: PageProps) {
           />
         </label>
         <button type="button" class="btn" onClick={exportCsv} disabled={!report}>
-          Export CSV
+          {t('usage.export')}
         </button>
       </div>
-      <p class="muted">
-        Every model call: turns, sub-agents, cron runs, channel messages, retries and failed calls. Days are
-        in the server's time zone{report ? ` (${report.totals.timeZone})` : ''}; costs come from each
-        provider's pricing.
-      </p>
+      <p class="muted">{t('usage.intro', { zone: report ? ` (${report.totals.timeZone})` : '' })}</p>
       {!report || !totals ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('usage.loading')}</p>
       ) : (
         <>
-          <dl class="usage-totals" aria-label="Totals">
+          <dl class="usage-totals" aria-label={t('usage.totals')}>
             <div class="card">
-              <dt class="muted">Cost</dt>
+              <dt class="muted">{t('usage.cost')}</dt>
               <dd data-total="cost">{money(totals.cost)}</dd>
             </div>
             <div class="card">
-              <dt class="muted">Tokens</dt>
+              <dt class="muted">{t('usage.tokens')}</dt>
               <dd data-total="tokens">{count(totals.totalTokens)}</dd>
               <dd class="muted">
-                {count(totals.inputTokens)} in ({count(totals.cachedInputTokens)} cached) ·{' '}
-                {count(totals.outputTokens)} out
+                {t('usage.inOut', {
+                  input: count(totals.inputTokens),
+                  cached: count(totals.cachedInputTokens),
+                  output: count(totals.outputTokens),
+                })}
               </dd>
             </div>
             <div class="card">
-              <dt class="muted">Calls</dt>
+              <dt class="muted">{t('usage.calls')}</dt>
               <dd data-total="calls">{count(totals.calls)}</dd>
               <dd class="muted">
-                {count(totals.failedCalls)} failed · {count(totals.estimatedCalls)} estimated
+                {t('usage.failedEstimated', {
+                  failed: count(totals.failedCalls),
+                  estimated: count(totals.estimatedCalls),
+                })}
               </dd>
             </div>
           </dl>
           <DayChart days={report.days} from={from} to={to} />
           <div class="usage-tops">
-            <TopTable title="Top agents" rows={report.agents} />
-            <TopTable title="Top accounts" rows={report.accounts} />
-            <TopTable title="Top channels" rows={report.channels} />
+            <TopTable title={t('usage.topAgents')} rows={report.agents} />
+            <TopTable title={t('usage.topAccounts')} rows={report.accounts} />
+            <TopTable title={t('usage.topChannels')} rows={report.channels} />
           </div>
           <section class="card">
-            <h2 class="usage-heading">Budgets</h2>
+            <h2 class="usage-heading">{t('usage.budgets')}</h2>
             {budgets.length === 0 ? (
-              <p class="muted">
-                No budgets. Add them under budgets in the config file or with POST /api/v1/budgets.
-              </p>
+              <p class="muted">{t('usage.noBudgets')}</p>
             ) : (
-              <table class="table" aria-label="Budgets">
+              <table class="table" aria-label={t('usage.budgets')}>
                 <thead>
                   <tr>
-                    <th>Budget</th>
-                    <th>Scope</th>
-                    <th>Limit</th>
-                    <th>Spent</th>
-                    <th>Resets</th>
+                    <th>{t('usage.budget')}</th>
+                    <th>{t('usage.scope')}</th>
+                    <th>{t('usage.limit')}</th>
+                    <th>{t('usage.spent')}</th>
+                    <th>{t('usage.resets')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {budgets.map((budget) => (
                     <tr key={budget.id} data-budget={budget.id}>
-                      <td data-label="Budget">
+                      <td data-label={t('usage.budget')}>
                         <strong>{budget.id}</strong>{' '}
                         {budget.reached && (
                           <span class={budget.action === 'block' ? 'badge badge-error' : 'badge badge-warn'}>
-                            {budget.action === 'block' ? 'reached' : 'over'}
+                            {budget.action === 'block' ? t('usage.reached') : t('usage.over')}
                           </span>
                         )}
                       </td>
-                      <td data-label="Scope">{scopeText(budget.scope)}</td>
-                      <td data-label="Limit">
+                      <td data-label={t('usage.scope')}>{scopeText(budget.scope)}</td>
+                      <td data-label={t('usage.limit')}>
                         {[
-                          budget.tokens !== undefined ? `${count(budget.tokens)} tokens` : '',
+                          budget.tokens !== undefined
+                            ? t('usage.nTokens', { count: count(budget.tokens) })
+                            : '',
                           budget.cost !== undefined ? money(budget.cost) : '',
                         ]
                           .filter(Boolean)
                           .join(' · ')}{' '}
-                        a {budget.period}
+                        {t('usage.period', { period: budget.period })}
                       </td>
-                      <td data-label="Spent">
-                        {count(budget.spent.tokens)} tokens · {money(budget.spent.cost)}
+                      <td data-label={t('usage.spent')}>
+                        {t('usage.nTokens', { count: count(budget.spent.tokens) })} ·{' '}
+                        {money(budget.spent.cost)}
                       </td>
-                      <td data-label="Resets">{new Date(budget.resetsAt).toLocaleString()}</td>
+                      <td data-label={t('usage.resets')}>{new Date(budget.resetsAt).toLocaleString()}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -2,6 +2,7 @@
 // chat with the agents they are given and see only their own sessions; admins do everything.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
@@ -56,10 +57,10 @@ export function UsersPage(_props: PageProps) {
           body: { role: draft.role, agents: draft.role === 'member' ? draft.agents : [] },
           quiet: true,
         });
-        toast(`User ${existing.name} saved`, 'success');
+        toast(t('users.saved', { name: existing.name }), 'success');
       } else {
         await api('/users', { method: 'POST', body: draft, quiet: true });
-        toast(`User ${draft.name} created`, 'success');
+        toast(t('users.created', { name: draft.name }), 'success');
       }
       setEditing(null);
       await reload();
@@ -80,24 +81,23 @@ export function UsersPage(_props: PageProps) {
 
   const resetPassword = async (user: User) => {
     const password = await promptText({
-      title: `Reset the password of ${user.name}`,
-      label: 'New password (at least 8 characters)',
-      confirmLabel: 'Reset password',
+      title: t('users.reset.title', { name: user.name }),
+      label: t('users.reset.label'),
+      confirmLabel: t('users.reset.confirm'),
     });
-    if (password)
-      await update(user, { password }, `Password of ${user.name} reset; their sessions are signed out`);
+    if (password) await update(user, { password }, t('users.reset.done', { name: user.name }));
   };
 
   const remove = async (user: User) => {
     await confirmDelete(
       {
-        title: 'Delete user',
-        message: `Delete user ${user.name}? Their logins and API key stop working at once.`,
-        confirmLabel: 'Delete user',
+        title: t('users.delete.title'),
+        message: t('users.delete.message', { name: user.name }),
+        confirmLabel: t('users.delete.title'),
       },
       async () => {
         await api(`/users/${encodeURIComponent(user.name)}`, { method: 'DELETE' });
-        toast(`User ${user.name} deleted`, 'success');
+        toast(t('users.deleted', { name: user.name }), 'success');
       },
     );
     await reload();
@@ -110,7 +110,7 @@ export function UsersPage(_props: PageProps) {
   return (
     <div class="page stack">
       <div class="toolbar">
-        <h1 class="page-title">Users</h1>
+        <h1 class="page-title">{t('users.title')}</h1>
         <button
           type="button"
           class="btn btn-primary"
@@ -119,26 +119,25 @@ export function UsersPage(_props: PageProps) {
             setEditing({ existing: null, draft: { name: '', password: '', role: 'member', agents: [] } });
           }}
         >
-          Add user
+          {t('users.add')}
         </button>
       </div>
-      <p class="muted">
-        Admins manage everything. Members chat with the agents they are given and see only their own
-        conversations and API key. A disabled or deleted user is signed out at once.
-      </p>
+      <p class="muted">{t('users.intro')}</p>
       {users === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('users.loading')}</p>
       ) : (
-        <section class="card" aria-label="Users list">
+        <section class="card" aria-label={t('users.list')}>
           {users.map((user) => (
             <div class="account-row" key={user.name} data-user={user.name}>
               <span class="list-item-main">
                 <span class="list-item-title">
-                  {user.name} {user.disabled && <span class="badge">disabled</span>}
+                  {user.name} {user.disabled && <span class="badge">{t('users.disabledBadge')}</span>}
                 </span>
                 <span class="muted list-item-sub">
-                  {user.role === 'admin' ? 'admin' : `member · agents: ${user.agents.join(', ') || 'none'}`}
-                  {user.hasApiKey ? ' · API key set' : ''}
+                  {user.role === 'admin'
+                    ? t('users.admin')
+                    : t('users.member', { agents: user.agents.join(', ') || t('users.none') })}
+                  {user.hasApiKey ? t('users.apiKeySet') : ''}
                 </span>
               </span>
               <button
@@ -152,10 +151,10 @@ export function UsersPage(_props: PageProps) {
                   });
                 }}
               >
-                Edit
+                {t('users.edit')}
               </button>
               <button type="button" class="btn" onClick={() => void resetPassword(user)}>
-                Reset password
+                {t('users.reset.confirm')}
               </button>
               <button
                 type="button"
@@ -164,24 +163,30 @@ export function UsersPage(_props: PageProps) {
                   void update(
                     user,
                     { disabled: !user.disabled },
-                    `User ${user.name} ${user.disabled ? 'enabled' : 'disabled'}`,
+                    user.disabled
+                      ? t('users.enabledToast', { name: user.name })
+                      : t('users.disabledToast', { name: user.name }),
                   )
                 }
               >
-                {user.disabled ? 'Enable' : 'Disable'}
+                {user.disabled ? t('users.enable') : t('users.disable')}
               </button>
               <button type="button" class="btn btn-danger" onClick={() => void remove(user)}>
-                Delete
+                {t('users.delete')}
               </button>
             </div>
           ))}
         </section>
       )}
       <Dialog
-        title={editing?.existing ? `Edit user ${editing.existing.name}` : 'Add a user'}
+        title={
+          editing?.existing ? t('users.editTitle', { name: editing.existing.name }) : t('users.addTitle')
+        }
         open={editing !== null}
         onClose={() => setEditing(null)}
-        actions={<FormActions form="user-form" submitLabel="Save" onCancel={() => setEditing(null)} />}
+        actions={
+          <FormActions form="user-form" submitLabel={t('users.save')} onCancel={() => setEditing(null)} />
+        }
       >
         {draft && (
           <form id="user-form" class="stack" onSubmit={(event) => void save(event)}>
@@ -189,7 +194,7 @@ export function UsersPage(_props: PageProps) {
             {!editing?.existing && (
               <>
                 <label class="field">
-                  <span class="field-label">Name</span>
+                  <span class="field-label">{t('users.name')}</span>
                   <input
                     class="input"
                     required
@@ -198,7 +203,7 @@ export function UsersPage(_props: PageProps) {
                   />
                 </label>
                 <label class="field">
-                  <span class="field-label">Password</span>
+                  <span class="field-label">{t('users.password')}</span>
                   <input
                     class="input"
                     type="password"
@@ -212,19 +217,19 @@ export function UsersPage(_props: PageProps) {
               </>
             )}
             <label class="field">
-              <span class="field-label">Role</span>
+              <span class="field-label">{t('users.role')}</span>
               <select
                 class="input"
                 value={draft.role}
                 onChange={(event) => setDraft({ role: event.currentTarget.value as Draft['role'] })}
               >
-                <option value="member">Member: chats with its agents</option>
-                <option value="admin">Admin: everything</option>
+                <option value="member">{t('users.roleMember')}</option>
+                <option value="admin">{t('users.roleAdmin')}</option>
               </select>
             </label>
             {draft.role === 'member' && (
               <fieldset class="field">
-                <legend class="field-label">Agents this member may use</legend>
+                <legend class="field-label">{t('users.agents')}</legend>
                 {agentIds.map((id) => (
                   <label class="inline-check" key={id}>
                     <input
