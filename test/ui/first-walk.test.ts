@@ -112,6 +112,8 @@ describe('web UI: what a new user hit', () => {
 
   it('leaving the rule chain editor with unsaved edits asks first, and Cancel keeps them', async () => {
     await ui.page.goto('/ui/rules/main');
+    // The graph is the default view: the JSON view is a tab away.
+    await ui.page.getByRole('tab', { name: 'JSON' }).click();
     const editor = ui.page.getByRole('textbox', { name: 'Rule chain JSON' });
     const edited = (await editor.inputValue()).replace('"Main agent"', '"Main agent, edited"');
     await editor.fill(edited);
