@@ -357,7 +357,32 @@ describe('web UI: the visual chain editor', () => {
   });
 
   it('removes a connection with Delete, and another from the node form', async () => {
-    await ui.page.goto('/ui/rules/graph-built');
+    // A chain of its own, so what earlier tests left (a draft, a failed save) cannot reach it.
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/rules',
+      payload: {
+        ruleChain: { id: 'edge-cut', name: 'Edge cut' },
+        metadata: {
+          nodes: [
+            { id: 'jsFilter1', type: 'jsFilter', name: 'Filter', configuration: { jsScript: 'return true;' } },
+            {
+              id: 'jsTransform1',
+              type: 'jsTransform',
+              name: 'Transform',
+              configuration: { jsScript: "return {'msg': msg, 'metadata': metadata, 'msgType': msgType};" },
+            },
+            { id: 'audit', type: 'log', name: 'Log' },
+          ],
+          connections: [
+            { fromId: 'jsFilter1', toId: 'jsTransform1', type: 'True' },
+            { fromId: 'jsTransform1', toId: 'audit', type: 'Success' },
+          ],
+        },
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    await ui.page.goto('/ui/rules/edge-cut');
     const edges = ui.page.locator('.react-flow__edge');
     await edges.nth(1).waitFor();
     await ui.page.getByRole('group', { name: 'Connection jsFilter1 to jsTransform1 on True' }).focus();
