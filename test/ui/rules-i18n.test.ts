@@ -87,26 +87,33 @@ const RULES_ENGLISH = [
 ];
 
 /**
+ * Run in the page (a string: the tests are compiled without the DOM's types): every text of an
+ * element (not a textarea's, which holds the chain's data), every aria-label, title and placeholder,
+ * and the descriptions aria-describedby points to.
+ */
+const PAGE_TEXTS = `(() => {
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (parent && parent.closest('textarea, script, style, [hidden]') === null)
+      found.push((node.textContent ?? '').trim());
+  }
+  for (const element of document.body.querySelectorAll('[aria-label], [title], [placeholder]'))
+    for (const name of ['aria-label', 'title', 'placeholder'])
+      if (element.hasAttribute(name)) found.push((element.getAttribute(name) ?? '').trim());
+  for (const element of document.body.querySelectorAll('[aria-describedby]'))
+    for (const id of (element.getAttribute('aria-describedby') ?? '').split(' '))
+      found.push((document.getElementById(id)?.textContent ?? '').trim());
+  return found.filter((text) => text !== '');
+})()`;
+
+/**
  * The English texts of `english` left on the page: a text of an element or an aria-label, title or
  * placeholder equal to one, or (for a longer one) containing it.
  */
 async function englishLeft(ui: UiPage, english: string[]): Promise<string[]> {
-  const texts = await ui.page.evaluate(() => {
-    const found: string[] = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const parent = node.parentElement;
-      if (parent && parent.closest('textarea, script, style, [hidden]') === null)
-        found.push((node.textContent ?? '').trim());
-    }
-    for (const element of document.body.querySelectorAll('[aria-label], [title], [placeholder]'))
-      for (const name of ['aria-label', 'title', 'placeholder'])
-        if (element.hasAttribute(name)) found.push((element.getAttribute(name) ?? '').trim());
-    for (const element of document.body.querySelectorAll('[aria-describedby]'))
-      for (const id of (element.getAttribute('aria-describedby') ?? '').split(' '))
-        found.push((document.getElementById(id)?.textContent ?? '').trim());
-    return found.filter((text) => text !== '');
-  });
+  const texts = await ui.page.evaluate<string[]>(PAGE_TEXTS);
   return english.filter((phrase) =>
     texts.some((text) => text === phrase || (phrase.length > 12 && text.includes(phrase))),
   );
