@@ -76,6 +76,9 @@ const RULES_ENGLISH = [
   'Press enter or space to select',
   // node types, their categories and fields, as the server sends them (`flow` is also a type id)
   'Script filter',
+  'Expression filter',
+  'Expression',
+  'An expr-lang expression over id',
   'Script transform',
   'Routes the message to True or False',
   'Filter script',
@@ -132,7 +135,8 @@ describe('web UI: the Rule chains page and the Monitor trace in Chinese', () => 
     {
       server: () => ({ config: { models: upstream.modelsConfig() } }),
       page: { locale: 'zh-CN' },
-      // A chain with a filter and a transform, in debug mode: its run log shows both nodes.
+      // A chain with a filter and a transform, in debug mode: its run log shows both nodes. (Expression
+      // nodes: no script sandbox, whose time limit a busy machine could hit.)
       setUp: async (app) => {
         const created = await app.app.inject({
           method: 'POST',
@@ -143,18 +147,15 @@ describe('web UI: the Rule chains page and the Monitor trace in Chinese', () => 
               nodes: [
                 {
                   id: 'check',
-                  type: 'jsFilter',
+                  type: 'exprFilter',
                   name: 'Is it warm?',
-                  configuration: { jsScript: 'return msg.temperature > 20;' },
+                  configuration: { expr: 'msg.temperature > 20' },
                 },
                 {
                   id: 'mark',
-                  type: 'jsTransform',
+                  type: 'exprTransform',
                   name: 'Mark warm',
-                  configuration: {
-                    jsScript:
-                      "msg.warm = true;\nreturn {'msg': msg, 'metadata': metadata, 'msgType': msgType};",
-                  },
+                  configuration: { mapping: { warm: 'true', temperature: 'msg.temperature' } },
                 },
               ],
               connections: [{ fromId: 'check', toId: 'mark', type: 'True' }],
@@ -223,13 +224,13 @@ describe('web UI: the Rule chains page and the Monitor trace in Chinese', () => 
     // A node's form: the type's label, description and fields in Chinese; its id and type stay.
     await ui.page.locator('.react-flow__node[data-id="check"]').click();
     const panel = ui.page.getByRole('region', { name: '节点 check' });
-    await panel.getByRole('heading', { name: '脚本过滤' }).waitFor();
-    await panel.getByText('按 JavaScript 函数的结果把消息路由到 True 或 False。').waitFor();
+    await panel.getByRole('heading', { name: '表达式过滤' }).waitFor();
+    await panel.getByText('表达式的值为布尔 true 时把消息路由到 True，否则到 False。').waitFor();
     await panel.getByLabel('节点 ID').waitFor();
     await panel.getByLabel('名称', { exact: true }).waitFor();
-    await panel.getByLabel(/^过滤脚本/).waitFor();
+    await panel.getByLabel(/^表达式/).waitFor();
     await panel
-      .getByText('Filter(msg, metadata, msgType, dataType) 函数的函数体；返回 true 或 false。')
+      .getByText('基于 id、ts、data、msg、metadata、msgType、dataType、vars 和 global 的 expr-lang 表达式。')
       .waitFor();
     await panel.getByLabel('配置 JSON').waitFor();
     await panel.getByRole('group', { name: '出向连接' }).getByText('→ mark').waitFor();
@@ -274,6 +275,7 @@ describe('web UI: the Rule chains page and the Monitor trace in Chinese', () => 
     });
     assert.equal(answer.status, 200);
     await ui.page.goto('/ui/monitor');
+    await ui.page.getByText(/^实例 \S+ · \d+ 个实时订阅者$/).waitFor();
     const finished = ui.page.getByRole('table', { name: '已完成的对话轮次' });
     await finished.locator('tr[data-turn]').first().getByRole('button').click();
     const dialog = ui.page.getByRole('dialog', { name: '对话轮次追踪' });

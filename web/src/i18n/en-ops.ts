@@ -214,6 +214,7 @@ export const enOps = {
   'mon.noCron': 'No cron task has fired yet.',
   'mon.late': ' · {ms} ms late',
   'cron.newTask': 'New task',
+  'mon.instance': 'Instance {instance} · {count} live subscribers',
   'mon.t.on': '{agent} on {channel}',
   'mon.t.for': ' for {who}',
   'mon.t.tokens': '{input} in / {output} out tokens',

@@ -215,6 +215,7 @@ export const zhOps: Record<OpsKey, string> = {
   'mon.noCron': '还没有 cron 任务触发过。',
   'mon.late': ' · 延迟 {ms} 毫秒',
   'cron.newTask': '新建任务',
+  'mon.instance': '实例 {instance} · {count} 个实时订阅者',
   'mon.t.on': '{agent}，渠道 {channel}',
   'mon.t.for': '，提问者 {who}',
   'mon.t.tokens': '输入 {input} / 输出 {output} token',

@@ -263,7 +263,7 @@ export function MonitorPage(_props: PageProps) {
       ) : (
         <>
           <p class="muted">
-            Instance {snapshot.instance} · {snapshot.subscribers['agent'] ?? 0} live subscribers
+            {t('mon.instance', { instance: snapshot.instance, count: snapshot.subscribers['agent'] ?? 0 })}
           </p>
           <section class="stack" aria-label={t('mon.inFlight')}>
             <h2 class="section-title">{t('mon.inFlight')}</h2>
