@@ -18,6 +18,7 @@ import { MemoryVectors } from '../../src/storage/memory-vectors.ts';
 import { KeywordIndex } from '../../src/storage/search/keyword-index.ts';
 import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../fakes/fake-embeddings.ts';
+import { createTestDatabase } from '../fakes/test-database.ts';
 
 const KEY = 'sk-embed-0123456789-secret';
 const AGENT = 'keeper';
@@ -270,5 +271,45 @@ describe('memory embeddings in the server', () => {
     const logged = sink.join('');
     assert.match(logged, /memory query embedding failed/);
     assert.ok(!logged.includes(KEY));
+  });
+
+  it('on PostgreSQL (clustered mode) configured embeddings are unused: keyword search answers, said once', async () => {
+    const server = await fake();
+    const database = await createTestDatabase('postgres', process.env);
+    cleanups.push(() => database.drop());
+    const sink: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        sink.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    t = await createTestApp({
+      logger: createLogger('info', stream),
+      config: {
+        data: { database_url: database.databaseUrl },
+        models: { providers: { embed: { base_url: server.baseUrl, api_key: KEY, model: 'unused' } } },
+        memory: { embeddings: { provider: 'embed', model: 'fake-embed-1' } },
+      },
+    });
+    const written = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/main/workspace/files',
+      payload: { path: 'memory/2026-11-20.md', content: `${NOTES}\n` },
+    });
+    assert.equal(written.statusCode, 201, written.body);
+    const app = t.app;
+    for (const q of ['Where does Carol live?', 'Carol Lisbon']) {
+      const response = await app.inject({
+        url: `/api/v1/agents/main/memory/search?q=${encodeURIComponent(q)}`,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(
+        response.json<{ results: Array<{ snippet: string }> }>().results[0]?.snippet,
+        '- Carol lives in Lisbon.',
+      );
+    }
+    assert.equal(server.calls, 0, 'the provider is never called');
+    assert.equal(sink.join('').match(/memory\.embeddings is set but unused/g)?.length, 1);
   });
 });
