@@ -26,10 +26,10 @@ function subscribe(decode: boolean): Promise<Socket> {
         `Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
     );
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     let upgraded = false;
     socket.on('data', (chunk: Buffer) => {
-      let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+      let data: Buffer = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
       if (!upgraded) {
         const end = data.indexOf('\r\n\r\n');
         if (end < 0) {
