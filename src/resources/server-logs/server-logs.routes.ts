@@ -12,11 +12,7 @@ const HEARTBEAT_MS = 15_000;
 const KEEP_ALIVE = Symbol('keep-alive');
 type FollowItem = LogLine | typeof KEEP_ALIVE;
 
-export function registerServerLogRoutes(
-  app: FastifyInstance,
-  ring: LogRing,
-  file: string | undefined,
-): void {
+export function registerServerLogRoutes(app: FastifyInstance, ring: LogRing, file: string | undefined): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const streams = new Set<AsyncQueue<FollowItem>>();
   // Followers never end on their own: closing the server ends them so it can stop.
@@ -35,7 +31,11 @@ export function registerServerLogRoutes(
     },
     async (request, reply) => {
       const { level, limit, after, follow } = request.query;
-      const lines = ring.recent({ limit, ...(level ? { level } : {}), ...(after !== undefined ? { after } : {}) });
+      const lines = ring.recent({
+        limit,
+        ...(level ? { level } : {}),
+        ...(after !== undefined ? { after } : {}),
+      });
       if (!follow) return { data: lines, capacity: ring.capacity, file: file ?? null };
       const stream = new AsyncQueue<FollowItem>();
       for (const line of lines) stream.push(line);
