@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openDatabase, type Db } from '../src/storage/database.ts';
 import { MemoryIndex } from '../src/storage/memory-index.ts';
+import { MemoryVectors } from '../src/storage/memory-vectors.ts';
+import { embeddingModelSource } from '../src/model-providers/embedding-model.ts';
+import { silentLogger } from '../src/core/logger.ts';
 import { KeywordIndex } from '../src/storage/search/keyword-index.ts';
 
 export interface BenchIndex {
@@ -13,7 +16,14 @@ export interface BenchIndex {
   close(): Promise<void>;
 }
 
-export async function memoryIndexOver(files: Map<string, string[]>): Promise<BenchIndex> {
+/**
+ * `embeddings`: an OpenAI-compatible /embeddings base URL (the fake of test/fakes) to turn the
+ * embeddings layer on; the index is then embedded before this returns.
+ */
+export async function memoryIndexOver(
+  files: Map<string, string[]>,
+  embeddings?: { baseUrl: string; model: string },
+): Promise<BenchIndex> {
   const dir = await mkdtemp(join(tmpdir(), 'memory-bench-'));
   const workspace = join(dir, 'workspace');
   for (const [path, lines] of files) {
@@ -21,8 +31,32 @@ export async function memoryIndexOver(files: Map<string, string[]>): Promise<Ben
     await writeFile(join(workspace, path), `${lines.join('\n')}\n`);
   }
   const db = await openDatabase(join(dir, 'bench.db'));
-  const memory = new MemoryIndex(db, new KeywordIndex(db, 'sqlite'), () => Promise.resolve(workspace));
+  const model = embeddingModelSource(
+    () => ({
+      providers: { bench: { base_url: embeddings?.baseUrl ?? 'http://127.0.0.1:9/v1' } },
+      ...(embeddings
+        ? {
+            embeddings: {
+              provider: 'bench',
+              model: embeddings.model,
+              batch_size: 256,
+              timeout_ms: 60_000,
+              query_timeout_ms: 10_000,
+              min_similarity: 0.5,
+            },
+          }
+        : {}),
+    }),
+    { logger: silentLogger },
+  );
+  const memory = new MemoryIndex(
+    db,
+    new KeywordIndex(db, 'sqlite'),
+    () => Promise.resolve(workspace),
+    embeddings ? { vectors: new MemoryVectors(db, model, { logger: silentLogger }) } : {},
+  );
   await memory.sync('bench');
+  await memory.embedded('bench');
   return {
     memory,
     db,

@@ -2,8 +2,13 @@
 // never mentioned): recall@5 and @10 of the newest evidence, how often the newer fact ranks above
 // the one it replaced, and abstention, against plain BM25 over fixed 8-line chunks at the same
 // number of lines returned. Prints one JSON line. BENCH_USERS / BENCH_DAYS scale it.
-import { generateCorpus, type Fact } from './_memory-corpus.ts';
-import { memoryIndexOver } from './_memory-index.ts';
+// The embeddings variant runs the same questions, and paraphrases of them that share only the
+// person's name with the notes, with the embeddings layer on over the fake /embeddings server of
+// test/fakes (hashed bag-of-words with planted synonyms: it measures the fusion and abstention
+// rules, not a real model's quality), against keyword search alone.
+import { startFakeEmbeddings } from '../test/fakes/fake-embeddings.ts';
+import { generateCorpus, type Fact, type Question } from './_memory-corpus.ts';
+import { memoryIndexOver, type BenchIndex } from './_memory-index.ts';
 import { documentStems, queryTerms } from '../src/storage/search/search-terms.ts';
 
 const USERS = Number(process.env['BENCH_USERS'] ?? 60);
@@ -116,8 +121,69 @@ for (const question of corpus.questions) {
   )
     base.sameLines10 += 1;
 }
-await index.close();
 const share = (value: number, of: number) => Math.round((value / Math.max(1, of)) * 1000) / 1000;
+
+/** Paraphrases that share only the person's name with the notes (and the planted synonyms). */
+const PARAPHRASE: Record<Fact['attribute'], (user: string) => string> = {
+  city: (user) => `Which city is ${user} based in?`,
+  drink: (user) => `What beverage does ${user} like best?`,
+  employer: (user) => `Which company employs ${user}?`,
+  pet: (user) => `Which animal does ${user} keep?`,
+};
+const paraphrased: Question[] = corpus.questions.map((question) => {
+  if (question.evidence)
+    return { ...question, text: PARAPHRASE[question.evidence.attribute](question.evidence.user) };
+  const asked = /(?:does|is) (.+?) (?:live|work|have|based)|What is (.+?)'s/.exec(question.text);
+  const who = asked?.[1] ?? asked?.[2] ?? 'Nobody Zebrowski';
+  return { text: PARAPHRASE.city(who) };
+});
+
+/** recall@5/@10 of the newest evidence, newer above superseded, and abstention, of one index. */
+async function evaluate(searched: BenchIndex, questions: Question[]) {
+  const counts = { at5: 0, at10: 0, newerFirst: 0, updates: 0, abstained: 0, answerable: 0, never: 0 };
+  for (const question of questions) {
+    const hits = await searched.memory.search('bench', question.text, 10);
+    if (!question.evidence) {
+      counts.never += 1;
+      if (hits.length === 0) counts.abstained += 1;
+      continue;
+    }
+    counts.answerable += 1;
+    const evidence = question.evidence;
+    const found = (fact: Fact) =>
+      hits.findIndex((hit) => holds({ path: hit.path, start: hit.startLine, end: hit.endLine }, fact));
+    const rank = found(evidence);
+    if (rank >= 0 && rank < 5) counts.at5 += 1;
+    if (rank >= 0) counts.at10 += 1;
+    if (question.older) {
+      counts.updates += 1;
+      const older = found(question.older);
+      if (rank >= 0 && (older < 0 || rank < older)) counts.newerFirst += 1;
+    }
+  }
+  return {
+    recallAt5: share(counts.at5, counts.answerable),
+    recallAt10: share(counts.at10, counts.answerable),
+    newerAboveSuperseded: share(counts.newerFirst, counts.updates),
+    abstention: share(counts.abstained, counts.never),
+  };
+}
+
+const keywordParaphrased = await evaluate(index, paraphrased);
+await index.close();
+const fake = await startFakeEmbeddings();
+const embeddingStarted = performance.now();
+const embedded = await memoryIndexOver(corpus.files, { baseUrl: fake.baseUrl, model: 'fake-bag-of-words' });
+const indexSeconds = Math.round((performance.now() - embeddingStarted) / 100) / 10;
+const chunksEmbedded = fake.inputs.length;
+const searchStarted = performance.now();
+const withEmbeddings = {
+  questions: await evaluate(embedded, corpus.questions),
+  paraphrased: await evaluate(embedded, paraphrased),
+};
+const searchMs = (performance.now() - searchStarted) / (2 * corpus.questions.length);
+await embedded.close();
+await fake.close();
 console.log(
   JSON.stringify({
     bench: 'memory-retrieval',
@@ -140,6 +206,14 @@ console.log(
       recallAt5Chunks: share(base.at5, answerable.length),
       recallAt10Chunks: share(base.at10, answerable.length),
       abstention: share(base.abstained, unanswerable.length),
+    },
+    keywordOnlyParaphrased: keywordParaphrased,
+    embeddingsOn: {
+      embedder: 'fake hashed bag-of-words with planted synonyms (test/fakes/fake-embeddings.ts)',
+      chunksEmbedded,
+      indexSeconds,
+      searchMsMean: Math.round(searchMs * 100) / 100,
+      ...withEmbeddings,
     },
   }),
 );

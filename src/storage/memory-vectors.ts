@@ -102,29 +102,35 @@ export class MemoryVectors {
     if (!model) return undefined;
     const vector = await this.embedQuery(model, query);
     if (!vector) return undefined;
-    const { rows } = await sql<{
-      id: number;
-      source: string;
-      start_line: number;
-      end_line: number;
-      at: number;
-      text: string;
-      distance: number;
-    }>`select d.id, d.source, d.start_line, d.end_line, d.at, d.text,
-        vector_distance_cos(v.vector, vector32(${JSON.stringify(vector)})) as distance
-      from search_documents d
-      join memory_vectors v on v.model = ${model.key} and v.hash = d.content_hash
-      where d.corpus = 'memory' and d.agent_id = ${agentId} and v.dimensions = ${vector.length}
+    // The model's vectors scanned in order (a join from the documents would read each vector
+    // by a random lookup, several times slower), kept to the agent's chunks by their hashes.
+    const { rows: nearest } = await sql<{ hash: string; distance: number }>`
+      select v.hash, vector_distance_cos(v.vector, ${Buffer.from(new Float32Array(vector).buffer)}) as distance
+      from memory_vectors v
+      where v.model = ${model.key} and v.dimensions = ${vector.length} and v.hash in
+        (select d.content_hash from search_documents d where d.corpus = 'memory' and d.agent_id = ${agentId})
       order by distance limit ${limit}`.execute(this.db);
-    return rows.map((row) => ({
-      id: Number(row.id),
-      source: row.source,
-      startLine: Number(row.start_line),
-      endLine: Number(row.end_line),
-      at: Number(row.at),
-      text: row.text,
-      similarity: 1 - Number(row.distance),
-    }));
+    if (nearest.length === 0) return [];
+    const distances = new Map(nearest.map((row) => [row.hash, Number(row.distance)]));
+    const documents = await this.db
+      .selectFrom('search_documents')
+      .select(['id', 'source', 'start_line', 'end_line', 'at', 'text', 'content_hash'])
+      .where('corpus', '=', 'memory')
+      .where('agent_id', '=', agentId)
+      .where('content_hash', 'in', [...distances.keys()])
+      .execute();
+    return documents
+      .map((row) => ({
+        id: Number(row.id),
+        source: row.source,
+        startLine: Number(row.start_line),
+        endLine: Number(row.end_line),
+        at: Number(row.at),
+        text: row.text,
+        similarity: 1 - (distances.get(row.content_hash ?? '') ?? 1),
+      }))
+      .sort((a, b) => b.similarity - a.similarity || b.at - a.at || b.id - a.id)
+      .slice(0, limit);
   }
 
   /** The model in force, for the search's thresholds. */

@@ -15,14 +15,18 @@ export function memoryEmbeddings(dialect: Dialect): Migration {
       if (dialect !== 'sqlite') return;
       // F32_BLOB without a length: the length is the configured model's, not the schema's; rows
       // of one model all have one length (its `dimensions`), which every query filters on.
+      // A rowid table (not WITHOUT ROWID): its rows are large, and a lookup through the small
+      // (model, hash) index then reads one row instead of walking a b-tree of whole vectors.
       await sql`create table if not exists memory_vectors (
         model text not null,
         hash text not null,
         dimensions integer not null,
         vector F32_BLOB not null,
-        created_at integer not null,
-        primary key (model, hash)
-      ) without rowid`.execute(db);
+        created_at integer not null
+      )`.execute(db);
+      await sql`create unique index if not exists memory_vectors_by_hash on memory_vectors (model, hash)`.execute(
+        db,
+      );
       await db.schema
         .createIndex('search_documents_by_hash')
         .ifNotExists()
