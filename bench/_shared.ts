@@ -193,11 +193,14 @@ export async function startService(
   const logFd = openSync(logPath, 'w');
   let child: Child;
   try {
-    child = await spawnChild([...SERVICE_NODE_ARGS, options.entry ?? BIN, 'serve', '--port', '0', '--config', configPath], {
-      cwd: dir,
-      ready: /listening on (http:\/\/\S+)/,
-      stdout: logFd,
-    });
+    child = await spawnChild(
+      [...SERVICE_NODE_ARGS, options.entry ?? BIN, 'serve', '--port', '0', '--config', configPath],
+      {
+        cwd: dir,
+        ready: /listening on (http:\/\/\S+)/,
+        stdout: logFd,
+      },
+    );
   } catch (error) {
     closeSync(logFd);
     await rm(dir, { recursive: true, force: true });

@@ -77,6 +77,8 @@ function subscribe(decode: boolean): Promise<Socket> {
 
 const sockets = await Promise.all(Array.from({ length: count }, (_, index) => subscribe(index === 0)));
 process.stderr.write(`${count} subscribers listening on ${url.href.replace('ws://', 'http://')}\n`);
+// SIGUSR1: how many so far (a benchmark waits for all it sent before it stops the subscribers).
+process.on('SIGUSR1', () => process.stderr.write(`count ${received}\n`));
 process.once('SIGTERM', () => {
   process.stderr.write(`received ${received} types ${JSON.stringify(Object.fromEntries(types))}\n`);
   for (const socket of sockets) socket.destroy();

@@ -248,14 +248,13 @@ try {
   // 2. Turn latency on the default service, without and with 100 subscribers, saturated and paced.
   for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
     for (const code of roundIndex % 2 === 0 ? codes : [...codes].reverse()) {
-      const rate = Math.max(
-        10,
-        Math.round(median(code.throughput.off.map((entry) => entry.rps)) / 2),
-      );
+      const rate = Math.max(10, Math.round(median(code.throughput.off.map((entry) => entry.rps)) / 2));
       progress(`observability: round ${roundIndex + 1}/${ROUNDS}, ${code.name} latency, no subscribers`);
       code.latency.quiet.push(await measure(code.off));
       code.latency.pacedQuiet.push(await measure(code.off, rate));
-      progress(`observability: round ${roundIndex + 1}/${ROUNDS}, ${code.name} latency, ${SUBSCRIBERS} subscribers`);
+      progress(
+        `observability: round ${roundIndex + 1}/${ROUNDS}, ${code.name} latency, ${SUBSCRIBERS} subscribers`,
+      );
       const subscribers = await startHelper('_ws-subscribers.ts', [
         `${code.off.url.replace('http://', 'ws://')}/api/v1/agents/bench/ws`,
         String(SUBSCRIBERS),

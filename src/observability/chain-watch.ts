@@ -56,7 +56,7 @@ export class ChainWatch {
       'agent_service.chain.id': chainId,
       'agent_service.run.id': this.id,
     });
-    this.send('status', { status: 'running', chainId });
+    if (this.watched()) this.send('status', { status: 'running', chainId });
   }
 
   /** The turn whose trace the run's nodes join. */
@@ -73,7 +73,7 @@ export class ChainWatch {
       'agent_service.node.id': nodeId,
       'agent_service.node.type': nodeType,
     });
-    this.send('progress', { phase: 'start', chainId: this.chainId, nodeId, nodeType });
+    if (this.watched()) this.send('progress', { phase: 'start', chainId: this.chainId, nodeId, nodeType });
     return (relations, error) => {
       const durationMs = performance.now() - started;
       const outcome = error === undefined ? 'success' : 'failure';
@@ -96,6 +96,7 @@ export class ChainWatch {
         relations,
         ...(error !== undefined ? { error } : {}),
       });
+      if (!this.watched()) return;
       this.send('progress', {
         phase: 'end',
         chainId: this.chainId,
@@ -158,6 +159,11 @@ export class ChainWatch {
         outcome === 'failure' ? new Error(error ?? 'the sub-agent failed') : undefined,
       );
     }
+  }
+
+  /** Whether anybody watches the chain: its events are not even built otherwise. */
+  private watched(): boolean {
+    return this.context.hub.hasChainSubscribers(this.chainId);
   }
 
   private send(type: LiveEventType, payload: Record<string, unknown>): void {

@@ -2,7 +2,7 @@
 // one, no OpenTelemetry module is imported and every span call is a no-op of the caller's.
 // Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
 // context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 
 export interface SpanHandle {
   readonly traceId: string;
@@ -66,6 +66,8 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
   const tracer: Tracer = provider.getTracer('agent-service', options.serviceVersion);
   const kinds = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL };
   const spans = new WeakMap<SpanHandle, Span>();
+  /** The context of a span as a parent, made once for all its children. */
+  const contexts = new WeakMap<SpanHandle, Context>();
 
   const parentContext = (parent: SpanHandle | string | undefined) => {
     if (parent === undefined) return api.ROOT_CONTEXT;
@@ -80,8 +82,14 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
         isRemote: true,
       });
     }
-    const span = spans.get(parent);
-    return span ? api.trace.setSpan(api.ROOT_CONTEXT, span) : api.ROOT_CONTEXT;
+    let context = contexts.get(parent);
+    if (!context) {
+      const span = spans.get(parent);
+      if (!span) return api.ROOT_CONTEXT;
+      context = api.trace.setSpan(api.ROOT_CONTEXT, span);
+      contexts.set(parent, context);
+    }
+    return context;
   };
 
   return {

@@ -110,11 +110,12 @@ export class TurnWatch {
       randomUUID().replaceAll('-', '');
     metrics.turnsInFlight.inc({ channel: start.channel });
     context.monitor.started(this.record);
-    this.send('status', {
-      status: 'running',
-      channel: start.channel,
-      ...(parent ? { parentTaskId: parent.id } : {}),
-    });
+    if (this.watched())
+      this.send('status', {
+        status: 'running',
+        channel: start.channel,
+        ...(parent ? { parentTaskId: parent.id } : {}),
+      });
   }
 
   /** Adds a trace step (model calls report theirs through this). */
@@ -136,11 +137,12 @@ export class TurnWatch {
         this.modelCalls += 1;
         this.record.inputTokens += event.usage.promptTokens;
         this.record.outputTokens += event.usage.completionTokens;
-        this.send('progress', {
-          progress: this.modelCalls,
-          message: `model call ${this.modelCalls} finished`,
-          usage: { inputTokens: this.record.inputTokens, outputTokens: this.record.outputTokens },
-        });
+        if (this.watched())
+          this.send('progress', {
+            progress: this.modelCalls,
+            message: `model call ${this.modelCalls} finished`,
+            usage: { inputTokens: this.record.inputTokens, outputTokens: this.record.outputTokens },
+          });
         break;
       case 'tool-call-start': {
         this.record.currentTool = event.toolCallName;
@@ -236,13 +238,15 @@ export class TurnWatch {
       if (message !== undefined) this.span.fail(message, isAppError(error) ? error.kind : 'error');
       this.span.end();
     }
-    if (message === undefined) {
-      this.send('done', {
-        content: text ?? '',
-        durationMs: this.record.durationMs,
-        usage: { inputTokens: this.record.inputTokens, outputTokens: this.record.outputTokens },
-      });
-    } else this.send('error', { message });
+    if (this.watched()) {
+      if (message === undefined)
+        this.send('done', {
+          content: text ?? '',
+          durationMs: this.record.durationMs,
+          usage: { inputTokens: this.record.inputTokens, outputTokens: this.record.outputTokens },
+        });
+      else this.send('error', { message });
+    }
     this.context.logger.info(
       {
         turn: this.id,
@@ -274,6 +278,11 @@ export class TurnWatch {
     this.pendingText = '';
     this.publish('text', { content });
   };
+
+  /** Whether anybody watches the agent: its events are not even built otherwise. */
+  private watched(): boolean {
+    return this.context.hub.hasAgentSubscribers(this.start.agentId);
+  }
 
   private send(type: LiveEventType, payload: Record<string, unknown>): void {
     const { hub } = this.context;
