@@ -89,6 +89,19 @@ export interface SearchDocumentsTable {
   /** The fact's time in ms: the dated note's day, the message's time. */
   at: number;
   text: string;
+  /** sha256 of `text` (memory chunks), the key of its cached vector; null for older rows and messages. */
+  content_hash: string | null;
+}
+
+/** Vectors of memory chunks by model and text hash (libsql only: migration 801). */
+export interface MemoryVectorsTable {
+  /** The embedding model's key: provider, model and asked dimensions. */
+  model: string;
+  hash: string;
+  dimensions: number;
+  /** A libsql F32 vector blob. */
+  vector: Uint8Array;
+  created_at: number;
 }
 
 export interface CronTasksTable {
@@ -129,6 +142,7 @@ export interface DatabaseSchema {
   session_summaries: SessionSummariesTable;
   memory_files: MemoryFilesTable;
   search_documents: SearchDocumentsTable;
+  memory_vectors: MemoryVectorsTable;
 }
 
 export type Db = Kysely<DatabaseSchema>;
