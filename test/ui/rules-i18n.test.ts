@@ -91,8 +91,9 @@ const RULES_ENGLISH = [
  * placeholder equal to one, or (for a longer one) containing it.
  */
 async function englishLeft(ui: UiPage, english: string[]): Promise<string[]> {
-  const texts = await ui.page.evaluate(() => {
-    const found: string[] = [];
+  // A string, so the page's DOM types stay out of the server's typecheck.
+  const texts = await ui.page.evaluate<string[]>(`(() => {
+    const found = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
@@ -106,7 +107,7 @@ async function englishLeft(ui: UiPage, english: string[]): Promise<string[]> {
       for (const id of (element.getAttribute('aria-describedby') ?? '').split(' '))
         found.push((document.getElementById(id)?.textContent ?? '').trim());
     return found.filter((text) => text !== '');
-  });
+  })()`);
   return english.filter((phrase) =>
     texts.some((text) => text === phrase || (phrase.length > 12 && text.includes(phrase))),
   );
