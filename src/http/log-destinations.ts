@@ -24,7 +24,9 @@ export function logDestinations(config: Config, base?: NodeJS.WritableStream): L
       ? server.log_file
       : resolve(config.data.logs_dir, server.log_file)
     : undefined;
-  const file = path ? new RotatingFile(path, server.log_file_max_mb * 1024 * 1024, server.log_file_keep) : undefined;
+  const file = path
+    ? new RotatingFile(path, server.log_file_max_mb * 1024 * 1024, server.log_file_keep)
+    : undefined;
   const stdout = base ? undefined : standardOutput();
   // Each stream takes every line; the logger's own level decides which lines are written at all.
   const streams: pino.StreamEntry[] = [

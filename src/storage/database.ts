@@ -253,7 +253,8 @@ function reusingStatements(database: Database.Database): Pick<Database.Database,
       if (statement) statements.delete(text);
       else {
         statement = database.prepare(text);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        if (statements.size >= STATEMENT_CACHE_SIZE)
+          statements.delete(statements.keys().next().value as string);
       }
       statements.set(text, statement);
       return statement;
@@ -274,7 +275,10 @@ async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {
       beforeUpgrade: async (state) => {
         if (path === ':memory:') return;
         const copy = await preUpgradeCopy(db, path);
-        options.logger?.info({ database: path, copy, pending: state.pending }, 'database copied before upgrade');
+        options.logger?.info(
+          { database: path, copy, pending: state.pending },
+          'database copied before upgrade',
+        );
       },
     });
     if (applied.length > 0)
