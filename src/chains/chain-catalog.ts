@@ -2,8 +2,7 @@
 // stops the server; its chain is simply not loaded and its error is shown in the chain's status.
 import type { EventBus } from '../cluster/event-bus.ts';
 import type { Locks } from '../cluster/locks.ts';
-import type { RuleChainDefinition } from '../engine/dsl.ts';
-import type { RuleEngine } from '../engine/engine.ts';
+import type { CheckedChain, RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
 import type { RunOptions, RunResult } from '../engine/types.ts';
 import { AppError, conflict, invalid, notFound } from '../core/errors.ts';
@@ -115,7 +114,7 @@ export class ChainCatalog {
       try {
         if (idOf(file.json) !== location.id)
           throw invalid(`ruleChain.id must be "${location.id}" to match the file name`);
-        await this.engine.load(await this.engine.validate(file.json));
+        await this.engine.load(file.json);
       } catch (error) {
         entry.error = error instanceof Error ? error.message : String(error);
       }
@@ -179,14 +178,14 @@ export class ChainCatalog {
   }
 
   /**
-   * Validates the whole definition; the stored file keeps every key the caller sent. Secrets sent back
-   * as views show them (`***`) keep the values stored in `stored`.
+   * Compiles the whole definition (its one check); the stored file keeps every key the caller sent.
+   * Secrets sent back as views show them (`***`) keep the values stored in `stored`.
    */
   private async prepare(
     input: unknown,
     kind: 'agent' | 'rule',
     stored?: Record<string, unknown>,
-  ): Promise<RuleChainDefinition> {
+  ): Promise<CheckedChain> {
     const body = restoreChainSecrets(input, stored);
     if (kind === 'agent' && body && typeof body === 'object') {
       const ruleChain = (body as { ruleChain?: Record<string, unknown> }).ruleChain;
@@ -195,7 +194,18 @@ export class ChainCatalog {
         ruleChain['additionalInfo'] = { ...info, category: AGENT_CATEGORY };
       }
     }
-    return this.engine.validate(body);
+    return this.engine.compile(body);
+  }
+
+  /** Saves a compiled chain with `save`, then installs it; a failed save drops it. */
+  private async commit(chain: CheckedChain, save: () => Promise<void>): Promise<void> {
+    try {
+      await save();
+    } catch (error) {
+      await this.engine.discard(chain);
+      throw error;
+    }
+    await this.engine.install(chain);
   }
 
   create(body: unknown, scope: Scope): Promise<ChainView> {
@@ -203,16 +213,18 @@ export class ChainCatalog {
       const kind = scope.kind === 'agent' ? 'agent' : 'rule';
       const agentId = scope.kind === 'rule' ? scope.agentId : undefined;
       if (agentId) this.requireAgent(agentId);
-      const definition = await this.prepare(body, kind);
+      const chain = await this.prepare(body, kind);
+      const { definition } = chain;
       const id = definition.ruleChain.id;
-      const existing = this.entries.get(id);
-      if (existing) {
-        const what = existing.location.kind === 'agent' ? 'an agent' : 'a rule chain';
-        throw conflict(`id "${id}" is already used by ${what}`);
-      }
       const location = this.files.locate(id, kind, kind === 'agent' ? id : agentId);
-      await this.files.write(location, definition);
-      await this.engine.load(definition);
+      await this.commit(chain, async () => {
+        const existing = this.entries.get(id);
+        if (existing) {
+          const what = existing.location.kind === 'agent' ? 'an agent' : 'a rule chain';
+          throw conflict(`id "${id}" is already used by ${what}`);
+        }
+        await this.files.write(location, definition);
+      });
       const entry: Entry = { location, definition, error: undefined };
       this.entries.set(id, entry);
       return this.view(entry);
@@ -227,9 +239,9 @@ export class ChainCatalog {
       if (bodyId !== undefined && bodyId !== id) {
         throw invalid(`ruleChain.id "${bodyId}" does not match the id in the path "${id}"`);
       }
-      const definition = await this.prepare(body, entry.location.kind, entry.definition);
-      await this.files.write(entry.location, definition);
-      await this.engine.load(definition);
+      const chain = await this.prepare(body, entry.location.kind, entry.definition);
+      const { definition } = chain;
+      await this.commit(chain, () => this.files.write(entry.location, definition));
       entry.definition = definition;
       entry.error = undefined;
       return this.view(entry);
@@ -284,9 +296,9 @@ export class ChainCatalog {
       }
       try {
         if (idOf(file.json) !== id) throw invalid(`ruleChain.id must be "${id}" to match the file name`);
-        const definition = await this.engine.validate(file.json);
-        await this.engine.load(definition);
-        entry.definition = definition;
+        const chain = await this.engine.compile(file.json);
+        await this.engine.install(chain);
+        entry.definition = chain.definition;
         entry.error = undefined;
       } catch (error) {
         entry.error = error instanceof Error ? error.message : String(error);

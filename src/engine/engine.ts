@@ -38,6 +38,14 @@ export interface RuleEngineOptions {
   observer?: RunObserver;
 }
 
+/** A definition compiled by `compile`: to be installed or discarded, once. */
+export interface CheckedChain {
+  readonly definition: RuleChainDefinition;
+  readonly compiled: CompiledChain;
+  /** Its place in the order of loads and unloads (see `applied`). */
+  readonly ticket: number;
+}
+
 interface LoadedChain {
   compiled: CompiledChain;
   inFlight: number;
@@ -111,24 +119,44 @@ export class RuleEngine {
     }
   }
 
+  /**
+   * Parses a definition and builds every node: the whole check of a definition, done once. The
+   * result is put in service by `install` or dropped by `discard`, so a save checks and installs
+   * with one build.
+   */
+  async compile(definition: unknown): Promise<CheckedChain> {
+    if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
+    const parsed = parseRuleChain(definition);
+    const ticket = ++this.sequence;
+    return { definition: parsed, compiled: await buildChain(parsed, this.registry, this.services), ticket };
+  }
+
+  /** Drops a compiled chain that is not going to be installed (its save failed). */
+  async discard(chain: CheckedChain): Promise<void> {
+    await destroyChain(chain.compiled);
+  }
+
   /** Parses and fully checks a definition, building (then destroying) every node. */
   async validate(definition: unknown): Promise<RuleChainDefinition> {
-    const parsed = parseRuleChain(definition);
-    await destroyChain(await buildChain(parsed, this.registry, this.services));
-    return parsed;
+    const chain = await this.compile(definition);
+    await this.discard(chain);
+    return chain.definition;
+  }
+
+  /** Compiles a definition and installs it (see `install`). */
+  async load(definition: unknown): Promise<void> {
+    await this.install(await this.compile(definition));
   }
 
   /**
-   * Builds the chain and swaps it in; a broken definition throws and leaves the old chain serving.
-   * A `disabled` chain is validated like any other but not loaded: a loaded version of it is
-   * unloaded, and running it answers not-found "is disabled".
+   * Swaps a compiled chain in; the old one serves until then, and its runs finish on it. A
+   * `disabled` chain is checked like any other but not put in service: a loaded version of it is
+   * unloaded, and running it answers not-found "is disabled". A chain compiled before a later
+   * load or unload of its id was applied is dropped, so a slow older save cannot win.
    */
-  async load(definition: unknown): Promise<void> {
-    if (this.closed) throw new AppError('unavailable', 'rule engine is closed');
-    const parsed = parseRuleChain(definition);
+  async install(chain: CheckedChain): Promise<void> {
+    const { definition: parsed, compiled, ticket } = chain;
     const id = parsed.ruleChain.id;
-    const ticket = ++this.sequence;
-    const compiled = await buildChain(parsed, this.registry, this.services);
     if (this.closed || (this.applied.get(id) ?? 0) > ticket) {
       await destroyChain(compiled);
       return;
