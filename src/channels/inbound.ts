@@ -9,6 +9,7 @@ import type { Attribution } from '../usage/attribution.ts';
 import { isRefusal, type UsageGuard } from '../usage/guard.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { offerPairing } from './pairing.ts';
+import { withSendRetry } from './send-retry.ts';
 import type { PairingStore } from './pairing-store.ts';
 import { checkPolicy, peerOf, resolveAgent } from './routing.ts';
 import type { ChannelAccount, ChannelAdapter, InboundMessage, ReplyStream } from './types.ts';
@@ -81,7 +82,8 @@ async function startReply(
       stream = await adapter.resumeReply(deps.account, message, deps.resumeRef, deps.signal);
     stream ??= await adapter.beginReply(deps.account, message, deps.signal);
     if (!stream) return undefined;
-    if (stream.ref !== undefined && stream.ref !== deps.resumeRef) await deps.onReplyStarted?.(stream.ref);
+    // Not waited for: a database away must not hold the answer up (the note only helps a takeover).
+    if (stream.ref !== undefined && stream.ref !== deps.resumeRef) void deps.onReplyStarted?.(stream.ref);
   } catch (error) {
     // The answer still goes out as a plain message.
     deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not start a streamed reply');
@@ -233,11 +235,15 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
   if (stream) {
     try {
-      await stream.finish(reply.trim() === '' ? EMPTY_ANSWER : reply);
+      const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
+      await withSendRetry(() => stream.finish(final), retrying(deps, where));
       return outcome;
     } catch (error) {
       if (!deps.signal.aborted)
-        deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not finish the channel reply');
+        deps.logger?.warn(
+          { ...where, err: errorMessage(error) },
+          'could not finish the channel reply; given up after retries',
+        );
       return 'failed';
     }
   }
@@ -246,16 +252,23 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     return outcome;
   }
   try {
-    await deps.adapter.sendText(deps.account, message.chatId, reply, {
-      replyTo: message.chatType === 'group' ? message.messageId : undefined,
-      threadId: message.threadId,
-      replyContext: message.replyContext,
-      signal: deps.signal,
-    });
+    await withSendRetry(
+      () =>
+        deps.adapter.sendText(deps.account, message.chatId, reply, {
+          replyTo: message.chatType === 'group' ? message.messageId : undefined,
+          threadId: message.threadId,
+          replyContext: message.replyContext,
+          signal: deps.signal,
+        }),
+      retrying(deps, where),
+    );
     return outcome;
   } catch (error) {
     if (!deps.signal.aborted) {
-      deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send the channel reply');
+      deps.logger?.warn(
+        { ...where, err: errorMessage(error) },
+        'could not send the channel reply; given up after retries',
+      );
     }
     return 'failed';
   }
@@ -286,16 +299,35 @@ async function sendPlain(
 ): Promise<InboundOutcome> {
   if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
   try {
-    await deps.adapter.sendText(deps.account, message.chatId, text, {
-      replyTo: message.chatType === 'group' ? message.messageId : undefined,
-      threadId: message.threadId,
-      replyContext: message.replyContext,
-      signal: deps.signal,
-    });
+    await withSendRetry(
+      () =>
+        deps.adapter.sendText(deps.account, message.chatId, text, {
+          replyTo: message.chatType === 'group' ? message.messageId : undefined,
+          threadId: message.threadId,
+          replyContext: message.replyContext,
+          signal: deps.signal,
+        }),
+      retrying(deps, where),
+    );
     return outcome;
   } catch (error) {
     if (!deps.signal.aborted)
-      deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not send the channel reply');
+      deps.logger?.warn(
+        { ...where, err: errorMessage(error) },
+        'could not send the channel reply; given up after retries',
+      );
     return 'failed';
   }
+}
+
+/** Retries of a reply's send: bounded, cancelled with the message, each one logged. */
+function retrying(deps: InboundDeps, where: object) {
+  return {
+    signal: deps.signal,
+    onRetry: (attempt: number, delayMs: number, error: Error) =>
+      deps.logger?.warn(
+        { ...where, attempt, delayMs, err: errorMessage(error) },
+        'channel reply not sent; retrying',
+      ),
+  };
 }

@@ -14,6 +14,8 @@ export class PlatformError extends AppError {
   readonly code: string | number | undefined;
   /** How long the platform asked us to wait (a 429's Retry-After); the reconnect loop honours it. */
   readonly retryAfterMs: number | undefined;
+  /** The platform could not be reached or the connection broke (reset, timed out): no answer at all. */
+  readonly unreachable: boolean;
 
   constructor(
     message: string,
@@ -21,9 +23,11 @@ export class PlatformError extends AppError {
       status?: number | undefined;
       code?: string | number | undefined;
       retryAfterMs?: number | undefined;
+      unreachable?: boolean;
     } = {},
   ) {
     super('upstream', message);
+    this.unreachable = details.unreachable ?? false;
     this.httpStatus = details.status;
     this.code = details.code;
     this.retryAfterMs = details.retryAfterMs;
@@ -91,7 +95,9 @@ export async function platformFetch(request: PlatformRequest): Promise<PlatformR
   const failed = (error: unknown): never => {
     if (request.signal?.aborted) throw request.signal.reason;
     if (error instanceof PlatformError) throw error;
-    throw new PlatformError(`${request.what}: could not reach the API (${transportDetail(error)})`);
+    throw new PlatformError(`${request.what}: could not reach the API (${transportDetail(error)})`, {
+      unreachable: true,
+    });
   };
   let response: Response;
   try {

@@ -389,8 +389,29 @@ describe('outbound endpoints', () => {
     assert.deepEqual(Object.keys(unknown.json()), ['error']);
   });
 
+  it('a send is retried on 5xx and 429 (after Retry-After), not on other errors; each retry is one call', async () => {
+    const before = h.tg.callsOf('sendMessage').length;
+    h.tg.failNext('sendMessage', 502, 2);
+    const retried = await post('telegram/send', { chatId: '5', message: 'after two 502s', accountId: 'bot1' });
+    assert.equal(retried.statusCode, 200, retried.body);
+    h.tg.failNext('sendMessage', 429, 1, { retryAfter: 1 });
+    const limited = await post('telegram/send', { chatId: '5', message: 'after a 429', accountId: 'bot1' });
+    assert.equal(limited.statusCode, 200, limited.body);
+    const calls = h.tg.callsOf('sendMessage').slice(before);
+    assert.deepEqual(
+      calls.map((call) => call.params['text']),
+      ['after two 502s', 'after two 502s', 'after two 502s', 'after a 429', 'after a 429'],
+    );
+    h.tg.failNext('sendMessage', 400, 1, { description: 'Bad Request: chat not found' });
+    const refused = await post('telegram/send', { chatId: '5', message: 'never', accountId: 'bot1' });
+    assert.equal(refused.statusCode, 502);
+    assert.match(refused.json().error, /chat not found/);
+    assert.equal(h.tg.callsOf('sendMessage').length, before + 6, 'a 400 is not retried');
+  });
+
   it('a Telegram failure is a 502 that never contains the token', async () => {
-    h.tg.failNext('sendMessage', 500, 1, { description: `Internal error for bot${TOKEN}` });
+    // Failing every attempt: the send is retried, then reported.
+    h.tg.failNext('sendMessage', 500, 4, { description: `Internal error for bot${TOKEN}` });
     const failed = await post('telegram/send', { chatId: '1', message: 'x', accountId: 'bot1' });
     assert.equal(failed.statusCode, 502);
     assert.match(failed.json().error, /telegram sendMessage failed/);

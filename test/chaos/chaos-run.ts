@@ -74,6 +74,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   });
   const server = config['server'] as Record<string, unknown>;
   server['request_timeout_ms'] = options.turnTimeoutMs;
+  // The turn's own limit (waiting for its session and the database included); request_timeout_ms
+  // alone bounds only the wait for a session's lock, so turns waiting on the database ran past it.
+  config['agents'] = { turn_timeout_ms: options.turnTimeoutMs };
   const channels = config['channels'] as Record<string, unknown>;
   channels['telegram'] = {
     enabled: true,

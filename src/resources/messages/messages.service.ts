@@ -9,6 +9,7 @@ import type { ChannelManager } from '../../channels/manager.ts';
 import { resolveOutboundFile, type WorkspaceAccess } from '../../channels/files.ts';
 import type { ChannelAccount, ChannelAdapter, OutboundMedia } from '../../channels/types.ts';
 import { platformOf } from '../channels/channels.service.ts';
+import { withSendRetry } from '../../channels/send-retry.ts';
 import type { FileBody, ImageBody, SentAnswer, TextBody } from './messages.schema.ts';
 
 interface Target {
@@ -25,14 +26,14 @@ export class MessagesService {
 
   async sendText(platform: string, body: TextBody): Promise<SentAnswer> {
     const { adapter, account } = this.target(platform, body.accountId);
-    const sent = await adapter.sendText(account, body.chatId, body.message);
+    const sent = await withSendRetry(() => adapter.sendText(account, body.chatId, body.message));
     return { success: true, messageId: sent.messageId };
   }
 
   async sendImage(platform: string, body: ImageBody): Promise<SentAnswer> {
     const { adapter, account } = this.target(platform, body.accountId);
     const image = await this.media('image', body.imagePath, body.imageKey, adapter.maxUploadBytes.image);
-    const sent = await adapter.sendImage(account, body.chatId, image);
+    const sent = await withSendRetry(() => adapter.sendImage(account, body.chatId, image));
     return { success: true, messageId: sent.messageId };
   }
 
@@ -45,7 +46,7 @@ export class MessagesService {
       adapter.maxUploadBytes.file,
       body.fileName,
     );
-    const sent = await adapter.sendFile(account, body.chatId, file);
+    const sent = await withSendRetry(() => adapter.sendFile(account, body.chatId, file));
     return { success: true, messageId: sent.messageId };
   }
 
