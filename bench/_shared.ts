@@ -246,8 +246,12 @@ export function perUnit(
 /**
  * Starts `agent-service serve --port 0` as a user would, in a fresh temporary folder with `config`
  * written as its config.yaml (JSON is YAML). Its log (stdout) goes to a file, as under a supervisor.
+ * `entry` runs another checkout's bin/agent-service.mjs (a "before" beside the code under test).
  */
-export async function startService(config: Record<string, unknown>): Promise<Service> {
+export async function startService(
+  config: Record<string, unknown>,
+  options: { entry?: string } = {},
+): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-service-'));
   folders.add(dir);
   const configPath = join(dir, 'config.yaml');
@@ -256,7 +260,7 @@ export async function startService(config: Record<string, unknown>): Promise<Ser
   const logFd = openSync(logPath, 'w');
   let child: Child;
   try {
-    child = await spawnChild([...SERVICE_NODE_ARGS, BIN, 'serve', '--port', '0', '--config', configPath], {
+    child = await spawnChild([...SERVICE_NODE_ARGS, options.entry ?? BIN, 'serve', '--port', '0', '--config', configPath], {
       cwd: dir,
       ready: /listening on (http:\/\/\S+)/,
       stdout: logFd,

@@ -30,6 +30,8 @@ import { agentModel } from './turns/agent-model.ts';
 import { Compactor } from './turns/compactor.ts';
 import { memoryAccess } from './turns/memory-access.ts';
 import { MemoryIndex } from './storage/memory-index.ts';
+import { MemoryVectors } from './storage/memory-vectors.ts';
+import { embeddingModelSource } from './model-providers/embedding-model.ts';
 import { SessionSearch } from './storage/session-search.ts';
 import { KeywordIndex } from './storage/search/keyword-index.ts';
 import { CronStore } from './scheduler/cron-store.ts';
@@ -206,7 +208,13 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   usage.budgets.onEvent((event) => telemetry.budgetEvent(event.budget.id, event.type));
   const keywords = new KeywordIndex(db, KeywordIndex.dialectOf(db));
   const sessions = new SessionStore(db, undefined, undefined, keywords);
-  const memory = new MemoryIndex(db, keywords, workspace);
+  const embeddingModel = embeddingModelSource(
+    () => ({ providers: store.current.models.providers, embeddings: store.current.memory.embeddings }),
+    { keywordOnly: KeywordIndex.dialectOf(db) === 'postgres', logger },
+  );
+  embeddingModel(); // clustered with embeddings configured: says once, at start, that they are unused
+  const vectors = new MemoryVectors(db, embeddingModel, { logger });
+  const memory = new MemoryIndex(db, keywords, workspace, { vectors });
   const sessionSearch = new SessionSearch(db, keywords);
   const compactor = new Compactor({
     sessions,

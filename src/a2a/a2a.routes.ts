@@ -6,10 +6,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAgentAccess } from '../auth/agent-access.ts';
 import type { AuthService } from '../auth/auth-service.ts';
-import { SseWriter } from '../http/sse.ts';
+import { dataFrame, pipeSse } from '../http/sse.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { A2A_PATH } from './a2a-card.ts';
-import type { A2AServer, CardAddress } from './a2a-server.ts';
+import type { A2AAnswer, A2AServer, CardAddress } from './a2a-server.ts';
 
 const params = z.object({ agentId: z.string().min(1).max(64) });
 const cardSchema = z.record(z.string(), z.unknown());
@@ -20,6 +20,16 @@ function originOf(request: FastifyRequest): string {
 
 function bearer(request: FastifyRequest): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+/** A streamed answer's events: the first (read before the stream started), then the rest. */
+async function* streamOf(answer: Extract<A2AAnswer, { kind: 'stream' }>): AsyncGenerator<unknown> {
+  if (answer.first !== undefined) yield answer.first;
+  for (;;) {
+    const next = await answer.events.next();
+    if (next.done) return;
+    yield next.value;
+  }
 }
 
 /** Registered at the root: the paths are /.well-known/... and /api/v1/a2a/... */
@@ -66,20 +76,10 @@ export function registerA2ARoutes(
       const answer = await a2a.handle(agentId, request.body, request.headers, request.principal);
       if (answer.kind === 'json') return reply.code(answer.status).send(answer.body);
       // A stream the client leaves goes on: the task runs to its end and can be re-subscribed.
-      const sse = new SseWriter(reply);
-      try {
-        if (answer.first !== undefined) sse.send(answer.first);
-        for (;;) {
-          const next = await answer.events.next();
-          if (next.done) break;
-          sse.send(next.value);
-        }
-      } catch (error) {
-        request.log.warn({ err: error }, 'A2A stream failed');
-        sse.write(`event: error\ndata: ${JSON.stringify(answer.errorBody(error))}\n\n`);
-      } finally {
-        sse.end();
-      }
+      await pipeSse(reply, () => streamOf(answer), {
+        frame: dataFrame,
+        error: (error) => `event: error\ndata: ${JSON.stringify(answer.errorBody(error))}\n\n`,
+      });
       return reply;
     },
   );

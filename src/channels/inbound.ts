@@ -23,7 +23,8 @@ export const EMPTY_ANSWER = '(no answer)';
 /** Session scope of channel conversations: one session per account and peer (group or DM sender). */
 export const CHANNEL_SESSION_SCOPE = 'per_account_channel_peer';
 
-export type InboundOutcome = 'ignored' | 'refused' | 'replied' | 'apologized' | 'failed';
+/** `taken`: another instance took the message over while this one worked on it; nothing was sent. */
+export type InboundOutcome = 'ignored' | 'refused' | 'replied' | 'apologized' | 'failed' | 'taken';
 
 export interface InboundDeps {
   config: () => Config;
@@ -38,6 +39,16 @@ export interface InboundDeps {
   guard?: UsageGuard;
   /** Pending DM pairing requests (dm_policy pairing); without it such senders are only refused. */
   pairing?: PairingStore | undefined;
+  /**
+   * The durable inbox's hold on the message: asked just before the answer (or apology) goes out;
+   * false means another instance took the message over (this one stalled past its lease) and
+   * answers it, so nothing is sent from here.
+   */
+  stillOwned?: () => Promise<boolean>;
+  /** The reply a previous attempt began (ReplyStream.ref): this attempt edits it instead of a new one. */
+  resumeRef?: string | undefined;
+  /** Told the ref of a reply begun, so that an instance taking the message over can resume it. */
+  onReplyStarted?: (ref: string) => Promise<void>;
 }
 
 /** One session per account and peer; a thread (Slack, Feishu topics) has a session of its own. */
@@ -66,8 +77,11 @@ async function startReply(
   if (!adapter.capabilities.editMessage || !adapter.beginReply) return undefined;
   let stream: ReplyStream | undefined;
   try {
-    stream = await adapter.beginReply(deps.account, message, deps.signal);
+    if (deps.resumeRef !== undefined && adapter.resumeReply)
+      stream = await adapter.resumeReply(deps.account, message, deps.resumeRef, deps.signal);
+    stream ??= await adapter.beginReply(deps.account, message, deps.signal);
     if (!stream) return undefined;
+    if (stream.ref !== undefined && stream.ref !== deps.resumeRef) await deps.onReplyStarted?.(stream.ref);
   } catch (error) {
     // The answer still goes out as a plain message.
     deps.logger?.warn({ ...where, err: errorMessage(error) }, 'could not start a streamed reply');
@@ -216,6 +230,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   } finally {
     stopTyping?.();
   }
+  if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
   if (stream) {
     try {
       await stream.finish(reply.trim() === '' ? EMPTY_ANSWER : reply);
@@ -269,6 +284,7 @@ async function sendPlain(
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
+  if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
   try {
     await deps.adapter.sendText(deps.account, message.chatId, text, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,

@@ -4,6 +4,8 @@
 // recognised and gets a random one.
 import { randomUUID } from 'node:crypto';
 import { PLATFORMS, type Platform } from '../config/schema.ts';
+import type { DurableWork } from '../storage/durable-work.ts';
+import type { InboundDeps } from './inbound.ts';
 import type { InboundMessage } from './types.ts';
 
 export const INBOX_KIND = 'channel';
@@ -12,6 +14,8 @@ export interface InboxEntry {
   platform: Platform;
   accountId: string;
   message: InboundMessage;
+  /** The reply an attempt began (ReplyStream.ref): a later attempt edits it rather than post another. */
+  replyRef?: string;
 }
 
 export function inboxId(message: InboundMessage): string {
@@ -28,5 +32,21 @@ export function readInboxEntry(payload: unknown): InboxEntry | undefined {
   const message = entry.message;
   if (typeof message !== 'object' || message === null || typeof message.chatId !== 'string') return undefined;
   if (typeof message.text !== 'string') return undefined;
-  return { platform: entry.platform as Platform, accountId: entry.accountId, message };
+  const read: InboxEntry = { platform: entry.platform as Platform, accountId: entry.accountId, message };
+  if (typeof entry.replyRef === 'string' && entry.replyRef.length <= 200) read.replyRef = entry.replyRef;
+  return read;
+}
+
+/** What handleInbound asks of the durable inbox for a recorded message (see InboundDeps). */
+export function inboxHooks(
+  work: DurableWork,
+  id: string,
+  entry: InboxEntry,
+  replyRef: string | undefined,
+): Pick<InboundDeps, 'stillOwned' | 'resumeRef' | 'onReplyStarted'> {
+  return {
+    stillOwned: () => work.stillOwned(id),
+    resumeRef: replyRef,
+    onReplyStarted: (ref) => work.note(id, { ...entry, replyRef: ref } satisfies InboxEntry),
+  };
 }

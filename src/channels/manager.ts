@@ -15,7 +15,7 @@ import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
 import { crashPoint } from '../core/fault-points.ts';
 import type { DurableWork, WorkOutcome } from '../storage/durable-work.ts';
-import { INBOX_KIND, inboxId, readInboxEntry, type InboxEntry } from './inbox.ts';
+import { INBOX_KIND, inboxHooks, inboxId, readInboxEntry, type InboxEntry } from './inbox.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import type { PairingStore } from './pairing-store.ts';
@@ -59,7 +59,7 @@ interface Runner {
   /** Records (durable inbox) and starts handling one message; resolves once it is recorded. */
   deliver: (message: InboundMessage) => Promise<void>;
   /** Handles a message recorded earlier (by this or a lost instance). */
-  handle: (message: InboundMessage, workId: string) => Promise<WorkOutcome>;
+  handle: (message: InboundMessage, workId: string, replyRef?: string) => Promise<WorkOutcome>;
 }
 
 /** The fields whose change needs a new connection; the others are read live. */
@@ -181,7 +181,7 @@ export class ChannelManager {
       );
       return 'failed';
     }
-    return runner.handle(entry.message, id);
+    return runner.handle(entry.message, id, entry.replyRef);
   }
 
   /** Stops receiving: long connections close and webhooks answer 404; turns in flight go on. */
@@ -295,9 +295,12 @@ export class ChannelManager {
     const where = { platform: account.platform, accountId: account.id };
     const work = this.options.work;
     const turnSignal = this.turnsController.signal;
-    /** Runs the turn of one message; says how it ended for the durable inbox. */
-    const start = (message: InboundMessage): Promise<WorkOutcome> => {
+    /** Runs the turn of one message; says how it ended for the durable inbox (recorded as `workId`). */
+    const start = (message: InboundMessage, workId?: string, replyRef?: string): Promise<WorkOutcome> => {
+      const entry = { platform: account.platform, accountId: account.id, message };
+      const durable = work && workId !== undefined ? inboxHooks(work, workId, entry, replyRef) : {};
       const handled = handleInbound(message, {
+        ...durable,
         config: () => this.store.current,
         turns: this.turns,
         adapter,
@@ -312,6 +315,7 @@ export class ChannelManager {
           this.options.onHandled?.(message, outcome);
           // Stopped before it ended: handed back, to be answered by another instance or the next start.
           if (outcome === 'failed' && turnSignal.aborted) return 'released';
+          if (outcome === 'taken') return 'taken';
           return outcome === 'failed' ? 'failed' : 'done';
         })
         .catch((error: unknown): WorkOutcome => {
@@ -373,16 +377,16 @@ export class ChannelManager {
           void work.release(id, true);
           return;
         }
-        void start(message).then(async (outcome) => {
+        void start(message, id).then(async (outcome) => {
           if (outcome === 'done' || outcome === 'failed') await work.finish(id, outcome);
-          else await work.release(id);
+          else if (outcome !== 'taken') await work.release(id);
         });
       },
       // The durable inbox marks the work finished (or handed back) by the outcome.
-      handle: async (message) => {
+      handle: async (message, workId, replyRef) => {
         if (turnSignal.aborted) return 'released';
         if (inFlight.size >= limit) return 'busy';
-        return start(message);
+        return start(message, workId, replyRef);
       },
     };
     this.logger.info(where, 'channel account started');

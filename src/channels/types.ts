@@ -114,6 +114,8 @@ export interface WebhookReply {
 
 /** A reply shown at once and edited as the answer streams (Feishu card, WeCom stream, Slack update). */
 export interface ReplyStream {
+  /** Names the reply for resumeReply (kept with the durable inbox's record of the message). */
+  ref?: string;
   /** Shows the answer so far; the caller throttles calls to the adapter's editIntervalMs. */
   update(text: string): Promise<void>;
   /** Shows the final answer (splitting it into more messages where it is too long). */
@@ -162,6 +164,16 @@ export interface ChannelAdapter<Config extends AccountConfig = AccountConfig> {
   beginReply?(
     account: ChannelAccount<Config>,
     message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<ReplyStream | undefined>;
+  /**
+   * Takes up a reply begun by an earlier attempt at the same message (ReplyStream.ref), on this or
+   * another instance, so a message taken over after a crash is answered in one reply, not two.
+   */
+  resumeReply?(
+    account: ChannelAccount<Config>,
+    message: InboundMessage,
+    ref: string,
     signal: AbortSignal,
   ): Promise<ReplyStream | undefined>;
   /** With capabilities.typing: shows typing in the chat until the returned function is called. */

@@ -116,3 +116,16 @@ export class AguiEventMapper {
     return events;
   }
 }
+
+/** A turn as AG-UI events, from RUN_STARTED to RUN_FINISHED; a failed turn throws (see `failed`). */
+export async function* aguiEvents(
+  events: AsyncIterable<TurnEvent>,
+  mapper: AguiEventMapper,
+): AsyncGenerator<AguiEvent> {
+  yield* mapper.started();
+  for await (const event of events) {
+    if (event.type === 'error') throw event.error;
+    yield* mapper.map(event);
+    if (event.type === 'done') return;
+  }
+}

@@ -7,12 +7,12 @@ import { turnOrigin } from './turn-origin.ts';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AppError, errorMessage, isAppError } from '../core/errors.ts';
-import { SseWriter } from '../http/sse.ts';
+import { AppError } from '../core/errors.ts';
+import { pipeSse, publicMessage } from '../http/sse.ts';
 import type { ChatMessage } from '../model-providers/types.ts';
 import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
-import { AguiEventMapper, type AguiEvent } from './agui-events.ts';
+import { aguiEvents, AguiEventMapper, type AguiEvent } from './agui-events.ts';
 import { aguiParams, runAgentInputSchema, type AguiMessage, type RunAgentInput } from './agui.schema.ts';
 import { apiSession } from './chat-request.ts';
 
@@ -95,29 +95,14 @@ export function registerAguiRoutes(app: FastifyInstance, turns: TurnRunner): voi
         origin: turnOrigin(request),
       };
       const encoder = new (await loadEncoder())();
-      const sse = new SseWriter(reply);
       // The encoder takes @ag-ui/core's event types; ours are the same shapes, declared here.
-      const send = (events: AguiEvent[]): void => {
-        for (const event of events)
-          sse.write(encoder.encode(event as unknown as Parameters<EventEncoder['encode']>[0]));
-      };
+      const encode = (event: AguiEvent): string =>
+        encoder.encode(event as unknown as Parameters<EventEncoder['encode']>[0]);
       const mapper = new AguiEventMapper(body.threadId, body.runId);
-      send(mapper.started());
-      try {
-        for await (const event of turns.run({ ...turn, signal: sse.signal })) {
-          if (event.type === 'error') throw event.error;
-          send(mapper.map(event));
-          if (event.type === 'done') break;
-        }
-      } catch (error) {
-        if (!sse.isClosed) {
-          if (!isAppError(error)) request.log.error({ err: error }, 'agui stream failed');
-          send(mapper.failed(isAppError(error) ? error.message : 'internal error'));
-        }
-        request.log.debug({ reason: errorMessage(error) }, 'agui stream ended early');
-      } finally {
-        sse.end();
-      }
+      await pipeSse(reply, (signal) => aguiEvents(turns.run({ ...turn, signal }), mapper), {
+        frame: encode,
+        error: (error) => mapper.failed(publicMessage(error)).map(encode).join(''),
+      });
       return reply;
     },
   );

@@ -4,22 +4,13 @@ import { watchClient } from '../http/disconnect.ts';
 import { requireAgentAccess } from '../auth/agent-access.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { errorMessage, isAppError } from '../core/errors.ts';
-import { SseWriter } from '../http/sse.ts';
+import { dataFrame, pipeSse, publicMessage } from '../http/sse.ts';
 import { principalMetadata } from '../usage/attribution.ts';
 import type { TurnInput, TurnRunner } from '../turns/agent-turn.ts';
 import { chatRequestSchema } from './chat.schema.ts';
 import { turnOrigin } from './turn-origin.ts';
 import { apiSession, chatBranch, chatClientTools, chatParams, splitMessages } from './chat-request.ts';
-import {
-  chunk,
-  completionIds,
-  eventChunk,
-  toolCallChunks,
-  toolCallsField,
-  usageBody,
-  usageChunk,
-} from './chunks.ts';
+import { chatChunks, completionIds, toolCallsField, usageBody } from './chunks.ts';
 
 export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -77,30 +68,11 @@ export function registerChatRoutes(app: FastifyInstance, turns: TurnRunner): voi
       }
 
       const agui = String(request.headers['x-stream-protocol'] ?? '').toLowerCase() === 'agui';
-      const sse = new SseWriter(reply);
-      sse.send(chunk(ids, { role: 'assistant', content: '' }));
-      try {
-        for await (const event of turns.run({ ...turn, signal: sse.signal })) {
-          if (event.type === 'error') throw event.error;
-          if (event.type === 'done') {
-            for (const frame of toolCallChunks(ids, event.toolCalls ?? [])) sse.send(frame);
-            sse.send(chunk(ids, {}, event.toolCalls ? 'tool_calls' : 'stop'));
-            if (body.stream_options?.include_usage) sse.send(usageChunk(ids, event.usage));
-            sse.send('[DONE]');
-            break;
-          }
-          const frame = eventChunk(ids, event, agui);
-          if (frame) sse.send(frame);
-        }
-      } catch (error) {
-        if (!sse.isClosed) {
-          if (!isAppError(error)) request.log.error({ err: error }, 'chat stream failed');
-          sse.send({ error: isAppError(error) ? error.message : 'internal error' });
-        }
-        request.log.debug({ reason: errorMessage(error) }, 'chat stream ended early');
-      } finally {
-        sse.end();
-      }
+      const options = { agui, includeUsage: body.stream_options?.include_usage === true };
+      await pipeSse(reply, (signal) => chatChunks(turns.run({ ...turn, signal }), ids, options), {
+        frame: dataFrame,
+        error: (error) => dataFrame({ error: publicMessage(error) }),
+      });
       return reply;
     },
   );

@@ -110,3 +110,31 @@ export function eventChunk(ids: CompletionIds, event: TurnEvent, agui: boolean) 
       return undefined;
   }
 }
+
+/**
+ * A turn as the stream's chunks: the assistant role first, then one chunk per shown event; the turn's
+ * end adds the client tool calls, the finish reason, the usage when asked, and `[DONE]`. A failed
+ * turn throws its error, which the SSE writer sends as the wire's error frame.
+ */
+export async function* chatChunks(
+  events: AsyncIterable<TurnEvent>,
+  ids: CompletionIds,
+  options: { agui: boolean; includeUsage: boolean },
+): AsyncGenerator<ChatChunk> {
+  yield chunk(ids, { role: 'assistant', content: '' });
+  for await (const event of events) {
+    if (event.type === 'error') throw event.error;
+    if (event.type === 'done') {
+      yield* toolCallChunks(ids, event.toolCalls ?? []);
+      yield chunk(ids, {}, event.toolCalls ? 'tool_calls' : 'stop');
+      if (options.includeUsage) yield usageChunk(ids, event.usage);
+      yield '[DONE]';
+      return;
+    }
+    const frame = eventChunk(ids, event, options.agui);
+    if (frame) yield frame;
+  }
+}
+
+/** One frame of the stream: a chunk, or the closing `[DONE]`. */
+export type ChatChunk = ReturnType<typeof chunk> | ReturnType<typeof usageChunk> | '[DONE]';

@@ -1,8 +1,12 @@
 // The live event stream behind the WebSocket API: every turn and chain-run event is published here
 // once; the hub sends it to the subscribers of its agent (or chain) on this instance and, clustered,
-// hands it to a transport that delivers it to the hubs of the other instances. Each event is
-// serialized once, whatever the number of subscribers. A subscriber whose socket falls behind is
-// closed, so a slow reader never slows a turn nor makes the process hold its backlog.
+// hands it to a transport that delivers it to the hubs of the other instances.
+//
+// Sending is off the turn's path and costs little per subscriber: publishing only queues the event;
+// every `flushMs` the queue is sent, each event serialized and framed as a WebSocket text frame
+// once, and each subscriber gets one write holding all the frames it may see (subscribers that see
+// the same events share one buffer). A subscriber whose socket holds more than `maxBufferedBytes`
+// unsent is closed, so a slow reader never slows a turn nor makes the process hold its backlog.
 import { randomToken } from '../core/ids.ts';
 
 /** The event types of TpClaw's WebSocket API. */
@@ -44,12 +48,13 @@ export interface PublishedEvent {
   routing: LiveRouting;
 }
 
-/** The part of a WebSocket the hub uses (ws's WebSocket fits it). */
+/** The part of a WebSocket the hub uses. */
 export interface LiveSocket {
+  /** Bytes written and not yet sent (ws's bufferedAmount). */
   readonly bufferedAmount: number;
   readonly readyState: number;
-  /** Sends one text frame (the hub hands over the UTF-8 bytes, made once per event). */
-  send(data: Buffer): void;
+  /** Writes complete, unmasked WebSocket frames (one or more, see `textFrame`) to the connection as they are. */
+  write(frames: Buffer): void;
   close(code?: number, reason?: string): void;
   terminate(): void;
 }
@@ -88,9 +93,42 @@ const OPEN = 1;
 export interface LiveHubOptions {
   /** Bytes a subscriber's socket may hold unsent before it is dropped (default 1 MiB). */
   maxBufferedBytes?: number;
+  /** How long published events wait to be sent together (default 20 ms; 0: the next turn of the loop). */
+  flushMs?: number;
   transport?: LiveTransport;
-  onSent?: (type: LiveEventType) => void;
+  /** `count` events of `type` were written to subscribers. */
+  onSent?: (type: LiveEventType, count: number) => void;
   onDropped?: (reason: string) => void;
+}
+
+/** A server-to-client WebSocket text frame (RFC 6455 5.2: FIN, opcode 1, unmasked) holding `text`. */
+export function textFrame(text: string): Buffer {
+  const length = Buffer.byteLength(text);
+  const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = 0x81;
+  if (header === 2) frame[1] = length;
+  else if (header === 4) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  frame.write(text, header);
+  return frame;
+}
+
+/** An event waiting to be sent, with its frame once made. */
+interface Queued {
+  published: PublishedEvent;
+  frame: Buffer | undefined;
+}
+
+/** What one subscriber may see of the queue: its events' frames, joined, and how many of each type. */
+interface Batch {
+  bytes: Buffer;
+  types: Map<LiveEventType, number>;
 }
 
 export class LiveHub {
@@ -103,9 +141,13 @@ export class LiveHub {
   /** Topics other instances have subscribers for (`agent:<id>`, `agent:*`, `chain:<id>`), until when. */
   private readonly remote = new Map<string, number>();
   private readonly announcer: NodeJS.Timeout | undefined;
+  private readonly flushMs: number;
+  private queue: Queued[] = [];
+  private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
   constructor(private readonly options: LiveHubOptions = {}) {
     this.maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
+    this.flushMs = options.flushMs ?? 20;
     const transport = options.transport;
     if (transport) {
       transport.onMessage((message) => this.receive(message));
@@ -206,6 +248,7 @@ export class LiveHub {
       ...this.everyAgent,
       ...[...this.byAgent.values(), ...this.byChain.values()].flatMap((s) => [...s]),
     ];
+    this.flush();
     for (const subscriber of all) subscriber.socket.close(1001, 'server shutting down');
     this.everyAgent.clear();
     this.byAgent.clear();
@@ -214,31 +257,84 @@ export class LiveHub {
     await this.options.transport?.close();
   }
 
-  private deliver({ event, routing }: PublishedEvent): void {
-    const targets =
+  /** Queues an event for the subscribers on this instance (none: nothing is kept). */
+  private deliver(published: PublishedEvent): void {
+    const { event, routing } = published;
+    const watched =
       routing.topic === 'agent'
-        ? [this.byAgent.get(event.agentId), this.everyAgent]
-        : [routing.chainId === undefined ? undefined : this.byChain.get(routing.chainId)];
-    let bytes: Buffer | undefined;
-    for (const set of targets) {
-      if (!set || set.size === 0) continue;
-      for (const subscriber of set) {
-        if (subscriber.account !== undefined && subscriber.account !== routing.owner) continue;
-        bytes ??= Buffer.from(JSON.stringify(event));
-        this.send(subscriber, bytes, event.type);
-      }
-    }
+        ? this.everyAgent.size > 0 || this.byAgent.has(event.agentId)
+        : routing.chainId !== undefined && this.byChain.has(routing.chainId);
+    if (!watched) return;
+    this.queue.push({ published, frame: undefined });
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer =
+      this.flushMs > 0 ? setTimeout(this.flush, this.flushMs).unref() : setImmediate(this.flush).unref();
   }
 
-  private send(subscriber: Subscriber, bytes: Buffer, type: LiveEventType): void {
+  /** Sends what is queued now: one write per subscriber. */
+  readonly flush = (): void => {
+    if (this.flushTimer !== undefined) {
+      if (this.flushMs > 0) clearTimeout(this.flushTimer as NodeJS.Timeout);
+      else clearImmediate(this.flushTimer as NodeJS.Immediate);
+      this.flushTimer = undefined;
+    }
+    const queue = this.queue;
+    if (queue.length === 0) return;
+    this.queue = [];
+    const recipients = new Set<Subscriber>();
+    const agents = new Set<string>();
+    const chains = new Set<string>();
+    for (const { published } of queue) {
+      if (published.routing.topic === 'agent') agents.add(published.event.agentId);
+      else if (published.routing.chainId !== undefined) chains.add(published.routing.chainId);
+    }
+    for (const agentId of agents)
+      for (const subscriber of this.byAgent.get(agentId) ?? []) recipients.add(subscriber);
+    if (agents.size > 0) for (const subscriber of this.everyAgent) recipients.add(subscriber);
+    for (const chainId of chains)
+      for (const subscriber of this.byChain.get(chainId) ?? []) recipients.add(subscriber);
+    // Subscribers of one target and account see the same events: their batch is made once.
+    const batches = new Map<string, Batch | undefined>();
+    const sent = new Map<LiveEventType, number>();
+    for (const subscriber of recipients) {
+      const key = `${subscriber.topic}\n${subscriber.target}\n${subscriber.account ?? ''}`;
+      let batch = batches.get(key);
+      if (!batches.has(key)) batches.set(key, (batch = this.batchFor(subscriber, queue)));
+      if (batch && this.write(subscriber, batch.bytes))
+        for (const [type, count] of batch.types) sent.set(type, (sent.get(type) ?? 0) + count);
+    }
+    for (const [type, count] of sent) this.options.onSent?.(type, count);
+  };
+
+  private batchFor(subscriber: Subscriber, queue: Queued[]): Batch | undefined {
+    const frames: Buffer[] = [];
+    const types = new Map<LiveEventType, number>();
+    let length = 0;
+    for (const queued of queue) {
+      const { event, routing } = queued.published;
+      if (routing.topic !== subscriber.topic) continue;
+      const target = routing.topic === 'agent' ? event.agentId : routing.chainId;
+      if (subscriber.target !== target && !(routing.topic === 'agent' && subscriber.target === '*')) continue;
+      if (subscriber.account !== undefined && subscriber.account !== routing.owner) continue;
+      queued.frame ??= textFrame(JSON.stringify(event));
+      frames.push(queued.frame);
+      length += queued.frame.length;
+      types.set(event.type, (types.get(event.type) ?? 0) + 1);
+    }
+    if (frames.length === 0) return undefined;
+    return { bytes: frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames, length), types };
+  }
+
+  /** Writes a batch to a subscriber, or drops the subscriber when its socket is too far behind. */
+  private write(subscriber: Subscriber, bytes: Buffer): boolean {
     const { socket } = subscriber;
-    if (socket.readyState !== OPEN) return;
+    if (socket.readyState !== OPEN) return false;
     if (socket.bufferedAmount + bytes.length > this.maxBuffered) {
       this.drop(subscriber);
-      return;
+      return false;
     }
-    socket.send(bytes);
-    this.options.onSent?.(type);
+    socket.write(bytes);
+    return true;
   }
 
   /** Closes a subscriber that fell behind; a socket that cannot even take the close frame is cut. */

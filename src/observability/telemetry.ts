@@ -56,7 +56,7 @@ export class Telemetry {
     this.hub = new LiveHub({
       ...(options.maxBufferedBytes ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.transport ? { transport: options.transport } : {}),
-      onSent: (type) => this.metrics.wsEvents.inc({ type }),
+      onSent: (type, count) => this.metrics.wsEvents.inc({ type }, count),
       onDropped: (reason) => this.metrics.wsDropped.inc({ reason }),
     });
     this.metrics = new Metrics({

@@ -89,6 +89,19 @@ export interface SearchDocumentsTable {
   /** The fact's time in ms: the dated note's day, the message's time. */
   at: number;
   text: string;
+  /** sha256 of `text` (memory chunks), the key of its cached vector; null for older rows and messages. */
+  content_hash: string | null;
+}
+
+/** Vectors of memory chunks by model and text hash (libsql only: migration 801). */
+export interface MemoryVectorsTable {
+  /** The embedding model's key: provider, model and asked dimensions. */
+  model: string;
+  hash: string;
+  dimensions: number;
+  /** A libsql F32 vector blob. */
+  vector: Uint8Array;
+  created_at: number;
 }
 
 export interface CronTasksTable {
@@ -129,6 +142,7 @@ export interface DatabaseSchema {
   session_summaries: SessionSummariesTable;
   memory_files: MemoryFilesTable;
   search_documents: SearchDocumentsTable;
+  memory_vectors: MemoryVectorsTable;
 }
 
 export type Db = Kysely<DatabaseSchema>;
@@ -204,7 +218,9 @@ export async function connectLibsql(path: string): Promise<Db> {
   const database = new Database(path);
   const db = new Kysely<DatabaseSchema>({
     dialect: new LibsqlDialect({
-      database: database as unknown as ConstructorParameters<typeof SqliteDialect>[0]['database'],
+      database: reusingStatements(database) as unknown as ConstructorParameters<
+        typeof SqliteDialect
+      >[0]['database'],
     }),
   });
   try {
@@ -217,6 +233,36 @@ export async function connectLibsql(path: string): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+/** Distinct statements kept prepared; kysely writes the same few dozen texts over and over. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The database as kysely's SQLite driver uses it (`prepare`, `close`), with prepared statements
+ * kept by their SQL text: kysely prepares every query it runs, and preparing (parsing and planning
+ * the SQL) cost as much as running a small query. A statement is reset by each run, whatever the
+ * last one did (failed on a constraint, say), and SQLite prepares it again by itself when the
+ * schema changes. The least recently used statement goes first.
+ */
+function reusingStatements(database: Database.Database): Pick<Database.Database, 'prepare' | 'close'> {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) statements.delete(text);
+      else {
+        statement = database.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+    close() {
+      statements.clear();
+      return database.close();
+    },
+  } as Pick<Database.Database, 'prepare' | 'close'>;
 }
 
 async function openLibsql(path: string, options: DatabaseOptions): Promise<Db> {

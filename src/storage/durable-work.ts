@@ -30,9 +30,10 @@ export type WorkStatus = 'running' | 'done' | 'failed';
 
 /**
  * What a handler made of a claimed row: finished (done or failed), handed back for later (stopping),
- * or not started for want of capacity (handed back without counting an attempt).
+ * not started for want of capacity (handed back without counting an attempt), or taken over by
+ * another instance while it ran (this one stalled past its lease; nothing to mark).
  */
-export type WorkOutcome = 'done' | 'failed' | 'released' | 'busy';
+export type WorkOutcome = 'done' | 'failed' | 'released' | 'busy' | 'taken';
 
 export interface ClaimedWork {
   id: string;
@@ -146,6 +147,47 @@ export class DurableWork {
         await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)));
       }
     }
+  }
+
+  /**
+   * Whether this instance still owns the row, renewing its lease if so. Asked before the work's
+   * effect leaves the instance (a reply is sent): an instance that stalled past its lease (an
+   * overloaded machine, a database away) finds its row claimed by another, which answers instead.
+   * A database that does not answer leaves the row ours (no other instance can claim it either).
+   */
+  async stillOwned(id: string): Promise<boolean> {
+    try {
+      const result = await this.db
+        .updateTable('durable_work')
+        .set({ lease_until: this.now() + this.leaseMs })
+        .where('id', '=', id)
+        .where('owner', '=', this.owner)
+        .where('status', '=', 'running')
+        .executeTakeFirst();
+      const owned = Number(result.numUpdatedRows) > 0;
+      if (!owned) {
+        this.active.delete(id);
+        this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+      }
+      return owned;
+    } catch (error) {
+      this.logger?.warn({ id, err: errorMessage(error) }, 'could not check the claim of durable work');
+      return true;
+    }
+  }
+
+  /** Adds to this instance's row's payload (the id of a reply begun), for whoever takes it over. */
+  async note(id: string, payload: unknown): Promise<void> {
+    await this.db
+      .updateTable('durable_work')
+      .set({ payload: JSON.stringify(payload), updated_at: this.now() })
+      .where('id', '=', id)
+      .where('owner', '=', this.owner)
+      .where('status', '=', 'running')
+      .execute()
+      .catch((error: unknown) =>
+        this.logger?.warn({ id, err: errorMessage(error) }, 'could not note progress of durable work'),
+      );
   }
 
   /**
@@ -302,7 +344,8 @@ export class DurableWork {
       this.logger?.warn({ id: work.id, err: errorMessage(error) }, 'durable work failed');
       outcome = 'failed';
     }
-    if (outcome === 'released' || outcome === 'busy') await this.release(work.id, outcome === 'busy');
+    if (outcome === 'taken') this.active.delete(work.id);
+    else if (outcome === 'released' || outcome === 'busy') await this.release(work.id, outcome === 'busy');
     else await this.finish(work.id, outcome);
   }
 }

@@ -1,7 +1,9 @@
 // An agent's memory files (MEMORY.md and the notes in memory/) in the keyword index. The index
 // follows the files however they change (the workspace API, the memory tools, an editor on disk):
 // file-system watchers mark what changed and the next search re-reads it; without watchers, a
-// search re-checks the folder when its last look is older than a second.
+// search re-checks the folder when its last look is older than a second. With embeddings on
+// (memory-vectors.ts), chunks are also embedded after each pass and vector hits fused in.
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +12,9 @@ import { invalid, notFound } from '../core/errors.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import type { Db } from './database.ts';
 import { chunkMarkdown, chunkSnippet, dayOf, isMemoryPath, noteDay } from './memory-chunks.ts';
-import type { KeywordIndex, SearchDocument } from './search/keyword-index.ts';
+import { admitted, byVector, entityTerms, fuse } from './search/fusion.ts';
+import type { KeywordIndex, SearchDocument, SearchScope } from './search/keyword-index.ts';
+import type { MemoryVectors, VectorHit } from './memory-vectors.ts';
 
 export interface MemoryHit {
   path: string;
@@ -26,6 +30,8 @@ export interface MemoryIndexOptions {
   /** Re-check them this often even with watchers, as a safety net (default 30 s). */
   watchedPollMs?: number;
   now?: () => number;
+  /** The embeddings layer; without it (or with embeddings off) search is keyword-only. */
+  vectors?: MemoryVectors;
 }
 
 interface AgentState {
@@ -52,17 +58,41 @@ export class MemoryIndex {
 
   async search(agentId: string, query: string, limit: number, threshold?: number): Promise<MemoryHit[]> {
     await this.sync(agentId);
-    const hits = await this.index.search({ corpus: 'memory', agentId }, query, {
-      limit,
-      ...(threshold === undefined ? {} : { threshold }),
-    });
-    return hits.map((hit) => ({
-      path: hit.source,
-      startLine: hit.startLine,
-      endLine: hit.endLine,
-      score: hit.score,
-      snippet: chunkSnippet(hit.text, hit.startLine, hit.endLine),
-    }));
+    const scope: SearchScope = { corpus: 'memory', agentId };
+    const options = { limit, ...(threshold === undefined ? {} : { threshold }) };
+    const vectors = this.options.vectors;
+    if (!vectors?.enabled() || limit <= 0)
+      return (await this.index.search(scope, query, options)).map((hit) => toHit(hit, hit.score));
+    // Both lists deeper than asked, so a chunk second in one and tenth in the other can rise.
+    const depth = Math.max(limit * 2, 20);
+    const [keyword, nearest] = await Promise.all([
+      this.index.search(scope, query, { ...options, limit: depth }),
+      vectors.nearest(agentId, query, depth),
+    ]);
+    if (!nearest || nearest.length === 0) return keyword.slice(0, limit).map((hit) => toHit(hit, hit.score));
+    const found = new Set(keyword.map((hit) => hit.id));
+    const alone = nearest.filter((hit) => !found.has(hit.id));
+    const coverage = await this.index.coverage(
+      scope,
+      query,
+      alone.map((hit) => hit.text),
+    );
+    const entities = entityTerms(query);
+    const minSimilarity = vectors.current()?.minSimilarity ?? 0.5;
+    const kept = new Set(
+      alone
+        .filter((hit, index) => admitted(hit, coverage[index] ?? 0, entities, minSimilarity))
+        .map((hit) => hit.id),
+    );
+    const vectorList = byVector(nearest.filter((hit) => found.has(hit.id) || kept.has(hit.id)));
+    return fuse<Fusable>([keyword, vectorList])
+      .slice(0, limit)
+      .map(({ item, score }) => toHit(item, score));
+  }
+
+  /** Resolves when the agent's embedding pass in progress (if any) has ended (tests, benchmarks). */
+  async embedded(agentId: string): Promise<void> {
+    await this.options.vectors?.settled(agentId);
   }
 
   /** Lines of a memory file (1-based, inclusive), for memory_get. */
@@ -141,8 +171,9 @@ export class MemoryIndex {
         this.agents.set(agentId, next);
         this.watch(agentId, dir, next);
       }
-      await this.reindex(agentId, dir);
+      if (await this.reindex(agentId, dir)) this.options.vectors?.markPending(agentId);
     });
+    this.options.vectors?.schedule(agentId);
   }
 
   private watch(agentId: string, dir: string, state: AgentState): void {
@@ -185,7 +216,8 @@ export class MemoryIndex {
     return found;
   }
 
-  private async reindex(agentId: string, dir: string): Promise<void> {
+  /** Brings the index to the files; true when something changed. */
+  private async reindex(agentId: string, dir: string): Promise<boolean> {
     const files = await this.listFiles(dir);
     const known = await this.db
       .selectFrom('memory_files')
@@ -209,6 +241,7 @@ export class MemoryIndex {
       });
     }
     for (const [path, info] of changed) await this.indexFile(agentId, dir, path, info);
+    return gone.length > 0 || changed.length > 0;
   }
 
   private async indexFile(
@@ -228,6 +261,7 @@ export class MemoryIndex {
       // Later lines of a file are newer facts; a dated note is as old as its day.
       at: (day ?? info.mtimeMs) + chunk.startLine,
       text: chunk.text,
+      hash: createHash('sha256').update(chunk.text).digest('hex'),
     }));
     // The file's row first: on PostgreSQL its upsert locks the row, so two instances indexing the
     // same file take turns instead of both inserting its chunks.
@@ -243,4 +277,16 @@ export class MemoryIndex {
       await this.index.insert(documents, trx);
     });
   }
+}
+
+type Fusable = Pick<VectorHit, 'id' | 'source' | 'startLine' | 'endLine' | 'at' | 'text'>;
+
+function toHit(hit: Fusable, score: number): MemoryHit {
+  return {
+    path: hit.source,
+    startLine: hit.startLine,
+    endLine: hit.endLine,
+    score,
+    snippet: chunkSnippet(hit.text, hit.startLine, hit.endLine),
+  };
 }

@@ -9,6 +9,7 @@
 //   maxPastTimeoutMs: the longest HTTP turn past the turn timeout
 //   afterKillMs: from the kill until every conversation it cut (acknowledged, unanswered) is answered
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { THINKING } from '../../src/channels/slack/slack-send.ts';
 import { startFakeSlack } from '../fakes/fake-slack.ts';
@@ -251,7 +252,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       if (count === 0) figures.lost += 1;
       else {
         figures.answered += 1;
-        if (count > 1) figures.duplicates += 1;
+        if (count > 1) {
+          figures.duplicates += 1;
+          if (process.env['CHAOS_DEBUG'])
+            process.stderr.write(
+              `duplicate ${turn.kind} ${turn.chat}: ${JSON.stringify(turn.kind === 'slack' ? slack.textsIn(turn.chat) : telegram.callsOf('sendMessage').filter((call) => String(call.params['chat_id']) === turn.chat).map((call) => call.params['text']))}\n`,
+            );
+        }
         const texts = turn.kind === 'slack' ? slackReplies(turn.chat) : [];
         if (texts.some((text) => text.startsWith('Sorry'))) figures.visibleErrors += 1;
       }
@@ -293,6 +300,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     figures.durationMs = Date.now() - started;
     return figures;
   } finally {
+    const logs = process.env['CHAOS_LOGS'];
+    if (logs) for (const proc of place.procs()) writeFileSync(`${logs}/${proc.name}.log`, proc.output());
     await place.close();
     await proxy.close();
     await database.drop().catch(() => undefined);

@@ -129,4 +129,24 @@ describe('agent-service onboard', () => {
     assert.doesNotMatch(badToken.err, /WRONG-token/);
     assert.doesNotMatch(await readFile(config, 'utf8'), /telegram:\s*\n\s*enabled: true/);
   });
+  it('checks the server --url names, when it runs on another port than the config says', async () => {
+    upstream = await startFakeUpstream();
+    dir = await mkdtemp(join(tmpdir(), 'onboard-'));
+    const config = join(dir, 'config.yaml');
+    server = await startServer({
+      config,
+      port: 0,
+      cwd: dir,
+      env: {},
+      say: () => undefined,
+      logLevel: 'silent',
+    });
+    const run = await cli(
+      ['--url', server.url, 'onboard', '--config', config, '-u', upstream.url, '-m', 'fake-model', '--yes'],
+      dir,
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out + run.err, new RegExp(`server at ${server.url} is healthy`));
+    assert.match(run.out, new RegExp(`Web UI: ${server.url}/ui/`));
+  });
 });

@@ -106,6 +106,36 @@ describe('config parsing and validation', () => {
     assert.match(found[1] ?? '', /^models\.default_provider \(line 4\): names provider "nobody"/);
   });
 
+  it('memory.embeddings is off when unset, takes defaults, and must name a configured provider', () => {
+    const plain = parseConfigText('server:\n  port: 9000\n', '/etc/app/config.yaml', {});
+    assert.equal(plain.config.memory.embeddings, undefined);
+    const set = parseConfigText(
+      'models:\n  providers:\n    openai:\n      base_url: https://api.openai.com/v1\n' +
+        'memory:\n  embeddings:\n    provider: openai\n    model: text-embedding-3-small\n',
+      '/etc/app/config.yaml',
+      {},
+    );
+    assert.deepEqual(set.config.memory.embeddings, {
+      provider: 'openai',
+      model: 'text-embedding-3-small',
+      batch_size: 64,
+      timeout_ms: 30_000,
+      query_timeout_ms: 2000,
+      min_similarity: 0.5,
+    });
+    assert.match(
+      problems('memory:\n  embeddings:\n    provider: nobody\n    model: m\n')[0] ?? '',
+      /^memory\.embeddings\.provider \(line 3\): names provider "nobody", which is not configured/,
+    );
+    assert.match(
+      problems(
+        'models:\n  providers:\n    openai:\n      base_url: https://api.openai.com/v1\n' +
+          'memory:\n  embeddings:\n    provider: openai\n    model: m\n    dimensions: 0\n    colour: red\n',
+      ).join('\n'),
+      /memory\.embeddings\.dimensions[\s\S]*colour/,
+    );
+  });
+
   it('reports a YAML syntax error with its line', () => {
     const found = problems('server:\n  port: [1\n');
     assert.match(found[0] ?? '', /^line \d+: YAML syntax error/);

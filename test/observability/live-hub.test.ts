@@ -1,5 +1,6 @@
 // The live hub's fan-out rules: one serialization per event, routing by agent and chain, api-account
 // scoping, and a subscriber that stops reading is closed (1013) instead of buffering without bound.
+// The hub sends what was published together, after a short wait; tests send it at once (flush).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -14,12 +15,23 @@ import {
 class FakeSocket implements LiveSocket {
   bufferedAmount = 0;
   readyState = 1;
+  /** The text of every frame written, in order. */
   sent: string[] = [];
+  writes = 0;
   closedWith: number | undefined;
   constructor(private readonly draining: boolean) {}
-  send(data: Buffer): void {
-    this.sent.push(String(data));
-    if (!this.draining) this.bufferedAmount += data.length;
+  write(frames: Buffer): void {
+    this.writes += 1;
+    for (let offset = 0; offset < frames.length;) {
+      assert.equal(frames[offset], 0x81, 'a final text frame');
+      const short = (frames[offset + 1] as number) & 0x7f;
+      assert.ok(short < 127);
+      const header = short === 126 ? 4 : 2;
+      const length = short === 126 ? frames.readUInt16BE(offset + 2) : short;
+      this.sent.push(frames.subarray(offset + header, offset + header + length).toString());
+      offset += header + length;
+    }
+    if (!this.draining) this.bufferedAmount += frames.length;
   }
   close(code?: number): void {
     this.closedWith = code;
@@ -53,13 +65,37 @@ describe('live hub', () => {
     await hub.add({ socket: slow, topic: 'agent', target: 'main', account: undefined });
     await hub.add({ socket: fast, topic: 'agent', target: 'main', account: undefined });
     const chunk = 'x'.repeat(500);
-    for (let index = 0; index < 1000; index++) hub.publish(event(hub, 'main', chunk));
+    for (let index = 0; index < 1000; index++) {
+      hub.publish(event(hub, 'main', chunk));
+      hub.flush();
+    }
     assert.equal(slow.closedWith, SLOW_SUBSCRIBER_CODE);
     assert.ok(slow.bufferedAmount <= 10_000, `held ${slow.bufferedAmount} bytes`);
     assert.ok(slow.sent.length < 30);
     assert.equal(fast.sent.length, 1000);
     assert.deepEqual(dropped, ['slow']);
     assert.deepEqual(hub.counts(), { agent: 1, chain: 0 });
+  });
+
+  it('sends what was published meanwhile in one write per subscriber, in order, on its own', async () => {
+    const hub = new LiveHub({ flushMs: 0 });
+    const sockets = [new FakeSocket(true), new FakeSocket(true)];
+    for (const socket of sockets)
+      await hub.add({ socket, topic: 'agent', target: 'main', account: undefined });
+    for (const text of ['one', 'two', 'three']) hub.publish(event(hub, 'main', text));
+    assert.equal(sockets[0]?.writes, 0, 'publishing only queues');
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const socket of sockets) {
+      assert.equal(socket.writes, 1);
+      const events = socket.sent.map(
+        (text) => JSON.parse(text) as { id: string; payload: { content: string } },
+      );
+      assert.deepEqual(
+        events.map((entry) => entry.payload.content),
+        ['one', 'two', 'three'],
+      );
+      assert.equal(new Set(events.map((entry) => entry.id)).size, 3);
+    }
   });
 
   it('routes by agent, lets "*" watch every agent and shows an account only its own turns', async () => {
@@ -76,6 +112,7 @@ describe('live hub', () => {
     hub.publish(event(hub, 'main', 'by app1', 'app1'));
     hub.publish(event(hub, 'main', 'by app2', 'app2'));
     hub.publish(event(hub, 'other', 'to other'));
+    hub.flush();
     const contents = (socket: FakeSocket) =>
       socket.sent.map((text) => (JSON.parse(text) as { payload: { content: string } }).payload.content);
     assert.deepEqual(contents(main), ['by a user', 'by app1', 'by app2']);
@@ -119,6 +156,7 @@ describe('live hub', () => {
     assert.equal(a.hasAgentSubscribers('main'), true, 'b announced its subscriber');
     a.publish(event(a, 'main', 'watched on b'));
     a.publish(event(a, 'other', 'not watched'));
+    b.flush();
     assert.equal(published(), 1);
     assert.deepEqual(
       socket.sent.map((text) => (JSON.parse(text) as { payload: { content: string } }).payload.content),

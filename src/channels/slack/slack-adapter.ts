@@ -213,4 +213,20 @@ export class SlackAdapter implements ChannelAdapter<SlackAccount> {
       signal,
     );
   }
+
+  resumeReply(
+    account: ChannelAccount<SlackAccount>,
+    message: InboundMessage,
+    ref: string,
+    signal: AbortSignal,
+  ): Promise<ReplyStream | undefined> {
+    const stream = this.sender.resumeReply(
+      credentialsOf(account),
+      ref,
+      message.threadId,
+      this.editIntervalMs,
+      signal,
+    );
+    return Promise.resolve(stream);
+  }
 }

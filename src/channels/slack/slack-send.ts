@@ -112,6 +112,30 @@ export class SlackSender {
     signal: AbortSignal,
   ): Promise<ReplyStream> {
     const ts = await this.post(credentials, channel, THINKING, threadTs, signal);
+    return this.replyIn(credentials, channel, ts, threadTs, spacingMs, signal);
+  }
+
+  /** A reply begun earlier (by ReplyStream.ref, "channel ts"), edited from here on. */
+  resumeReply(
+    credentials: SlackCredentials,
+    ref: string,
+    threadTs: string | undefined,
+    spacingMs: number,
+    signal: AbortSignal,
+  ): ReplyStream | undefined {
+    const match = /^([A-Z0-9]{2,40}) (\d{1,20}\.\d{1,10})$/.exec(ref);
+    if (!match) return undefined;
+    return this.replyIn(credentials, match[1] as string, match[2] as string, threadTs, spacingMs, signal);
+  }
+
+  private replyIn(
+    credentials: SlackCredentials,
+    channel: string,
+    ts: string,
+    threadTs: string | undefined,
+    spacingMs: number,
+    signal: AbortSignal,
+  ): ReplyStream {
     let lastEdit = 0;
     const edit = async (text: string): Promise<void> => {
       const wait = lastEdit + spacingMs - Date.now();
@@ -120,6 +144,7 @@ export class SlackSender {
       await this.api.call(credentials, 'chat.update', { channel, ts, text }, signal);
     };
     return {
+      ref: `${channel} ${ts}`,
       update: async (text) => {
         const [first] = textPieces(text);
         if (first) await edit(first);

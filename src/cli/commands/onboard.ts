@@ -210,8 +210,9 @@ export function registerOnboard(program: Command, cx: Context): void {
           cx.note('the service was not installed; run: agent-service service install --start');
       }
 
-      // 6. Health check and the address.
-      const url = uiAddress(store.current);
+      // 6. Health check and the address: the server --url or SERVICE_URL names, else the config's.
+      const named = cx.globals(command).url ?? cx.io.env['SERVICE_URL'];
+      const url = named ? named.replace(/\/+$/, '') : uiAddress(store.current);
       const problem = await healthProblem(url);
       if (problem === undefined) {
         cx.ok(`server at ${url} is healthy`);

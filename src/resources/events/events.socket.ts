@@ -98,12 +98,11 @@ function credentialOf(request: IncomingMessage, url: URL): string | undefined {
 }
 
 /**
- * The hub's view of a socket. Frames sent during one turn of the event loop are written together:
- * the TCP socket is corked at the first and uncorked on the next tick, so a burst of events costs
- * one write per subscriber, not one per event.
+ * The hub's view of a socket. The hub hands over ready-made frames, written straight to the TCP
+ * connection: ws writes its own frames (pong, close) to the same connection synchronously, since
+ * the server compresses nothing (perMessageDeflate off), so frames never interleave or reorder.
  */
-function liveSocket(socket: WebSocket, corks: CorkBatch): LiveSocket {
-  const raw = (socket as unknown as { _socket?: TcpSocket })._socket;
+function liveSocket(socket: WebSocket, connection: Duplex): LiveSocket {
   return {
     get bufferedAmount() {
       return socket.bufferedAmount;
@@ -111,46 +110,23 @@ function liveSocket(socket: WebSocket, corks: CorkBatch): LiveSocket {
     get readyState() {
       return socket.readyState;
     },
-    send(data) {
-      if (raw) corks.cork(raw);
-      socket.send(data, { binary: false });
-    },
+    write: (frames) => void connection.write(frames),
     close: (code, reason) => socket.close(code, reason),
     terminate: () => socket.terminate(),
   };
-}
-
-interface TcpSocket {
-  cork(): void;
-  uncork(): void;
-}
-
-/** The sockets corked during this turn of the event loop, all uncorked together on the next. */
-class CorkBatch {
-  private readonly corked = new Set<TcpSocket>();
-  private readonly flush = (): void => {
-    for (const socket of this.corked) socket.uncork();
-    this.corked.clear();
-  };
-
-  cork(socket: TcpSocket): void {
-    if (this.corked.has(socket)) return;
-    if (this.corked.size === 0) setImmediate(this.flush);
-    this.corked.add(socket);
-    socket.cork();
-  }
 }
 
 export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps): void {
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: 4096,
+    // The hub writes its frames to the connection itself (see liveSocket): nothing may be compressed.
+    perMessageDeflate: false,
     // A browser offering protocols must get one back: ours if offered, else the first one.
     handleProtocols: (protocols) =>
       protocols.has(EVENT_SOCKET_PROTOCOL) ? EVENT_SOCKET_PROTOCOL : ([...protocols][0] ?? false),
   });
   const open = new Set<WebSocket>();
-  const corks = new CorkBatch();
   const alive = new WeakSet<WebSocket>();
 
   const authenticate = async (request: IncomingMessage, url: URL): Promise<Principal | undefined> => {
@@ -172,14 +148,19 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
     );
   };
 
-  const accept = (socket: WebSocket, target: Target, principal: Principal | undefined): void => {
+  const accept = (
+    socket: WebSocket,
+    connection: Duplex,
+    target: Target,
+    principal: Principal | undefined,
+  ): void => {
     // An api account sees only the turns its own key started; users see everything.
     const account = principal?.kind === 'account' ? principal.accountId : undefined;
     if (account !== undefined && target.route !== 'chain' && target.agentId === '*') {
       socket.close(1008, 'an api account cannot watch every agent');
       return;
     }
-    const live = liveSocket(socket, corks);
+    const live = liveSocket(socket, connection);
     let subscriber: Subscriber =
       target.route === 'chain'
         ? { socket: live, topic: 'chain', target: target.chainId, account }
@@ -268,7 +249,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
           if (!deps.chainExists(found.chainId))
             throw new UpgradeRefused(404, `rule chain "${found.chainId}" not found`);
         } else if (found.agentId !== '*') deps.requireAgent(found.agentId);
-        server.handleUpgrade(request, socket, head, (ws) => accept(ws, found, principal));
+        server.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, found, principal));
       })
       .catch((error: unknown) => {
         if (error instanceof UpgradeRefused) refuse(socket, error.status, error.message);

@@ -31,7 +31,7 @@ export function reasoningView(response: Record<string, unknown>): Record<string,
 }
 
 /** Wraps a stream's event sink: server tool call events become reasoning events, renumbered. */
-export function reasoningEvents(send: (event: StreamEvent) => void): (event: StreamEvent) => void {
+function reasoningEvents(send: (event: StreamEvent) => void): (event: StreamEvent) => void {
   let sequence = 0;
   const forward = (type: string, fields: Record<string, unknown>): void =>
     send({ ...fields, type, sequence_number: sequence++ });
@@ -56,4 +56,14 @@ export function reasoningEvents(send: (event: StreamEvent) => void): (event: Str
     const response = fields['response'] as Record<string, unknown> | undefined;
     forward(type, response ? { ...fields, response: reasoningView(response) } : fields);
   };
+}
+
+/** A stream's events with its server tool calls shown as reasoning, renumbered (see reasoningEvents). */
+export async function* reasoningStream(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  const shown: StreamEvent[] = [];
+  const forward = reasoningEvents((event) => shown.push(event));
+  for await (const event of events) {
+    forward(event);
+    yield* shown.splice(0);
+  }
 }

@@ -5,10 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { isAppError } from '../../core/errors.ts';
 import { watchClient } from '../../http/disconnect.ts';
-import { SseWriter } from '../../http/sse.ts';
-import { reasoningEvents, reasoningView, wantsReasoningView } from './response-compat.ts';
+import { pipeSse } from '../../http/sse.ts';
+import { reasoningStream, reasoningView, wantsReasoningView } from './response-compat.ts';
 import {
   createResponseSchema,
   deletedResponseSchema,
@@ -52,18 +51,15 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
       if (result.failure) throw result.failure;
       return asResponse(Promise.resolve(compat ? reasoningView(result.response) : result.response));
     }
-    const sse = new SseWriter(reply);
-    try {
-      const send = (event: StreamEvent): void =>
-        sse.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      const result = await responses.run(prepared, sse.signal, compat ? reasoningEvents(send) : send);
-      if (result.failure && !isAppError(result.failure))
-        request.log.error({ err: result.failure }, 'response stream failed');
-    } catch (error) {
-      request.log.error({ err: error }, 'response stream failed');
-    } finally {
-      sse.end();
-    }
+    await pipeSse(
+      reply,
+      (signal) => {
+        const events = responses.stream(prepared, signal);
+        return compat ? reasoningStream(events) : events;
+      },
+      // A failed turn is told by the stream itself (response.failed), so there is no error frame.
+      { frame: (event: StreamEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n` },
+    );
     return reply;
   });
 

@@ -2,6 +2,7 @@
 // then run: the turn's events fold into a Response (streamed as events when asked), which is stored
 // when `store` is on. Responses running in this process can be read and cancelled while they run.
 import type { Principal } from '../../auth/auth-service.ts';
+import { AsyncQueue } from '../../core/async.ts';
 import { AppError, invalid, isAppError, notFound, type ErrorKind } from '../../core/errors.ts';
 import type { ChatMessage } from '../../model-providers/types.ts';
 import type { SessionStore } from '../../storage/session-store.ts';
@@ -192,6 +193,20 @@ export class ResponsesService {
       this.running.delete(prepared.shell.id);
     });
     return entry.finished;
+  }
+
+  /**
+   * A prepared response run as its stream of events, for a streamed answer. The stream ends with
+   * response.completed or response.failed; after the latter it throws the turn's failure (for the log).
+   */
+  async *stream(prepared: PreparedResponse, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+    const queue = new AsyncQueue<StreamEvent>();
+    const finished = this.run(prepared, signal, (event) => queue.push(event)).finally(() => queue.close());
+    // Handled here as well, so a consumer that stops early leaves no unhandled rejection behind.
+    finished.catch(() => undefined);
+    yield* queue;
+    const result = await finished;
+    if (result.failure) throw result.failure;
   }
 
   private async fold(prepared: PreparedResponse, entry: Running): Promise<RunResult> {

@@ -11,6 +11,7 @@ import { channelPairings } from './501-channel-pairings.ts';
 import { messageUsage } from './601-message-usage.ts';
 import { sessionBranches } from './602-session-branches.ts';
 import { durableWork } from './750-durable-work.ts';
+import { memoryEmbeddings } from './801-memory-embeddings.ts';
 import type { Dialect } from './column-types.ts';
 import { NewerDataRootError, schemaState, type SchemaState } from './schema-version.ts';
 
@@ -31,6 +32,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     // ones applied would otherwise refuse to migrate (test/storage/migrations.test.ts).
     '602-session-branches': sessionBranches(dialect),
     '750-durable-work': durableWork(dialect),
+    '801-memory-embeddings': memoryEmbeddings(dialect),
   };
 }
 

@@ -25,6 +25,8 @@ export interface SearchDocument {
   refId?: number;
   at: number;
   text: string;
+  /** The text's hash (memory chunks), the key of its cached vector. */
+  hash?: string;
 }
 
 export interface SearchHit extends Candidate {
@@ -89,6 +91,7 @@ export class KeywordIndex {
             ref_id: document.refId ?? null,
             at: document.at,
             text: document.text,
+            content_hash: document.hash ?? null,
           })),
         )
         .execute();
@@ -156,6 +159,18 @@ export class KeywordIndex {
       })
       .sort((a, b) => b.score - a.score || b.at - a.at || b.id - a.id)
       .slice(0, options.limit);
+  }
+
+  /**
+   * The share of the query's weight (0..1) each text covers, as search() measures it: how much of
+   * the query a hit found another way (by its vector) holds.
+   */
+  async coverage(scope: SearchScope, query: string, texts: string[]): Promise<number[]> {
+    const terms = queryTerms(query);
+    if (isEmpty(terms)) return texts.map(() => 0);
+    const weights = await this.weights(scope, terms);
+    const total = weights.reduce((sum, term) => sum + term.weight, 0);
+    return texts.map((text) => (total > 0 ? coverage(text, weights) / total : 0));
   }
 
   /**

@@ -214,6 +214,15 @@ export const enOps = {
   'mon.noCron': 'No cron task has fired yet.',
   'mon.late': ' · {ms} ms late',
   'cron.newTask': 'New task',
+  'mon.t.on': '{agent} on {channel}',
+  'mon.t.for': ' for {who}',
+  'mon.t.tokens': '{input} in / {output} out tokens',
+  'mon.t.traceId': ' · trace {id}',
+  'mon.t.model': 'model call {provider} {model}',
+  'mon.t.firstToken': ' · first token {time}',
+  'mon.t.inOut': ' · {input} in / {output} out',
+  'mon.t.tool': 'tool {tool} ({type})',
+  'mon.t.node': 'node {node} ({type})',
 } as const;
 
 export type OpsKey = keyof typeof enOps;

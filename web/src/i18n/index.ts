@@ -9,9 +9,14 @@ import { enManage, type ManageKey } from './en-manage.ts';
 import { zhManage } from './zh-manage.ts';
 import { enOps, type OpsKey } from './en-ops.ts';
 import { zhOps } from './zh-ops.ts';
+import { enRules, type RulesKey } from './en-rules.ts';
+import { zhRules } from './zh-rules.ts';
 
-/** Every key: the shell's (en.ts), the management pages' (en-manage.ts) and the operations pages' (en-ops.ts). */
-export type MessageKey = BaseKey | ManageKey | OpsKey;
+/**
+ * Every key: the shell's (en.ts), the management pages' (en-manage.ts), the operations pages'
+ * (en-ops.ts) and the Rule chains page's (en-rules.ts).
+ */
+export type MessageKey = BaseKey | ManageKey | OpsKey | RulesKey;
 export type Lang = 'en' | 'zh';
 export const LANGS: Array<{ id: Lang; label: string }> = [
   { id: 'en', label: 'English' },
@@ -19,8 +24,11 @@ export const LANGS: Array<{ id: Lang; label: string }> = [
 ];
 
 const STORAGE_KEY = 'agent-service.lang';
-const en: Record<MessageKey, string> = { ...enBase, ...enManage, ...enOps };
-const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = { en, zh: { ...zh, ...zhManage, ...zhOps } };
+const en: Record<MessageKey, string> = { ...enBase, ...enManage, ...enOps, ...enRules };
+const DICTIONARIES: Record<Lang, Record<MessageKey, string>> = {
+  en,
+  zh: { ...zh, ...zhManage, ...zhOps, ...zhRules },
+};
 
 /** The browser's choice: its first preferred language. */
 export function browserLang(
@@ -62,6 +70,21 @@ export function t(key: MessageKey, params: Record<string, string | number> = {})
   return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
     params[name] === undefined ? whole : String(params[name]),
   );
+}
+
+/**
+ * The text of `key` cut at its {name} placeholders, each filled with `parts[name]` (an element, say):
+ * for a link or a <strong> inside a sentence whose word order differs between the languages.
+ */
+export function tParts<T>(key: MessageKey, parts: Record<string, T>): Array<string | T> {
+  const text = DICTIONARIES[lang.get()][key] ?? en[key];
+  return text
+    .split(/(\{\w+\})/)
+    .filter((piece) => piece !== '')
+    .map((piece) => {
+      const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+      return name !== undefined && name in parts ? (parts[name] as T) : piece;
+    });
 }
 
 /** The current language; the component re-renders when it changes. */

@@ -215,4 +215,13 @@ export const zhOps: Record<OpsKey, string> = {
   'mon.noCron': '还没有 cron 任务触发过。',
   'mon.late': ' · 延迟 {ms} 毫秒',
   'cron.newTask': '新建任务',
+  'mon.t.on': '{agent}，渠道 {channel}',
+  'mon.t.for': '，提问者 {who}',
+  'mon.t.tokens': '输入 {input} / 输出 {output} token',
+  'mon.t.traceId': ' · 追踪 ID {id}',
+  'mon.t.model': '模型调用 {provider} {model}',
+  'mon.t.firstToken': ' · 首个 token {time}',
+  'mon.t.inOut': ' · 输入 {input} / 输出 {output}',
+  'mon.t.tool': '工具 {tool}（{type}）',
+  'mon.t.node': '节点 {node}（{type}）',
 };

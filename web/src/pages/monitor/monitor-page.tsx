@@ -4,7 +4,7 @@
 // turn opens its trace (model calls, tool calls, nodes).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, currentToken } from '../../api.ts';
-import { t } from '../../i18n/index.ts';
+import { t, tParts } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
@@ -119,10 +119,13 @@ function TraceDialog({ turnId, onClose }: { turnId: string | null; onClose: () =
       ) : (
         <div class="stack">
           <p>
-            <strong>{trace.agentId}</strong> on {trace.channel}
-            {trace.requester ? ` for ${trace.requester}` : ''} · <Outcome status={trace.status} /> ·{' '}
-            {seconds(trace.durationMs)} · {trace.inputTokens} in / {trace.outputTokens} out tokens
-            {trace.traceId ? <span class="muted mono"> · trace {trace.traceId}</span> : null}
+            {tParts('mon.t.on', { agent: <strong>{trace.agentId}</strong>, channel: trace.channel })}
+            {trace.requester ? t('mon.t.for', { who: trace.requester }) : ''} ·{' '}
+            <Outcome status={trace.status} /> · {seconds(trace.durationMs)} ·{' '}
+            {t('mon.t.tokens', { input: trace.inputTokens, output: trace.outputTokens })}
+            {trace.traceId ? (
+              <span class="muted mono">{t('mon.t.traceId', { id: trace.traceId })}</span>
+            ) : null}
           </p>
           {trace.error && <p class="node-log-error">{trace.error}</p>}
           <ol class="list" aria-label={t('mon.steps')}>
@@ -132,22 +135,29 @@ function TraceDialog({ turnId, onClose }: { turnId: string | null; onClose: () =
                   <span class="mono muted">+{seconds(step.at)}</span>{' '}
                   {step.kind === 'model' && (
                     <span>
-                      model call <strong>{step.provider}</strong> {step.model} · {seconds(step.durationMs)}
-                      {step.firstTokenMs !== undefined ? ` · first token ${seconds(step.firstTokenMs)}` : ''}
+                      {tParts('mon.t.model', {
+                        provider: <strong>{step.provider}</strong>,
+                        model: step.model,
+                      })}{' '}
+                      · {seconds(step.durationMs)}
+                      {step.firstTokenMs !== undefined
+                        ? t('mon.t.firstToken', { time: seconds(step.firstTokenMs) })
+                        : ''}
                       {step.inputTokens !== undefined
-                        ? ` · ${step.inputTokens} in / ${step.outputTokens ?? 0} out`
+                        ? t('mon.t.inOut', { input: step.inputTokens, output: step.outputTokens ?? 0 })
                         : ''}
                       {step.finishReason ? ` · ${step.finishReason}` : ''}
                     </span>
                   )}
                   {step.kind === 'tool' && (
                     <span>
-                      tool <strong>{step.tool}</strong> ({step.toolType}) · {seconds(step.durationMs)}
+                      {tParts('mon.t.tool', { tool: <strong>{step.tool}</strong>, type: step.toolType })} ·{' '}
+                      {seconds(step.durationMs)}
                     </span>
                   )}
                   {step.kind === 'node' && (
                     <span>
-                      node <strong>{step.nodeId}</strong> ({step.nodeType}) →{' '}
+                      {tParts('mon.t.node', { node: <strong>{step.nodeId}</strong>, type: step.nodeType })} →{' '}
                       {step.relations.join(', ') || '—'} · {seconds(step.durationMs)}
                     </span>
                   )}

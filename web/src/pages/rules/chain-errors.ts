@@ -7,8 +7,8 @@ export interface ErrorPlace {
   range: LineRange;
   /** The line to put the caret on: the bad key inside the node when the path names one. */
   line: number;
-  /** What the place is, for the "Go to" button. */
-  label: string;
+  /** What the place is, for the "Go to" button (worded by the editor, in the UI's language). */
+  what: { kind: 'node'; id: string } | { kind: 'connection'; from: string; to: string } | { kind: 'line' };
 }
 
 function lineAt(text: string, offset: number): number {
@@ -91,14 +91,14 @@ export function placeOfServerError(text: string, message: string): ErrorPlace | 
         break;
       }
     }
-    return { range, line, label: `node "${node[1]}"` };
+    return { range, line, what: { kind: 'node', id: node[1] } };
   }
   const connection = /connection "([^"]+)" -> "([^"]+)"/.exec(message);
   if (connection?.[1] && connection[2]) {
     const span = findConnection(text, connection[1], connection[2]);
     if (!span) return undefined;
     const range = rangeOf(text, span);
-    return { range, line: range.from, label: `connection ${connection[1]} → ${connection[2]}` };
+    return { range, line: range.from, what: { kind: 'connection', from: connection[1], to: connection[2] } };
   }
   return undefined;
 }
@@ -113,5 +113,5 @@ export function placeOfParseError(text: string, message: string): ErrorPlace | u
       ? lineAt(text, Number(position[1]))
       : undefined;
   if (line === undefined) return undefined;
-  return { range: { from: line, to: line }, line, label: `line ${line}` };
+  return { range: { from: line, to: line }, line, what: { kind: 'line' } };
 }

@@ -3,6 +3,7 @@
 // with confirmation, and the run panel below.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { t, tParts } from '../../i18n/index.ts';
 import { href, navigate } from '../../router.ts';
 import { useUnsavedChanges } from '../../ui/unsaved.ts';
 import { CodeEditor } from '../../ui/code-editor.tsx';
@@ -28,6 +29,14 @@ interface Props {
   chainId: string | null;
   agents: string[];
   onChanged: () => Promise<void>;
+}
+
+/** The words of an error's place, for its "Go to" button. */
+function placeLabel(place: ErrorPlace): string {
+  const { what } = place;
+  if (what.kind === 'node') return t('rules.place.node', { id: what.id });
+  if (what.kind === 'connection') return t('rules.place.connection', { from: what.from, to: what.to });
+  return t('rules.place.line', { line: place.line });
 }
 
 interface Problem {
@@ -64,7 +73,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   const changed = isNew ? text !== NEW_CHAIN_TEXT : view !== null && definitionText(view) !== text;
   useUnsavedChanges(
     changed && !busy,
-    isNew ? 'the new rule chain' : `rule chain "${chainId}"`,
+    isNew ? t('rules.unsavedNew') : t('rules.unsaved', { id: chainId ?? '' }),
     href('rules', chainId ?? 'new'),
   );
 
@@ -77,15 +86,14 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   if (missing)
     return (
       <div class="empty-state">
-        <p>There is no rule chain "{chainId}".</p>
+        <p>{t('rules.missing', { id: chainId ?? '' })}</p>
       </div>
     );
-  if (!isNew && !view) return <p class="muted pad">Loading…</p>;
+  if (!isNew && !view) return <p class="muted pad">{t('rules.loading')}</p>;
 
   const goTo = (place: ErrorPlace) => {
     setReveal({ line: place.line, seq: (reveal?.seq ?? 0) + 1 });
-    const nodeId = /^node "(.+)"$/.exec(place.label)?.[1];
-    if (nodeId) setFocus({ nodeId, seq: (focus?.seq ?? 0) + 1 });
+    if (place.what.kind === 'node') setFocus({ nodeId: place.what.id, seq: (focus?.seq ?? 0) + 1 });
   };
 
   /** Parses the editor's text; a syntax error is marked at its line. */
@@ -95,13 +103,13 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       if (typeof value === 'object' && value !== null && !Array.isArray(value))
         return value as Record<string, unknown>;
       setProblem({
-        message: 'The chain must be a JSON object: {"ruleChain": {...}, "metadata": {...}}',
+        message: t('rules.notObject'),
         place: undefined,
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const place = placeOfParseError(text, message);
-      setProblem({ message: `Not valid JSON: ${message}`, place });
+      setProblem({ message: t('rules.notJson', { message }), place });
       if (place) goTo(place);
     }
     return undefined;
@@ -115,7 +123,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       if (isNew) {
         const path = owner ? `/agents/${encodeURIComponent(owner)}/rules` : '/rules';
         const created = await api<ChainView>(path, { method: 'POST', body, quiet: true });
-        toast(`Rule chain "${created.ruleChain.id}" created`, 'success');
+        toast(t('rules.created', { id: created.ruleChain.id }), 'success');
         await onChanged();
         navigate(href('rules', created.ruleChain.id), { replace: true });
         return;
@@ -127,7 +135,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       });
       show(saved);
       setProblem(null);
-      toast('Saved', 'success');
+      toast(t('rules.saved'), 'success');
       await onChanged();
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) return;
@@ -153,11 +161,11 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       });
       show(loaded);
       setProblem(null);
-      toast('Reloaded from its file', 'success');
+      toast(t('rules.reloaded'), 'success');
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) {
         setProblem({
-          message: `The file did not load: ${error.message}`,
+          message: t('rules.fileFailed', { message: error.message }),
           place: placeOfServerError(text, error.message),
         });
       } else if (error instanceof ApiError && error.status !== 401) toast(error.message, 'error');
@@ -169,13 +177,13 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
     if (isNew) return;
     await confirmDelete(
       {
-        title: 'Delete rule chain',
-        message: `Delete the rule chain "${chainId}"? Its file is removed and agents using it as a tool lose it.`,
-        confirmLabel: 'Delete chain',
+        title: t('rules.delete.title'),
+        message: t('rules.delete.message', { id: chainId }),
+        confirmLabel: t('rules.delete.confirm'),
       },
       async () => {
         await api(`/rules/${encodeURIComponent(chainId)}`, { method: 'DELETE' });
-        toast(`Rule chain "${chainId}" deleted`, 'success');
+        toast(t('rules.deleted', { id: chainId }), 'success');
         await onChanged();
         navigate(href('rules'), { replace: true });
       },
@@ -195,7 +203,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
         body: JSON.parse(next) as unknown,
       });
       show(saved);
-      toast('Debug mode on: runs are logged node by node', 'success');
+      toast(t('rules.debugOn'), 'success');
     } catch {
       // toasted
     }
@@ -206,54 +214,61 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
   return (
     <div class="editor stack">
       <div class="toolbar">
-        <a class="icon-btn back-link" href={href('rules')} aria-label="Back to the rule chain list">
+        <a class="icon-btn back-link" href={href('rules')} aria-label={t('rules.back')}>
           <Icon name="back" />
         </a>
-        <h2 class="page-title">{view ? chainName(view) : 'New rule chain'}</h2>
+        <h2 class="page-title">{view ? chainName(view) : t('rules.newTitle')}</h2>
         {view && <LoadBadge status={view.status} />}
-        {agentChain && <span class="badge">agent</span>}
+        {agentChain && <span class="badge">{t('rules.agentBadge')}</span>}
         <span class="spacer" />
         <ViewSwitch mode={mode} onMode={setMode} />
         {isNew && text !== EMPTY_CHAIN_TEXT && (
           <button type="button" class="btn" onClick={() => setText(EMPTY_CHAIN_TEXT)}>
-            Start empty
+            {t('rules.startEmpty')}
           </button>
         )}
         {!isNew && (
           <>
-            <button type="button" class="btn" aria-label="Reload chain" onClick={() => void reload()}>
-              <Icon name="reload" /> <span class="hide-narrow">Reload</span>
+            <button
+              type="button"
+              class="btn"
+              aria-label={t('rules.reloadAria')}
+              onClick={() => void reload()}
+            >
+              <Icon name="reload" /> <span class="hide-narrow">{t('rules.reload')}</span>
             </button>
             {!agentChain && (
               <button
                 type="button"
                 class="btn btn-danger"
-                aria-label="Delete chain"
+                aria-label={t('rules.deleteAria')}
                 onClick={() => void remove()}
               >
-                <Icon name="trash" /> <span class="hide-narrow">Delete</span>
+                <Icon name="trash" /> <span class="hide-narrow">{t('rules.delete')}</span>
               </button>
             )}
           </>
         )}
         <button type="button" class="btn btn-primary" disabled={!dirty || busy} onClick={() => void save()}>
-          {isNew ? 'Create' : 'Save'}
+          {isNew ? t('rules.create') : t('rules.save')}
         </button>
       </div>
       {agentChain && (
         <p class="muted">
-          This is the chain of agent "{view.ruleChain.id}": its basics are easier to edit on the{' '}
-          <a href={href('agents', view.ruleChain.id)}>Agents page</a>, where it is also deleted.
+          {tParts('rules.agentChain', {
+            id: view.ruleChain.id,
+            link: <a href={href('agents', view.ruleChain.id)}>{t('rules.agentsPage')}</a>,
+          })}
         </p>
       )}
       {isNew && (
         <label class="field">
-          <span class="field-label">Belongs to</span>
+          <span class="field-label">{t('rules.belongsTo')}</span>
           <select class="input" value={owner} onChange={(event) => setOwner(event.currentTarget.value)}>
-            <option value="">No agent (a global chain)</option>
+            <option value="">{t('rules.noAgent')}</option>
             {agents.map((id) => (
               <option key={id} value={id}>
-                Agent {id}
+                {t('rules.agentOption', { id })}
               </option>
             ))}
           </select>
@@ -264,7 +279,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
           <pre class="alert-detail">{problem.message}</pre>
           {problem.place && (
             <button type="button" class="btn" onClick={() => problem.place && goTo(problem.place)}>
-              Go to {problem.place.label}
+              {t('rules.goTo', { place: placeLabel(problem.place) })}
             </button>
           )}
         </div>
@@ -282,7 +297,7 @@ export function RuleEditor({ chainId, agents, onChanged }: Props) {
       ) : (
         <div id="chain-editor-view" role="tabpanel">
           <CodeEditor
-            label="Rule chain JSON"
+            label={t('rules.json')}
             value={text}
             onInput={(value) => setText(value)}
             marked={problem?.place?.range ?? null}

@@ -2,6 +2,7 @@
 // (/ui/rules/<id>) or of a new one (/ui/rules/new).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { apiAll } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import { href } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { AgentFilter, useAgentIds } from '../../ui/agent-filter.tsx';
@@ -35,37 +36,42 @@ export function RulesPage({ params }: PageProps) {
 
   return (
     <div class={selected ? 'split split-detail' : 'split'}>
-      <aside class="split-list" aria-label="Rule chains">
+      <aside class="split-list" aria-label={t('rules.listAria')}>
         <div class="toolbar">
-          <h1 class="page-title">Rule chains</h1>
+          <h1 class="page-title">{t('rules.title')}</h1>
           <span class="spacer" />
           <a class="btn btn-primary" href={href('rules', 'new')}>
-            <Icon name="plus" /> New chain
+            <Icon name="plus" /> {t('rules.new')}
           </a>
         </div>
         <div class="filters">
-          <AgentFilter agents={agents} value={agentFilter} onChange={setAgentFilter} allLabel="All chains" />
+          <AgentFilter
+            agents={agents}
+            value={agentFilter}
+            onChange={setAgentFilter}
+            allLabel={t('rules.allChains')}
+          />
           <label class="inline-check">
             <input
               type="checkbox"
               checked={loadedOnly}
               onChange={(event) => setLoadedOnly(event.currentTarget.checked)}
             />
-            Loaded only
+            {t('rules.loadedOnly')}
           </label>
         </div>
         {chains === null ? (
-          <p class="muted">Loading…</p>
+          <p class="muted">{t('rules.loading')}</p>
         ) : chains.length === 0 ? (
-          <p class="muted">No rule chains match.</p>
+          <p class="muted">{t('rules.noMatch')}</p>
         ) : (
-          <ul class="list" aria-label="Rule chain list">
+          <ul class="list" aria-label={t('rules.list')}>
             {chains.map((chain) => {
               const id = chain.ruleChain.id;
               const owner = isAgentChain(chain)
-                ? ' · agent'
+                ? t('rules.ownerAgent')
                 : chain.status.agentId
-                  ? ` · of ${chain.status.agentId}`
+                  ? t('rules.ownerOf', { agent: chain.status.agentId })
                   : '';
               return (
                 <StatusListItem
@@ -82,7 +88,7 @@ export function RulesPage({ params }: PageProps) {
           </ul>
         )}
       </aside>
-      <section class="split-detail-pane" aria-label="Rule chain editor">
+      <section class="split-detail-pane" aria-label={t('rules.editorAria')}>
         {selected ? (
           <RuleEditor
             key={selected}
@@ -92,7 +98,7 @@ export function RulesPage({ params }: PageProps) {
           />
         ) : (
           <div class="empty-state">
-            <p class="muted">Choose a rule chain to edit and run it, or create a new one.</p>
+            <p class="muted">{t('rules.choose')}</p>
           </div>
         )}
       </section>

@@ -2,6 +2,7 @@
 // each logged node's relations, the message it received and sent on (data and metadata), its error.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, request } from '../../api.ts';
+import { t } from '../../i18n/index.ts';
 import type { Page } from '../../types.ts';
 import type { LoggedMessage, NodeLog, RunLog } from './rule-types.ts';
 
@@ -40,19 +41,22 @@ export function parseMetadata(text: string): Record<string, string> {
   for (const [index, line] of trimmed.split('\n').entries()) {
     if (line.trim() === '') continue;
     const equals = line.indexOf('=');
-    if (equals <= 0) throw new Error(`metadata line ${index + 1}: write key=value`);
+    if (equals <= 0) throw new Error(t('run.metadataLine', { line: index + 1 }));
     metadata[line.slice(0, equals).trim()] = line.slice(equals + 1).trim();
   }
   return metadata;
 }
+
+const outcomeText = (outcome: RunLog['outcome']) =>
+  outcome === 'success' ? t('run.outcome.success') : t('run.outcome.failure');
 
 function MessageBlock({ title, message }: { title: string; message: LoggedMessage }) {
   return (
     <details>
       <summary>
         {title}
-        {message.type ? ` · type ${message.type}` : ''}
-        {message.truncated ? ' · cut' : ''}
+        {message.type ? t('run.type', { type: message.type }) : ''}
+        {message.truncated ? t('run.cut') : ''}
       </summary>
       <pre class="data-block">{pretty(message.data, message.dataType)}</pre>
       <pre class="data-block">{JSON.stringify(message.metadata, null, 2)}</pre>
@@ -76,9 +80,9 @@ function NodeEntry({ log }: { log: NodeLog }) {
         <span class="muted">{Math.max(0, log.endTs - log.startTs)} ms</span>
       </div>
       {log.err && <p class="node-log-error">{log.err}</p>}
-      <MessageBlock title="In: data and metadata" message={log.inMsg} />
+      <MessageBlock title={t('run.in')} message={log.inMsg} />
       {log.outMsgs.map((out, index) => (
-        <MessageBlock key={index} title={`Out (${out.relationType}): data and metadata`} message={out.msg} />
+        <MessageBlock key={index} title={t('run.out', { relation: out.relationType })} message={out.msg} />
       ))}
     </li>
   );
@@ -143,47 +147,47 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug, onShown }:
   const run = runs.find((entry) => entry.id === shown);
   useEffect(() => onShown?.(run ?? null), [run?.id]);
   return (
-    <section class="card stack" aria-label="Run the chain">
-      <h3 class="section-title">Run with a test message</h3>
-      {!loaded && <p class="muted">The chain is not loaded: fix it and save before running it.</p>}
+    <section class="card stack" aria-label={t('run.aria')}>
+      <h3 class="section-title">{t('run.title')}</h3>
+      {!loaded && <p class="muted">{t('run.notLoaded')}</p>}
       <form class="stack" onSubmit={(event) => void execute(event)}>
         <div class="form-grid">
           <label class="field">
-            <span class="field-label">Message type</span>
+            <span class="field-label">{t('run.messageType')}</span>
             <input
               class="input"
               value={messageType}
-              placeholder="(none)"
+              placeholder={t('run.none')}
               onInput={(event) => setMessageType(event.currentTarget.value)}
             />
           </label>
           <label class="field">
-            <span class="field-label">Metadata</span>
+            <span class="field-label">{t('run.metadata')}</span>
             <textarea
               class="input code-input"
               rows={3}
-              aria-label="Metadata"
+              aria-label={t('run.metadata')}
               placeholder="city=Oslo"
               value={metadataText}
               onInput={(event) => setMetadataText(event.currentTarget.value)}
             />
-            <span class="field-help">key=value per line, or a JSON object.</span>
+            <span class="field-help">{t('run.metadataHelp')}</span>
           </label>
           <label class="field field-wide">
-            <span class="field-label">Data</span>
+            <span class="field-label">{t('run.data')}</span>
             <textarea
               class="input code-input"
               rows={5}
-              aria-label="Data"
+              aria-label={t('run.data')}
               value={dataText}
               onInput={(event) => setDataText(event.currentTarget.value)}
             />
-            <span class="field-help">JSON is sent as JSON; anything else as text.</span>
+            <span class="field-help">{t('run.dataHelp')}</span>
           </label>
         </div>
         <div class="toolbar">
           <button type="submit" class="btn btn-primary" disabled={running || !loaded}>
-            {running ? 'Running…' : 'Run'}
+            {running ? t('run.running') : t('run.run')}
           </button>
         </div>
       </form>
@@ -193,27 +197,27 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug, onShown }:
           role={result.ok ? 'status' : 'alert'}
         >
           <div class="run-summary">
-            <strong>{result.ok ? 'Result' : 'The run failed'}</strong>
+            <strong>{result.ok ? t('run.result') : t('run.failed')}</strong>
           </div>
-          <pre class="data-block" aria-label="Run result">
+          <pre class="data-block" aria-label={t('run.resultAria')}>
             {result.text}
           </pre>
         </div>
       )}
       <div>
         <div class="run-summary">
-          <h3 class="section-title">Run log</h3>
+          <h3 class="section-title">{t('run.log')}</h3>
           <span class="spacer" />
           {runs.length > 0 && (
             <select
               class="input"
-              aria-label="Recent runs"
+              aria-label={t('run.recent')}
               value={shown ?? ''}
               onChange={(event) => setShown(event.currentTarget.value)}
             >
               {runs.map((entry) => (
                 <option key={entry.id} value={entry.id}>
-                  {new Date(entry.startTs).toLocaleTimeString()} · {entry.outcome}
+                  {new Date(entry.startTs).toLocaleTimeString()} · {outcomeText(entry.outcome)}
                 </option>
               ))}
             </select>
@@ -221,21 +225,22 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug, onShown }:
         </div>
         {!debugMode && (
           <div class="run-summary">
-            <p class="muted">Run logs need debug mode, which logs what every node received and sent on.</p>
+            <p class="muted">{t('run.needsDebug')}</p>
             <button type="button" class="btn" onClick={() => void onEnableDebug()}>
-              Turn on debug mode
+              {t('run.enableDebug')}
             </button>
           </div>
         )}
         {run ? (
-          <div aria-label="Node log">
+          <div aria-label={t('run.nodeLog')}>
             <div class="run-summary">
               <span class={run.outcome === 'success' ? 'badge badge-ok' : 'badge badge-error'}>
-                {run.outcome}
+                {outcomeText(run.outcome)}
               </span>
               <span class="muted">
-                {run.logs.length} node{run.logs.length === 1 ? '' : 's'} · {run.endTs - run.startTs} ms
-                {run.droppedLogs > 0 ? ` · ${run.droppedLogs} entries left out` : ''}
+                {t(run.logs.length === 1 ? 'run.nodes.one' : 'run.nodes.other', { count: run.logs.length })} ·{' '}
+                {run.endTs - run.startTs} ms
+                {run.droppedLogs > 0 ? t('run.leftOut', { count: run.droppedLogs }) : ''}
               </span>
             </div>
             {run.error && <p class="node-log-error">{run.error}</p>}
@@ -246,7 +251,7 @@ export function RunPanel({ chainId, debugMode, loaded, onEnableDebug, onShown }:
             </ol>
           </div>
         ) : (
-          debugMode && <p class="muted">No runs logged yet.</p>
+          debugMode && <p class="muted">{t('run.noRuns')}</p>
         )}
       </div>
     </section>

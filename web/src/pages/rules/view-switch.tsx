@@ -2,6 +2,7 @@
 // is remembered in this browser. The graph's code (React Flow on preact/compat) is a chunk of its
 // own, fetched the first time a graph is shown, so no other page loads it.
 import { useEffect, useState } from 'preact/hooks';
+import { t } from '../../i18n/index.ts';
 import type { ChainGraphProps } from './graph/chain-graph.tsx';
 
 export type EditorView = 'graph' | 'json';
@@ -44,9 +45,9 @@ export function ViewSwitch({ mode, onMode }: { mode: EditorView; onMode: (view: 
     </button>
   );
   return (
-    <div class="view-switch" role="tablist" aria-label="Editor view">
-      {tab('graph', 'Graph')}
-      {tab('json', 'JSON')}
+    <div class="view-switch" role="tablist" aria-label={t('rules.view')}>
+      {tab('graph', t('rules.view.graph'))}
+      {tab('json', t('rules.view.json'))}
     </div>
   );
 }
@@ -70,12 +71,12 @@ export function GraphView(props: ChainGraphProps) {
   if (failed)
     return (
       <p class="alert alert-error" role="alert">
-        The graph editor did not load: reload the page, or use the JSON view.
+        {t('rules.graphFailed')}
       </p>
     );
   return (
     <div id="chain-editor-view" role="tabpanel">
-      {Graph ? <Graph {...props} /> : <p class="muted">Loading the graph…</p>}
+      {Graph ? <Graph {...props} /> : <p class="muted">{t('rules.graphLoading')}</p>}
     </div>
   );
 }

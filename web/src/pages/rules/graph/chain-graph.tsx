@@ -14,11 +14,14 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  type AriaLabelConfig,
   type Edge,
   type EdgeChange,
   type NodeChange,
 } from '@xyflow/react';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { t, useLang, type MessageKey } from '../../../i18n/index.ts';
+import { nodeText } from '../../../i18n/node-texts.ts';
 import { useStore } from '../../../store.ts';
 import { theme } from '../../../ui/theme.ts';
 import type { RunLog } from '../rule-types.ts';
@@ -39,6 +42,7 @@ import {
   setFirstNode,
   updateNode,
   type ChainDoc,
+  type ChainProblem,
   type Point,
 } from './chain-model.ts';
 import { ChainPanel } from './chain-panel.tsx';
@@ -65,6 +69,37 @@ export interface ChainGraphProps {
 
 const NODE_TYPES = { chain: ChainNode };
 
+const PROBLEMS: Record<ChainProblem, MessageKey> = {
+  json: 'graph.bad.json',
+  ruleChain: 'graph.bad.ruleChain',
+  nodeId: 'graph.bad.nodeId',
+  connections: 'graph.bad.connections',
+};
+
+/** React Flow's own texts (its controls' labels, the keyboard help it reads out) in the UI's language. */
+function flowLabels(): AriaLabelConfig {
+  return {
+    'node.a11yDescription.default': t('flow.nodeHelp'),
+    'node.a11yDescription.keyboardDisabled': t('flow.nodeHelpKeys'),
+    'node.a11yDescription.ariaLiveMessage': ({ direction, x, y }) =>
+      t('flow.moved', {
+        direction: ['up', 'down', 'left', 'right'].includes(direction)
+          ? t(`flow.dir.${direction as 'up' | 'down' | 'left' | 'right'}`)
+          : direction,
+        x,
+        y,
+      }),
+    'edge.a11yDescription.default': t('flow.edgeHelp'),
+    'controls.ariaLabel': t('flow.controls'),
+    'controls.zoomIn.ariaLabel': t('flow.zoomIn'),
+    'controls.zoomOut.ariaLabel': t('flow.zoomOut'),
+    'controls.fitView.ariaLabel': t('flow.fitView'),
+    'controls.interactive.ariaLabel': t('flow.interactive'),
+    'minimap.ariaLabel': t('flow.minimap'),
+    'handle.ariaLabel': t('flow.handle'),
+  };
+}
+
 type Built = Omit<ChainFlowNode, 'measured' | 'selected'>;
 
 function Graph(props: ChainGraphProps) {
@@ -80,6 +115,8 @@ function Graph(props: ChainGraphProps) {
   const [edges, setEdges] = useState<Edge[]>([]);
   const [focusForm, setFocusForm] = useState(0);
   const colorMode = useStore(theme);
+  const language = useLang();
+  const ariaLabels = useMemo(flowLabels, [language]);
   const live = useChainEvents(chainId, (event) => setRun((view) => applyLiveEvent(view, event)));
 
   useEffect(() => {
@@ -99,7 +136,10 @@ function Graph(props: ChainGraphProps) {
       id: node.id,
       type: 'chain',
       position: points.get(node.id) ?? { x: 0, y: 0 },
-      ariaLabel: `Node ${node.name ? `${node.name} (${node.id})` : node.id}, ${node.type}`,
+      ariaLabel: t('graph.nodeAria', {
+        node: node.name ? `${node.name} (${node.id})` : node.id,
+        type: node.type,
+      }),
       data: {
         nodeId: node.id,
         type: node.type,
@@ -134,7 +174,11 @@ function Graph(props: ChainGraphProps) {
           source: connection.fromId,
           target: connection.toId,
           label: connection.type,
-          ariaLabel: `Connection ${connection.fromId} to ${connection.toId} on ${connection.type}`,
+          ariaLabel: t('graph.edgeAria', {
+            from: connection.fromId,
+            to: connection.toId,
+            relation: connection.type,
+          }),
           markerEnd: { type: MarkerType.ArrowClosed },
           className: [taken ? 'taken' : '', wrong ? 'has-error' : ''].join(' ').trim(),
           selected: selected.has(id),
@@ -142,7 +186,7 @@ function Graph(props: ChainGraphProps) {
         };
       });
     });
-  }, [text, run, problem, selectedId]);
+  }, [text, run, problem, selectedId, language]);
 
   // A save error at a node selects it, so its form shows the problem under the field.
   useEffect(() => {
@@ -164,7 +208,8 @@ function Graph(props: ChainGraphProps) {
   if (!doc)
     return (
       <div class="alert alert-error" role="alert">
-        {'error' in parsed ? parsed.error : ''} The graph shows again once the JSON is fixed.
+        {'error' in parsed ? t(PROBLEMS[parsed.error], { detail: parsed.detail ?? '' }) : ''}{' '}
+        {t('graph.fixJson')}
       </div>
     );
 
@@ -192,7 +237,7 @@ function Graph(props: ChainGraphProps) {
     const node = {
       id,
       type: component.type,
-      name: component.label || component.type,
+      name: nodeText(component.label) || component.type,
       configuration: defaultConfiguration(component),
     };
     write(addNode(doc, node, centre()));
@@ -235,6 +280,7 @@ function Graph(props: ChainGraphProps) {
           edges={edges}
           nodeTypes={NODE_TYPES}
           colorMode={colorMode}
+          ariaLabelConfig={ariaLabels}
           onNodesChange={onNodesChange}
           onEdgesChange={onEdgesChange}
           onNodeDragStop={(_event, _node, moved) =>
@@ -255,8 +301,8 @@ function Graph(props: ChainGraphProps) {
         {run && (
           <div class="graph-run-status" role="status" data-run-status={run.status}>
             {run.status === 'running'
-              ? 'Running…'
-              : `Run ${run.status === 'success' ? 'succeeded' : 'failed'}${run.durationMs !== undefined ? ` in ${Math.round(run.durationMs)} ms` : ''}`}
+              ? t('graph.running')
+              : `${run.status === 'success' ? t('graph.succeeded') : t('graph.failed')}${run.durationMs !== undefined ? t('graph.in', { ms: Math.round(run.durationMs) }) : ''}`}
           </div>
         )}
       </div>

@@ -40,23 +40,24 @@ export interface Point {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Why the graph cannot show a draft (worded by the editor, in the UI's language). */
+export type ChainProblem = 'json' | 'ruleChain' | 'nodeId' | 'connections';
+
 /** The draft as a chain, or why the graph cannot show it (the JSON tab then has to fix it). */
-export function parseChain(text: string): { doc: ChainDoc } | { error: string } {
+export function parseChain(text: string): { doc: ChainDoc } | { error: ChainProblem; detail?: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { error: `The JSON is not valid: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: 'json', detail: error instanceof Error ? error.message : String(error) };
   }
-  if (!isObject(value) || !isObject(value['ruleChain']))
-    return { error: 'The chain needs a "ruleChain" object: fix it on the JSON tab.' };
+  if (!isObject(value) || !isObject(value['ruleChain'])) return { error: 'ruleChain' };
   const metadata = isObject(value['metadata']) ? value['metadata'] : {};
   const nodes = Array.isArray(metadata['nodes']) ? metadata['nodes'] : [];
-  if (!nodes.every((node) => isObject(node) && typeof node['id'] === 'string'))
-    return { error: 'Every node needs an "id": fix it on the JSON tab.' };
+  if (!nodes.every((node) => isObject(node) && typeof node['id'] === 'string')) return { error: 'nodeId' };
   const connections = metadata['connections'];
   if (connections !== undefined && connections !== null && !Array.isArray(connections))
-    return { error: '"connections" must be a list: fix it on the JSON tab.' };
+    return { error: 'connections' };
   return {
     doc: {
       ...value,

@@ -1,5 +1,6 @@
 // The panel beside the graph while no node is selected: the chain's id (a new chain's only), name
 // and debug mode, the colours of a run, and how to work the graph with the keyboard.
+import { t } from '../../../i18n/index.ts';
 import type { ChainDoc } from './chain-model.ts';
 
 interface Props {
@@ -34,12 +35,12 @@ export function ChainPanel({ doc, isNew, onChange }: Props) {
   const { ruleChain } = doc;
   const endpoints = endpointLines(doc);
   return (
-    <section class="graph-panel stack" aria-label="Chain settings">
-      <h3 class="section-title">Chain</h3>
+    <section class="graph-panel stack" aria-label={t('graph.chainAria')}>
+      <h3 class="section-title">{t('graph.chain')}</h3>
       <div class="form-grid">
         <div class="field">
           <label class="field-label" for="graph-chain-id">
-            Chain id
+            {t('graph.chainId')}
           </label>
           <input
             id="graph-chain-id"
@@ -48,11 +49,11 @@ export function ChainPanel({ doc, isNew, onChange }: Props) {
             disabled={!isNew}
             onInput={(event) => onChange({ id: event.currentTarget.value })}
           />
-          {!isNew && <span class="field-help">A saved chain keeps its id.</span>}
+          {!isNew && <span class="field-help">{t('graph.keepsId')}</span>}
         </div>
         <div class="field">
           <label class="field-label" for="graph-chain-name">
-            Chain name
+            {t('graph.chainName')}
           </label>
           <input
             id="graph-chain-name"
@@ -68,12 +69,12 @@ export function ChainPanel({ doc, isNew, onChange }: Props) {
           checked={ruleChain.debugMode === true}
           onChange={(event) => onChange({ debugMode: event.currentTarget.checked })}
         />
-        Debug mode (keep a run log of every node)
+        {t('graph.debug')}
       </label>
       {endpoints.length > 0 && (
         <div class="field">
-          <span class="field-label">Endpoints (edited on the JSON tab)</span>
-          <ul class="graph-connection-list" aria-label="Endpoints">
+          <span class="field-label">{t('graph.endpoints')}</span>
+          <ul class="graph-connection-list" aria-label={t('graph.endpointsAria')}>
             {endpoints.map((line, index) => (
               <li key={index} class="mono">
                 {line}
@@ -82,18 +83,14 @@ export function ChainPanel({ doc, isNew, onChange }: Props) {
           </ul>
         </div>
       )}
-      <div class="graph-legend" aria-label="Run colours">
+      <div class="graph-legend" aria-label={t('graph.colours')}>
         <span class="graph-legend-item outcome-success">Success</span>
         <span class="graph-legend-item outcome-true">True</span>
         <span class="graph-legend-item outcome-false">False</span>
-        <span class="graph-legend-item outcome-other">other relation</span>
+        <span class="graph-legend-item outcome-other">{t('graph.otherRelation')}</span>
         <span class="graph-legend-item outcome-failure">Failure</span>
       </div>
-      <p class="muted graph-help">
-        Add a node from the list of node types. Tab moves to the nodes; Enter or a click selects one and opens
-        its form here; Delete removes the selected node or connection. Connect two nodes by dragging from a
-        node's right edge to another node, or from the node's form.
-      </p>
+      <p class="muted graph-help">{t('graph.help')}</p>
     </section>
   );
 }

@@ -2,6 +2,8 @@
 // numbers, switches, choices, nested groups, and JSON boxes for lists and maps. A secret field is
 // write-only: its stored value shows as "set", and leaving it empty keeps it (the *** mark is sent).
 import { useEffect, useState } from 'preact/hooks';
+import { t } from '../../../i18n/index.ts';
+import { nodeText } from '../../../i18n/node-texts.ts';
 import { isLongText, isSecretField, SECRET_MARK, type ComponentField } from './components.ts';
 
 type Config = Record<string, unknown>;
@@ -73,7 +75,7 @@ export function JsonBox({
           }
         }}
       />
-      {problem && <span class="field-error">Not valid JSON: {problem}</span>}
+      {problem && <span class="field-error">{t('graph.badJson', { problem })}</span>}
     </>
   );
 }
@@ -102,7 +104,7 @@ function FieldInput({
         value={JSON.stringify(current ?? null)}
         onChange={(event) => onChange(JSON.parse(event.currentTarget.value) as unknown)}
       >
-        {current === null || current === undefined ? <option value="null">(choose)</option> : null}
+        {current === null || current === undefined ? <option value="null">{t('graph.choose')}</option> : null}
         {options.map((option) => (
           <option key={String(option.value)} value={JSON.stringify(option.value)}>
             {option.label}
@@ -140,7 +142,7 @@ function FieldInput({
     case 'array':
     case 'map':
     case 'struct':
-      return <JsonBox id={id} label={field.label} value={value} onChange={onChange} />;
+      return <JsonBox id={id} label={nodeText(field.label)} value={value} onChange={onChange} />;
     default:
       break;
   }
@@ -154,7 +156,7 @@ function FieldInput({
         autocomplete="off"
         {...shared}
         value={stored ? '' : text}
-        placeholder={stored ? 'set: leave empty to keep it' : ''}
+        placeholder={stored ? t('graph.secretSet') : ''}
         onInput={(event) => {
           const next = event.currentTarget.value;
           onChange(next === '' ? (stored ? SECRET_MARK : undefined) : next);
@@ -186,7 +188,7 @@ function FieldInput({
 }
 
 export function ConfigForm({ fields, value, onChange, fieldError, idPrefix }: FormProps) {
-  if (fields.length === 0) return <p class="muted">This node type has no settings of its own.</p>;
+  if (fields.length === 0) return <p class="muted">{t('graph.noSettings')}</p>;
   return (
     <div class="stack graph-config-form">
       {fields.map((field) => {
@@ -199,7 +201,7 @@ export function ConfigForm({ fields, value, onChange, fieldError, idPrefix }: Fo
           const inner = current && typeof current === 'object' && !Array.isArray(current) ? current : {};
           return (
             <fieldset class="fieldset" key={field.name}>
-              <legend>{field.label}</legend>
+              <legend>{nodeText(field.label)}</legend>
               {problem && <span class="field-error">{problem}</span>}
               <ConfigForm
                 fields={field.fields}
@@ -214,7 +216,7 @@ export function ConfigForm({ fields, value, onChange, fieldError, idPrefix }: Fo
         return (
           <div class={check ? 'field graph-check' : 'field'} key={field.name} data-field={field.name}>
             <label class="field-label" for={id}>
-              {field.label}
+              {nodeText(field.label)}
               {field.required ? ' *' : ''}
             </label>
             <FieldInput
@@ -224,7 +226,9 @@ export function ConfigForm({ fields, value, onChange, fieldError, idPrefix }: Fo
               id={id}
               invalid={problem !== undefined}
             />
-            {field.desc && field.desc !== field.label && <span class="field-help">{field.desc}</span>}
+            {field.desc && field.desc !== field.label && (
+              <span class="field-help">{nodeText(field.desc)}</span>
+            )}
             {problem && <span class="field-error">{problem}</span>}
           </div>
         );

@@ -1,6 +1,7 @@
 // One node of the graph: its name, type and id, marked as the first node, coloured by the relation
 // it took in the shown run (its time on hover), and red with the server's message when it is wrong.
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import { t } from '../../../i18n/index.ts';
 import type { NodeRun } from './run-state.ts';
 
 export interface ChainNodeData extends Record<string, unknown> {
@@ -27,8 +28,8 @@ export function outcomeOf(run: NodeRun | undefined): string {
 
 export function timingText(run: NodeRun): string {
   const ms = Math.round(run.durationMs * 10) / 10;
-  const times = run.count > 1 ? ` over ${run.count} runs` : '';
-  return `${run.relations.join(', ') || 'no relation'} · ${ms} ms${times}`;
+  const times = run.count > 1 ? t('graph.overRuns', { count: run.count }) : '';
+  return t('graph.timing', { relations: run.relations.join(', ') || t('graph.noRelation'), ms, times });
 }
 
 export function ChainNode({ data, selected }: NodeProps<ChainFlowNode>) {
@@ -45,22 +46,24 @@ export function ChainNode({ data, selected }: NodeProps<ChainFlowNode>) {
       data-relations={data.run?.relations.join(' ') ?? ''}
       title={title}
     >
-      <Handle type="target" position={Position.Left} aria-label={`Into ${data.nodeId}`} />
+      <Handle type="target" position={Position.Left} aria-label={t('graph.into', { id: data.nodeId })} />
       <div class="graph-node-head">
         <span class="graph-node-name">{data.name || data.nodeId}</span>
-        {data.first && <span class="graph-node-first">first</span>}
+        {data.first && <span class="graph-node-first">{t('graph.first')}</span>}
       </div>
       <div class="graph-node-type mono">{data.type}</div>
       <div class="graph-node-id mono muted">{data.nodeId}</div>
       {data.run && (
         <div class="graph-node-run">
           {data.run.running
-            ? 'running…'
-            : (data.run.relations.length > 0 ? data.run.relations : ['(none)']).map((relation) => (
-                <span key={relation} class="graph-node-relation">
-                  {relation}
-                </span>
-              ))}
+            ? t('graph.nodeRunning')
+            : (data.run.relations.length > 0 ? data.run.relations : [t('graph.noneTaken')]).map(
+                (relation) => (
+                  <span key={relation} class="graph-node-relation">
+                    {relation}
+                  </span>
+                ),
+              )}
           {title && <span class="graph-node-timing">{Math.round(data.run.durationMs * 10) / 10} ms</span>}
         </div>
       )}
@@ -69,7 +72,7 @@ export function ChainNode({ data, selected }: NodeProps<ChainFlowNode>) {
           {data.error}
         </div>
       )}
-      <Handle type="source" position={Position.Right} aria-label={`Out of ${data.nodeId}`} />
+      <Handle type="source" position={Position.Right} aria-label={t('graph.outOf', { id: data.nodeId })} />
     </div>
   );
 }

@@ -2,6 +2,8 @@
 // same configuration as JSON beside it (either one can be edited), its connections out (add one
 // with a relation, remove one), make it the first node, delete it.
 import { useEffect, useState } from 'preact/hooks';
+import { t } from '../../../i18n/index.ts';
+import { nodeText } from '../../../i18n/node-texts.ts';
 import { Icon } from '../../../ui/icons.tsx';
 import type { ChainDoc, DslNode, ErrorTarget } from './chain-model.ts';
 import { connectionKey, connectionsOf } from './chain-model.ts';
@@ -28,15 +30,11 @@ function IdField({ node, doc, onRename }: { node: DslNode; doc: ChainDoc; onRena
   const [text, setText] = useState(node.id);
   useEffect(() => setText(node.id), [node.id]);
   const taken = text !== node.id && doc.metadata.nodes.some((other) => other.id === text);
-  const problem = !NODE_ID.test(text)
-    ? 'must be 1-64 letters, digits, "-" or "_"'
-    : taken
-      ? 'another node has this id'
-      : undefined;
+  const problem = !NODE_ID.test(text) ? t('graph.badId') : taken ? t('graph.idTaken') : undefined;
   return (
     <div class="field">
       <label class="field-label" for="graph-node-id">
-        Node id
+        {t('graph.nodeId')}
       </label>
       <input
         id="graph-node-id"
@@ -53,7 +51,7 @@ function IdField({ node, doc, onRename }: { node: DslNode; doc: ChainDoc; onRena
       />
       {problem && <span class="field-error">{problem}</span>}
       {!problem && JSON.stringify(node.configuration ?? {}).includes('"***"') && (
-        <span class="field-help">A stored secret is kept by node id: after a rename, type it again.</span>
+        <span class="field-help">{t('graph.secretRename')}</span>
       )}
     </div>
   );
@@ -71,10 +69,10 @@ function Connections({ doc, node, info, onConnect, onRemoveConnections }: Props)
     .map((connection, index) => ({ connection, key: connectionKey(connection, index) }))
     .filter(({ connection }) => connection.fromId === node.id);
   return (
-    <fieldset class="fieldset" aria-label="Connections out">
-      <legend>Connections out</legend>
+    <fieldset class="fieldset" aria-label={t('graph.connectionsOut')}>
+      <legend>{t('graph.connectionsOut')}</legend>
       {outgoing.length === 0 ? (
-        <p class="muted">None yet: drag from the node's right edge, or add one here.</p>
+        <p class="muted">{t('graph.noConnections')}</p>
       ) : (
         <ul class="graph-connection-list">
           {outgoing.map(({ connection, key }) => (
@@ -83,7 +81,7 @@ function Connections({ doc, node, info, onConnect, onRemoveConnections }: Props)
               <button
                 type="button"
                 class="icon-btn"
-                aria-label={`Remove connection ${connection.type} to ${connection.toId}`}
+                aria-label={t('graph.removeConnection', { relation: connection.type, to: connection.toId })}
                 onClick={() => onRemoveConnections(new Set([key]))}
               >
                 <Icon name="trash" />
@@ -101,7 +99,7 @@ function Connections({ doc, node, info, onConnect, onRemoveConnections }: Props)
           }}
         >
           <label class="field">
-            <span class="field-label">Relation</span>
+            <span class="field-label">{t('graph.relation')}</span>
             <input
               class="input"
               list="graph-relations"
@@ -115,7 +113,7 @@ function Connections({ doc, node, info, onConnect, onRemoveConnections }: Props)
             </datalist>
           </label>
           <label class="field">
-            <span class="field-label">To node</span>
+            <span class="field-label">{t('graph.toNode')}</span>
             <select class="input" value={target} onChange={(event) => setTarget(event.currentTarget.value)}>
               {others.map((other) => (
                 <option key={other.id} value={other.id}>
@@ -125,7 +123,7 @@ function Connections({ doc, node, info, onConnect, onRemoveConnections }: Props)
             </select>
           </label>
           <button type="submit" class="btn" disabled={!relation.trim() || !target}>
-            Connect
+            {t('graph.connect')}
           </button>
         </form>
       )}
@@ -139,17 +137,21 @@ export function NodePanel(props: Props) {
   const setConfiguration = (next: Record<string, unknown> | undefined) =>
     onUpdate(node.id, { ...node, configuration: next ?? {} });
   return (
-    <section class="graph-panel stack" aria-label={`Node ${node.id}`} data-panel-node={node.id}>
+    <section
+      class="graph-panel stack"
+      aria-label={t('graph.nodePanel', { id: node.id })}
+      data-panel-node={node.id}
+    >
       <div class="toolbar">
-        <h3 class="section-title">{info?.label ?? node.type}</h3>
+        <h3 class="section-title">{info ? nodeText(info.label) : node.type}</h3>
         <span class="muted mono">{node.type}</span>
         <span class="spacer" />
-        <button type="button" class="icon-btn" aria-label="Close the node editor" onClick={onClose}>
+        <button type="button" class="icon-btn" aria-label={t('graph.closeNode')} onClick={onClose}>
           <Icon name="close" />
         </button>
       </div>
-      {!info && <p class="alert alert-error">This server has no node type "{node.type}".</p>}
-      {info?.desc && <p class="muted">{info.desc}</p>}
+      {!info && <p class="alert alert-error">{t('graph.unknownType', { type: node.type })}</p>}
+      {info?.desc && <p class="muted">{nodeText(info.desc)}</p>}
       {error && (
         <div class="alert alert-error" role="alert">
           {error.detail}
@@ -159,7 +161,7 @@ export function NodePanel(props: Props) {
         <IdField node={node} doc={doc} onRename={(id) => onUpdate(node.id, { ...node, id })} />
         <div class="field">
           <label class="field-label" for="graph-node-name">
-            Name
+            {t('graph.name')}
           </label>
           <input
             id="graph-node-name"
@@ -171,7 +173,7 @@ export function NodePanel(props: Props) {
       </div>
       <div class="graph-config">
         <div class="graph-config-fields">
-          <h4 class="field-label">Configuration</h4>
+          <h4 class="field-label">{t('graph.configuration')}</h4>
           <ConfigForm
             fields={info?.fields ?? []}
             value={configuration}
@@ -182,11 +184,11 @@ export function NodePanel(props: Props) {
         </div>
         <div class="graph-config-json field">
           <label class="field-label" for="graph-config-json">
-            Configuration JSON
+            {t('graph.configurationJson')}
           </label>
           <JsonBox
             id="graph-config-json"
-            label="Configuration JSON"
+            label={t('graph.configurationJson')}
             rows={12}
             value={configuration}
             onChange={(next) =>
@@ -200,15 +202,15 @@ export function NodePanel(props: Props) {
       <Connections {...props} />
       <div class="toolbar">
         {isFirst ? (
-          <span class="badge">first node</span>
+          <span class="badge">{t('graph.firstNode')}</span>
         ) : (
           <button type="button" class="btn" onClick={onMakeFirst}>
-            Make it the first node
+            {t('graph.makeFirst')}
           </button>
         )}
         <span class="spacer" />
         <button type="button" class="btn btn-danger" onClick={onDelete}>
-          <Icon name="trash" /> Delete node
+          <Icon name="trash" /> {t('graph.deleteNode')}
         </button>
       </div>
     </section>

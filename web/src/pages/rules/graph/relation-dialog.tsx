@@ -1,6 +1,7 @@
 // Asks for the relation of a connection drawn on the graph: one of the source type's relations (a
 // button each) or any other name typed in. Esc or Cancel draws nothing.
 import { useEffect, useState } from 'preact/hooks';
+import { t, tParts } from '../../../i18n/index.ts';
 import { Dialog, FormActions } from '../../../ui/dialog.tsx';
 
 interface Props {
@@ -16,10 +17,10 @@ export function RelationDialog({ pending, relations, onConnect, onClose }: Props
   useEffect(() => setRelation(relations[0] ?? 'Success'), [pending?.fromId, pending?.toId]);
   return (
     <Dialog
-      title="Connect with relation"
+      title={t('graph.relationTitle')}
       open={pending !== null}
       onClose={onClose}
-      actions={<FormActions form="graph-relation-form" submitLabel="Connect" onCancel={onClose} />}
+      actions={<FormActions form="graph-relation-form" submitLabel={t('graph.connect')} onCancel={onClose} />}
     >
       {pending && (
         <form
@@ -31,10 +32,12 @@ export function RelationDialog({ pending, relations, onConnect, onClose }: Props
           }}
         >
           <p>
-            From <strong class="mono">{pending.fromId}</strong> to{' '}
-            <strong class="mono">{pending.toId}</strong>, when the first node sends its message on:
+            {tParts('graph.relationText', {
+              from: <strong class="mono">{pending.fromId}</strong>,
+              to: <strong class="mono">{pending.toId}</strong>,
+            })}
           </p>
-          <div class="graph-relation-choices" role="group" aria-label="Relations of the node type">
+          <div class="graph-relation-choices" role="group" aria-label={t('graph.relationsAria')}>
             {relations.map((name) => (
               <button
                 key={name}
@@ -48,14 +51,14 @@ export function RelationDialog({ pending, relations, onConnect, onClose }: Props
             ))}
           </div>
           <label class="field">
-            <span class="field-label">Relation</span>
+            <span class="field-label">{t('graph.relation')}</span>
             <input
               class="input"
               value={relation}
               autoFocus
               onInput={(event) => setRelation(event.currentTarget.value)}
             />
-            <span class="field-help">Any name the node sends on: a switch case, a custom relation.</span>
+            <span class="field-help">{t('graph.relationHelp')}</span>
           </label>
         </form>
       )}
