@@ -260,11 +260,16 @@ export async function startService(
   const logFd = openSync(logPath, 'w');
   let child: Child;
   try {
-    child = await spawnChild([...SERVICE_NODE_ARGS, options.entry ?? BIN, 'serve', '--port', '0', '--config', configPath], {
-      cwd: dir,
-      ready: /listening on (http:\/\/\S+)/,
-      stdout: logFd,
-    });
+    child = await spawnChild(
+      [...SERVICE_NODE_ARGS, options.entry ?? BIN, 'serve', '--port', '0', '--config', configPath],
+      {
+        cwd: dir,
+        ready: /listening on (http:\/\/\S+)/,
+        stdout: logFd,
+        // A start takes under a second, but far longer on a machine busy with other work.
+        timeoutMs: 120_000,
+      },
+    );
   } catch (error) {
     closeSync(logFd);
     await rm(dir, { recursive: true, force: true });
