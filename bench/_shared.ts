@@ -170,11 +170,78 @@ function startFlags(): string[] {
   );
 }
 
-/** Node flags for the service: those of `npm start`, then BENCH_SERVICE_NODE_ARGS ("--cpu-prof ..."). */
+/** BENCH_ROUND_TRIPS=1: services count their PostgreSQL queries and Redis commands (_round-trips.mjs). */
+export const COUNT_ROUND_TRIPS = process.env['BENCH_ROUND_TRIPS'] === '1';
+
+/**
+ * Node flags for the service: those of `npm start`, then BENCH_SERVICE_NODE_ARGS ("--cpu-prof ..."),
+ * then the round-trip counter when asked for.
+ */
 export const SERVICE_NODE_ARGS = [
   ...startFlags(),
   ...(process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
+  ...(COUNT_ROUND_TRIPS ? ['--import', join(import.meta.dirname, '_round-trips.mjs')] : []),
 ];
+
+export interface RoundTrips {
+  pg: Record<string, number>;
+  redis: Record<string, number>;
+}
+
+/**
+ * With COUNT_ROUND_TRIPS, the queries and commands `pids` sent since the last call, summed (each
+ * counter starts again from zero); undefined otherwise.
+ */
+export async function roundTrips(pids: number[]): Promise<RoundTrips | undefined> {
+  if (!COUNT_ROUND_TRIPS) return undefined;
+  const sum: RoundTrips = { pg: {}, redis: {} };
+  for (const pid of pids) {
+    const path = join(tmpdir(), `agent-service-round-trips-${pid}.json`);
+    rmSync(path, { force: true });
+    try {
+      process.kill(pid, 'SIGUSR2');
+    } catch {
+      continue; // gone (a benchmark killed it)
+    }
+    let text: string | undefined;
+    for (let waited = 0; text === undefined && waited < 5_000; waited += 20) {
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        await sleep(20);
+      }
+    }
+    rmSync(path, { force: true });
+    const counts = JSON.parse(text ?? '{"pg":{},"redis":{}}') as RoundTrips;
+    for (const kind of ['pg', 'redis'] as const)
+      for (const [key, count] of Object.entries(counts[kind])) sum[kind][key] = (sum[kind][key] ?? 0) + count;
+  }
+  return sum;
+}
+
+/** Round trips per unit of work ({pgPerX, redisPerX}), and the breakdown on stderr. */
+export function perUnit(
+  counts: RoundTrips | undefined,
+  units: number,
+  unit: string,
+  label: string,
+): Record<string, number> {
+  if (!counts) return {};
+  const total = (table: Record<string, number>): number =>
+    Object.values(table).reduce((sum, count) => sum + count, 0);
+  const lines = (table: Record<string, number>): string =>
+    Object.entries(table)
+      .sort((x, y) => y[1] - x[1])
+      .map(([key, count]) => `  ${round(count / Math.max(units, 1), 2)} x ${key}`)
+      .join('\n');
+  progress(
+    `${label}: per ${unit}, PostgreSQL:\n${lines(counts.pg)}\nper ${unit}, Redis:\n${lines(counts.redis)}`,
+  );
+  return {
+    [`pgQueriesPer${unit}`]: round(total(counts.pg) / Math.max(units, 1), 2),
+    [`redisCommandsPer${unit}`]: round(total(counts.redis) / Math.max(units, 1), 2),
+  };
+}
 
 /**
  * Starts `agent-service serve --port 0` as a user would, in a fresh temporary folder with `config`
@@ -199,6 +266,8 @@ export async function startService(
         cwd: dir,
         ready: /listening on (http:\/\/\S+)/,
         stdout: logFd,
+        // A start takes under a second, but far longer on a machine busy with other work.
+        timeoutMs: 120_000,
       },
     );
   } catch (error) {

@@ -19,9 +19,12 @@ import {
   autocannon,
   BENCH_AGENT,
   codeVersion,
+  COUNT_ROUND_TRIPS,
   postJson,
+  perUnit,
   progress,
   round,
+  roundTrips,
   SERVICE_NODE_ARGS,
   sleep,
   spawnChild,
@@ -52,6 +55,8 @@ interface Figures {
   cpuMsPerTurn: number;
   /** CPU of everything outside this benchmark (PostgreSQL and Redis included), % of one core. */
   otherCpuPct: number;
+  /** With BENCH_ROUND_TRIPS=1: PostgreSQL queries and Redis commands per turn. */
+  roundTrips: Record<string, number>;
 }
 
 /** User + system CPU ticks of one process so far. */
@@ -68,6 +73,7 @@ function cpuTicks(pid: number): number {
 /** Turns for `seconds` over `urls` (connections split evenly), each in the next of SESSIONS conversations. */
 async function turns(urls: string[], pids: number[], seconds: number, prefix: string): Promise<Figures> {
   let next = 0;
+  await roundTrips(pids);
   const other = watchOtherCpu();
   const before = pids.map(cpuTicks);
   const result = await autocannon({
@@ -92,6 +98,7 @@ async function turns(urls: string[], pids: number[], seconds: number, prefix: st
   });
   const ticks = pids.reduce((sum, pid, index) => sum + cpuTicks(pid) - (before[index] ?? 0), 0);
   const total = result.requests.total;
+  const counted = await roundTrips(pids);
   return {
     turnsPerS: round(total / (result.duration || seconds)),
     turns: total,
@@ -101,6 +108,7 @@ async function turns(urls: string[], pids: number[], seconds: number, prefix: st
     non2xx: result.non2xx,
     cpuMsPerTurn: round((ticks * MS_PER_TICK) / Math.max(1, total), 2),
     otherCpuPct: other.stop(),
+    roundTrips: perUnit(counted, total, 'Turn', `${pids.length} instance(s), ${prefix}`),
   };
 }
 
@@ -257,6 +265,9 @@ try {
       // includes PostgreSQL and Redis, so it is also their cost.
       clusterOtherCpuPct: cluster.otherCpuPct,
       singleOtherCpuPct: one.otherCpuPct,
+      ...(COUNT_ROUND_TRIPS
+        ? { clusterRoundTrips: cluster.roundTrips, singleRoundTrips: one.roundTrips }
+        : {}),
     }),
   );
 } finally {

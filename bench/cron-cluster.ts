@@ -15,7 +15,19 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { openDatabase, type Db } from '../src/storage/database.ts';
 import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
-import { codeVersion, progress, round, sleep, spawnChild, watchOtherCpu, type Child } from './_shared.ts';
+import {
+  codeVersion,
+  COUNT_ROUND_TRIPS,
+  perUnit,
+  progress,
+  round,
+  roundTrips,
+  SERVICE_NODE_ARGS,
+  sleep,
+  spawnChild,
+  watchOtherCpu,
+  type Child,
+} from './_shared.ts';
 
 const TASKS = Number(process.env['BENCH_CRON_TASKS'] ?? 10_000);
 const FIRING = Number(process.env['BENCH_CRON_FIRING'] ?? 1_000);
@@ -24,7 +36,7 @@ const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const WINDOW_S = 60;
 /** After the window, how long the fires still queued may take to be recorded. */
 const DRAIN_MAX_S = 240;
-const BIN = join(import.meta.dirname, '..', 'bin', 'agent-service.mjs');
+const BIN = process.env['BENCH_SERVICE_ENTRY'] ?? join(import.meta.dirname, '..', 'bin', 'agent-service.mjs');
 
 interface Figures {
   instances: number;
@@ -46,6 +58,8 @@ interface Figures {
   machineBusyPct: number;
   /** CPU of everything else on the machine (Redis, PostgreSQL and any other work), % of one core. */
   otherCpuPct: number;
+  /** With BENCH_ROUND_TRIPS=1: PostgreSQL queries and Redis commands per recorded fire (instances a and b). */
+  roundTrips?: Record<string, number>;
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -146,12 +160,15 @@ async function measure(mode: string): Promise<Figures> {
       // Each instance's log (warnings and errors at log_level warn) in a file, summed up at the end.
       const log = openSync(join(dir, `${name}.log`), 'w');
       instances.push(
-        await spawnChild([BIN, 'serve', '--config', join(dir, 'config.yaml'), '--port', '0'], {
-          cwd: dir,
-          ready: /listening on (http:\/\/\S+)/,
-          stdout: log,
-          timeoutMs: 120_000,
-        }),
+        await spawnChild(
+          [...SERVICE_NODE_ARGS, BIN, 'serve', '--config', join(dir, 'config.yaml'), '--port', '0'],
+          {
+            cwd: dir,
+            ready: /listening on (http:\/\/\S+)/,
+            stdout: log,
+            timeoutMs: 120_000,
+          },
+        ),
       );
       closeSync(log);
     }
@@ -198,6 +215,7 @@ async function measure(mode: string): Promise<Figures> {
     const other = watchOtherCpu();
     const machineBefore = machineBusyTicks();
     const cpuBefore = instances.map((child) => cpuTicks(child.pid));
+    await roundTrips(instances.map((child) => child.pid));
     let killed: string | null = null;
     if (clustered) {
       await sleep(windowStart + (WINDOW_S / 2) * 1000 - Date.now());
@@ -236,6 +254,10 @@ async function measure(mode: string): Promise<Figures> {
         : (cpuBefore[index] ?? 0),
     );
     const machineAfter = machineBusyTicks();
+    const live = instances.filter(
+      (child) => child.process.exitCode === null && child.process.signalCode === null,
+    );
+    const counted = await roundTrips(live.map((child) => child.pid));
     const otherCpuPct = other.stop();
     const runs = [...seen.values()];
     const lastStarted = runs.reduce((latest, run) => Math.max(latest, run.started), windowStart);
@@ -292,6 +314,18 @@ async function measure(mode: string): Promise<Figures> {
           Math.max(machineAfter.total - machineBefore.total, 1),
       ),
       otherCpuPct,
+      ...(COUNT_ROUND_TRIPS
+        ? {
+            roundTrips: perUnit(
+              counted,
+              // The killed instance's counts are lost: the live ones ran about their share of the
+              // first half of the window and all of the second.
+              runs.length * (killed ? (live.length / instances.length + 1) / 2 : 1),
+              'Fire',
+              `${mode}, live instances`,
+            ),
+          }
+        : {}),
     };
   } finally {
     for (const child of instances) await child.stop();

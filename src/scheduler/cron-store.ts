@@ -1,5 +1,6 @@
 // Cron tasks and their recent runs in the database. A task row carries its last run so the list
 // needs no join; cron_runs keeps the last RUNS_KEPT runs of each task.
+import { PostgresAdapter, sql } from 'kysely';
 import type { CronTasksTable, Db } from '../storage/database.ts';
 
 export const REPLY_LIMIT = 2000;
@@ -82,10 +83,14 @@ const cap = (text: string | undefined): string | null =>
   text === undefined ? null : text.slice(0, REPLY_LIMIT);
 
 export class CronStore {
+  private readonly postgres: boolean;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   async list(): Promise<StoredCronTask[]> {
     const rows = await this.db.selectFrom('cron_tasks').selectAll().orderBy('id').execute();
@@ -135,6 +140,32 @@ export class CronStore {
     });
   }
 
+  /** A task as it is now and whether its fire at `scheduledAt` has a recorded run: one query. */
+  async fireState(
+    taskId: string,
+    scheduledAt: number,
+  ): Promise<{ task: StoredCronTask | undefined; recorded: boolean }> {
+    const row = await this.db
+      .selectFrom('cron_tasks')
+      .selectAll()
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('cron_runs')
+              .select('cron_runs.id')
+              .where('cron_runs.task_id', '=', taskId)
+              .where('cron_runs.scheduled_at', '=', scheduledAt),
+          )
+          .as('recorded'),
+      )
+      .where('id', '=', taskId)
+      .executeTakeFirst();
+    if (!row) return { task: undefined, recorded: false };
+    const { recorded, ...task } = row;
+    return { task: toTask(task), recorded: recorded === true || Number(recorded) === 1 };
+  }
+
   /** Which of `scheduledAt` (fire times of the task) have a recorded run. */
   async recordedFires(taskId: string, scheduledAt: readonly number[]): Promise<Set<number>> {
     if (scheduledAt.length === 0) return new Set();
@@ -154,6 +185,7 @@ export class CronStore {
   async recordRun(run: RunRecord): Promise<'recorded' | 'duplicate' | 'gone'> {
     const reply = cap(run.reply);
     const error = cap(run.error);
+    if (this.postgres) return this.recordRunInOneStatement(run, reply, error);
     try {
       return await this.db.transaction().execute(async (trx) => {
         const updated = await trx
@@ -204,6 +236,46 @@ export class CronStore {
       if (error instanceof DuplicateFire) return 'duplicate';
       throw error;
     }
+  }
+
+  /**
+   * recordRun on PostgreSQL in one statement (one round trip instead of five), atomic by itself:
+   * the task row locked, the run inserted unless this fire has one, and only then the task's
+   * last-run columns set and the older runs pruned (the RUNS_KEPT - 1 newest of those before it kept).
+   */
+  private async recordRunInOneStatement(
+    run: RunRecord,
+    reply: string | null,
+    error: string | null,
+  ): Promise<'recorded' | 'duplicate' | 'gone'> {
+    const remembered = this.now() - FIRES_REMEMBERED_MS;
+    const { rows } = await sql<{ found: number | string; inserted: number | string }>`
+      with task as (
+        select id from cron_tasks where id = ${run.taskId} for update
+      ), run as (
+        insert into cron_runs (task_id, started_at, ended_at, status, reply, error, scheduled_at)
+        select id, ${run.startedAt}::bigint, ${run.endedAt}::bigint, ${run.status}::text, ${reply}::text,
+               ${error}::text, ${run.scheduledAt ?? null}::bigint
+          from task
+        on conflict (task_id, scheduled_at) do nothing
+        returning id
+      ), updated as (
+        update cron_tasks
+           set last_run_at = ${run.startedAt}::bigint, last_run_ended_at = ${run.endedAt}::bigint,
+               last_run_status = ${run.status}::text, last_run_error = ${error}::text,
+               last_run_reply = ${reply}::text, last_run_ms = ${run.endedAt - run.startedAt}::bigint
+         where id = ${run.taskId} and exists (select 1 from run)
+      ), pruned as (
+        delete from cron_runs
+         where task_id = ${run.taskId} and exists (select 1 from run)
+           and id not in (select id from cron_runs where task_id = ${run.taskId}
+                           order by id desc limit ${RUNS_KEPT - 1})
+           and (scheduled_at is null or scheduled_at < ${remembered}::bigint)
+      )
+      select (select count(*) from task) as found, (select count(*) from run) as inserted`.execute(this.db);
+    const counts = rows[0];
+    if (Number(counts?.found ?? 0) === 0) return 'gone';
+    return Number(counts?.inserted ?? 0) === 0 ? 'duplicate' : 'recorded';
   }
 
   async runs(taskId: string): Promise<CronRun[]> {

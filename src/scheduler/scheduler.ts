@@ -219,14 +219,14 @@ export class CronScheduler {
       );
       return;
     }
-    if ((await this.store.recordedFires(taskId, [scheduledAt])).size > 0) return;
     // A trigger may hand a fire over early (BullMQ does): it waits for its second, then reads the
-    // task, so a task disabled or deleted before that second does not fire.
+    // task, so a task disabled or deleted before that second does not fire; and, in the same query,
+    // whether the fire is recorded already (run again after its instance died).
     const early = scheduledAt - Date.now();
     if (early > 0) await sleep(early);
     if (this.stopped) throw new Error('the scheduler is stopping');
-    const task = await this.store.get(taskId);
-    if (!task || task.disabled) return;
+    const { task, recorded } = await this.store.fireState(taskId, scheduledAt);
+    if (recorded || !task || task.disabled) return;
     const work = this.options.work;
     const id = fireId(taskId, scheduledAt);
     // Taken by another instance already (BullMQ handed a stalled fire on while it still ran).

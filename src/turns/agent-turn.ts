@@ -142,13 +142,22 @@ export class TurnRunner {
    */
   private async opening(input: TurnInput): Promise<{ input: TurnInput; history: ChatMessage[] }> {
     const session = input.session as NonNullable<TurnInput['session']>;
-    if (!session.branch) return { input, history: await this.sessions.history(session.key) };
+    if (!session.branch) return { input, history: await this.historyOf(input, session.key) };
     const start = await branchStart(this.sessions, session.key, session.branch);
     await this.sessions.checkout(session.key, start.leaf);
     const turn = start.input
       ? { ...input, input: start.input.text, ...(start.input.images ? { images: start.input.images } : {}) }
       : input;
-    return { input: turn, history: await this.sessions.history(session.key) };
+    return { input: turn, history: await this.historyOf(turn, session.key) };
+  }
+
+  /**
+   * The stored history a turn starts from. With a compactor the agent node reads it itself, once the
+   * turn's opening is stored (Compactor.control): only a turn resuming client tool calls needs it here.
+   */
+  private async historyOf(input: TurnInput, key: string): Promise<ChatMessage[]> {
+    if (this.memory.compactor && this.memory.access && !input.resume) return [];
+    return this.sessions.history(key);
   }
 
   /**

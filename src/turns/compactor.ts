@@ -95,8 +95,7 @@ export class Compactor {
         const settings = this.settings(request.compaction);
         if (!settings.enabled) return shape(await this.deps.sessions.history(session.key));
         // Stored token counts: the check reads no more than the history it returns anyway.
-        const summary = await this.deps.sessions.latestSummary(session.key);
-        const messages = await this.active(session, summary);
+        const { summary, messages } = await this.active(session);
         const history = [...(summary ? [summaryMessage(summary)] : []), ...messages.map(forModel)];
         const total =
           requestTokens([...request.system, ...request.inputs], request.tools) +
@@ -116,15 +115,20 @@ export class Compactor {
 
   /** Summary and the messages after it, as the model reads them. */
   async history(session: SessionRef): Promise<ChatMessage[]> {
-    const summary = await this.deps.sessions.latestSummary(session.key);
-    const messages = await this.active(session, summary);
+    const { summary, messages } = await this.active(session);
     return [...(summary ? [summaryMessage(summary)] : []), ...messages.map(forModel)];
   }
 
-  private async active(session: SessionRef, summary: StoredSummary | undefined): Promise<StoredMessage[]> {
-    const messages = await this.deps.sessions.entries(session.key, summary?.lastId ?? 0);
+  /** The newest summary and the messages after it (one query: SessionStore.window), this turn's left out. */
+  private async active(
+    session: SessionRef,
+  ): Promise<{ summary: StoredSummary | undefined; messages: StoredMessage[] }> {
+    const { summary, messages } = await this.deps.sessions.window(session.key);
     const before = session.beforeId;
-    return before === undefined ? messages : messages.filter((entry) => entry.id < before);
+    return {
+      summary,
+      messages: before === undefined ? messages : messages.filter((entry) => entry.id < before),
+    };
   }
 
   /**
@@ -138,8 +142,7 @@ export class Compactor {
     trigger: CompactionTrigger,
   ): Promise<CompactionResult> {
     const settings = this.settings(request.compaction);
-    const summary = await this.deps.sessions.latestSummary(session.key);
-    const messages = await this.active(session, summary);
+    const { summary, messages } = await this.active(session);
     const fixed = requestTokens([...request.system, ...request.inputs], request.tools) + request.reserve;
     const triggerTokens = Math.floor((request.window * settings.triggerPercent) / 100);
     const room = Math.max(0, triggerTokens - fixed - (summary?.tokens ?? 0));

@@ -76,6 +76,56 @@ for (const kind of DATABASE_KINDS)
       await assert.rejects(store.checkout('k', 99_999), /not in this conversation/);
     });
 
+    it('window reads the newest summary and the messages after it, as latestSummary and entries do, on either kind of session', async () => {
+      database = await createTestDatabase(kind, process.env);
+      const db = await database.open();
+      const store = new SessionStore(db);
+      const window = async () => {
+        const read = await store.window('k');
+        const summary = await store.latestSummary('k');
+        assert.deepEqual(read, { summary, messages: await store.entries('k', summary?.lastId ?? 0) });
+        return { summary: read.summary?.content, texts: read.messages.map((entry) => entry.message.content) };
+      };
+      assert.deepEqual(await store.window('none'), { summary: undefined, messages: [] });
+      const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
+      const ids = (await store.append('k', info, [user('q1'), answer('a1')])).concat(
+        await store.append('k', info, [user('q2'), answer('a2')], { usage, status: 'stopped' }),
+      );
+      assert.deepEqual(await window(), { summary: undefined, texts: ['q1', 'a1', 'q2', 'a2'] });
+      assert.deepEqual((await store.window('k')).messages.at(-1)?.usage, usage);
+      const indexed = async () =>
+        (
+          await db
+            .selectFrom('search_documents')
+            .select(['ref_id', 'text'])
+            .where('source', '=', 'k')
+            .orderBy('ref_id')
+            .execute()
+        ).map((row) => [Number(row.ref_id), row.text]);
+      assert.deepEqual(await indexed(), [
+        [ids[0], 'q1'],
+        [ids[1], 'a1'],
+        [ids[2], 'q2'],
+        [ids[3], 'a2'],
+      ]);
+      const fold = (first: number, last: number, content: string, previous: number) =>
+        store.addSummary('k', {
+          firstId: ids[first] as number,
+          lastId: ids[last] as number,
+          content,
+          previousLastId: previous,
+        });
+      assert.equal(await fold(0, 1, 'S1', 0), true);
+      assert.deepEqual(await window(), { summary: 'S1', texts: ['q2', 'a2'] });
+      assert.equal(await fold(2, 2, 'S2', ids[1] as number), true);
+      assert.deepEqual(await window(), { summary: 'S2', texts: ['a2'] });
+      // Branched: an edit of q2 follows a1; S2 folded q2, which is off the active branch now.
+      await store.checkout('k', ids[1] as number);
+      await store.append('k', info, [user('q2 edited')]);
+      assert.deepEqual(await window(), { summary: 'S1', texts: ['q2 edited'] });
+      assert.deepEqual((await indexed()).at(-1)?.[1], 'q2 edited');
+    });
+
     it('a summary applies only to the branch it folded; a compaction on another branch is not refused', async () => {
       const store = await openStore();
       const ids = await store.append('k', info, [user('q1'), answer('a1'), user('q2'), answer('a2')]);

@@ -70,6 +70,11 @@ export class KeywordIndex {
     return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
   }
 
+  /** Told of documents a caller wrote itself (session-round-trips.ts): counts read before are stale. */
+  wrote(): void {
+    this.generation += 1;
+  }
+
   /** Adds documents, inside the caller's transaction when given one. */
   async insert(documents: SearchDocument[], db: Db = this.db): Promise<void> {
     this.generation += 1;
