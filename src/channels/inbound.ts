@@ -251,27 +251,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
     return outcome;
   }
-  try {
-    await withSendRetry(
-      () =>
-        deps.adapter.sendText(deps.account, message.chatId, reply, {
-          replyTo: message.chatType === 'group' ? message.messageId : undefined,
-          threadId: message.threadId,
-          replyContext: message.replyContext,
-          signal: deps.signal,
-        }),
-      retrying(deps, where),
-    );
-    return outcome;
-  } catch (error) {
-    if (!deps.signal.aborted) {
-      deps.logger?.warn(
-        { ...where, err: errorMessage(error) },
-        'could not send the channel reply; given up after retries',
-      );
-    }
-    return 'failed';
-  }
+  return sendPlain(reply, message, deps, where, outcome);
 }
 
 /** Tells a user whose message a budget or rate limit refused, once per period (or minute). */

@@ -1,4 +1,5 @@
 // Splitting a long answer into the pieces a platform accepts in one message.
+import type { SendResult } from './types.ts';
 
 /**
  * Splits text into pieces of at most `max` UTF-16 code units, preferring a break at a newline, then
@@ -23,4 +24,17 @@ export function splitText(text: string, max: number): string[] {
   }
   if (rest.length > 0 || pieces.length === 0) pieces.push(rest);
   return pieces;
+}
+
+/** Sends the pieces of an answer one after another; the result names the first message sent. */
+export async function sendPieces(
+  pieces: readonly string[],
+  send: (piece: string, index: number) => Promise<string>,
+): Promise<SendResult> {
+  let first: string | undefined;
+  for (const [index, piece] of pieces.entries()) {
+    const id = await send(piece, index);
+    first ??= id;
+  }
+  return { messageId: first ?? '' };
 }

@@ -9,7 +9,16 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { AuthService } from '../auth/auth-service.ts';
-import { crossSiteReason, isTrustedHost, type OriginPolicy } from '../http/origin-guard.ts';
+import type { OriginPolicy } from '../http/origin-guard.ts';
+import {
+  checkUpgradeOrigin,
+  CREDENTIAL_QUERY_KEYS,
+  isCredentialProtocol,
+  openSockets,
+  refuseUpgrade,
+  UpgradeRefused,
+  upgradePrincipal,
+} from '../http/socket-upgrade.ts';
 import { newMessage } from '../engine/message.ts';
 import { isJson, type EndpointManager, type HttpRoute } from './endpoint-manager.ts';
 import { applyInProcessors } from './processors.ts';
@@ -27,47 +36,12 @@ const MAX_PAYLOAD = 1024 * 1024;
 /** Messages waiting for their run on one socket; past this the client is told to slow down. */
 const MAX_PENDING = 32;
 const HEARTBEAT_MS = 30_000;
-/** Query keys that carry a credential: never put into a protected route's message metadata. */
-const CREDENTIAL_KEYS = new Set(['token', 'access_token', 'key']);
 
 export interface EndpointSockets {
   /** Takes the upgrade when its path is under /api/v1/endpoints/; false leaves it to others. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Closes every socket (server shutdown). */
   close(): Promise<void>;
-}
-
-class Refused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
-
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ error: message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/** Authorization: Bearer, a `bearer.<token>` subprotocol (browsers cannot set headers) or ?token=. */
-function credentialOf(request: IncomingMessage, url: URL): string | undefined {
-  const bearer = /^Bearer\s+(\S+)\s*$/iu.exec(request.headers.authorization ?? '')?.[1];
-  if (bearer) return bearer;
-  const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((entry) => entry.trim());
-  const offered = protocols.find((entry) => entry.startsWith('bearer.'))?.slice('bearer.'.length);
-  if (offered) return offered;
-  for (const key of CREDENTIAL_KEYS) {
-    const value = url.searchParams.get(key);
-    if (value) return value;
-  }
-  return undefined;
 }
 
 export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets {
@@ -77,29 +51,15 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
     // A browser that offers protocols needs one back: the first that is not a credential.
     handleProtocols: (protocols) => {
       const offered = [...protocols];
-      return offered.find((entry) => !entry.startsWith('bearer.')) ?? offered[0] ?? false;
+      return offered.find((entry) => !isCredentialProtocol(entry)) ?? offered[0] ?? false;
     },
   });
-  const open = new Set<WebSocket>();
-  const alive = new WeakSet<WebSocket>();
+  const open = openSockets(HEARTBEAT_MS);
 
   const checkAccess = async (request: IncomingMessage, url: URL, route: HttpRoute): Promise<void> => {
-    const policy = deps.originPolicy();
-    if (!deps.requireAuth() && !isTrustedHost(request.headers.host, policy))
-      throw new Refused(403, 'host not allowed while security.requireAuth is off');
-    // No CORS protects a WebSocket: a page of another site must not talk to the chain.
-    const crossSite = crossSiteReason({ method: 'GET-UPGRADE', headers: request.headers } as never, policy);
-    if (crossSite) throw new Refused(403, crossSite);
-    if (!route.auth) return;
-    const credential = credentialOf(request, url);
-    const principal = credential ? await deps.auth.resolveBearer(credential) : undefined;
-    if (principal?.kind === 'user' || !deps.requireAuth()) return;
-    throw new Refused(
-      401,
-      credential
-        ? 'invalid or expired credentials'
-        : 'missing credentials: send a token or API key (Authorization, Sec-WebSocket-Protocol bearer.<token> or ?token=)',
-    );
+    checkUpgradeOrigin(deps, request);
+    // Chains answer people: an api account's key does not open a protected endpoint.
+    if (route.auth) await upgradePrincipal(deps, request, url, (principal) => principal.kind === 'user');
   };
 
   const serve = (
@@ -110,14 +70,11 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
     params: Record<string, string>,
   ): void => {
     open.add(socket);
-    alive.add(socket);
-    socket.on('pong', () => alive.add(socket));
     const gone = new AbortController();
     const stop = (): void => socket.close(1012, 'the endpoint was reloaded or stopped');
     route.stopped.addEventListener('abort', stop, { once: true });
     if (route.stopped.aborted) stop();
     socket.on('close', () => {
-      open.delete(socket);
       route.stopped.removeEventListener('abort', stop);
       gone.abort();
     });
@@ -125,7 +82,7 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
 
     const query: Record<string, string> = {};
     for (const [key, value] of url.searchParams) {
-      if (!(route.auth && CREDENTIAL_KEYS.has(key))) query[key] = value;
+      if (!(route.auth && CREDENTIAL_QUERY_KEYS.has(key))) query[key] = value;
     }
     const path = url.pathname.slice(ENDPOINTS_PREFIX.length);
     const headers = request.headers;
@@ -177,19 +134,6 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
     });
   };
 
-  // Connections that stopped answering protocol pings (a peer gone without a close) are cut.
-  const heartbeat = setInterval(() => {
-    for (const socket of open) {
-      if (!alive.has(socket)) {
-        socket.terminate();
-        continue;
-      }
-      alive.delete(socket);
-      socket.ping();
-    }
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
-
   return {
     upgrade(request, socket, head) {
       let url: URL;
@@ -206,25 +150,19 @@ export function createEndpointSockets(deps: EndpointSocketDeps): EndpointSockets
       const guard: HttpRoute = found?.route ?? ({ auth: true } as HttpRoute);
       checkAccess(request, url, guard)
         .then(() => {
-          if (!found) throw new Refused(404, `no ws endpoint serves ${path}`);
+          if (!found) throw new UpgradeRefused(404, `no ws endpoint serves ${path}`);
           server.handleUpgrade(request, socket, head, (ws) =>
             serve(ws, request, found.route, url, found.params),
           );
         })
         .catch((error: unknown) => {
-          if (error instanceof Refused) refuse(socket, error.status, error.message);
-          else refuse(socket, 400, 'the upgrade failed');
+          if (error instanceof UpgradeRefused) refuseUpgrade(socket, error.status, error.message);
+          else refuseUpgrade(socket, 400, 'the upgrade failed');
         });
       return true;
     },
     async close() {
-      clearInterval(heartbeat);
-      const closed = [...open].map(
-        (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
-      );
-      for (const socket of open) socket.close(1001, 'server shutting down');
-      await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-      for (const socket of open) socket.terminate();
+      await open.closeAll();
       server.close();
     },
   };

@@ -5,8 +5,8 @@ import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { DEFAULT_DENY_LIST, checkCommand, compileEntry } from './command-policy.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { limitField, parseToolConfig } from './tool-config.ts';
 
 const validEntries = z.array(z.string().min(1)).refine(
   (entries) =>
@@ -26,16 +26,18 @@ export const bashConfigSchema = z.object({
     .boolean()
     .default(false)
     .meta({ title: 'Enabled', description: 'The tool refuses every command until this is on.' }),
-  timeoutMs: z.number().int().min(100).default(60_000).meta({
-    title: 'Time limit (ms)',
-    description: 'The command and everything it started is killed after this.',
-  }),
-  maxOutputBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(64 * 1024)
-    .meta({ title: 'Output cap (bytes)', description: 'Beyond this, the middle of the output is cut out.' }),
+  timeoutMs: limitField(
+    100,
+    60_000,
+    'Time limit (ms)',
+    'The command and everything it started is killed after this.',
+  ),
+  maxOutputBytes: limitField(
+    1024,
+    64 * 1024,
+    'Output cap (bytes)',
+    'Beyond this, the middle of the output is cut out.',
+  ),
   allow: z.array(z.string().min(1)).default([]).meta({
     title: 'Allowed commands',
     description: 'When set, every command in the line must start with one of these words.',
@@ -66,13 +68,11 @@ const bashArguments = toolArguments(
  */
 export function createBashTool(config: BashConfig = {}): Tool {
   const settings = parseToolConfig('bash', bashConfigSchema, config);
-  return {
+  return builtinTool({
     name: 'bash',
     description: `Run a shell command (/bin/sh -c) in the workspace folder. Time limit ${Math.round(settings.timeoutMs / 1000)} s; long output is cut.`,
-    parameters: bashArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { command } = bashArguments.parse(args);
+    arguments: bashArguments,
+    async execute({ command }, context) {
       if (!settings.enabled) {
         throw new AppError(
           'forbidden',
@@ -89,7 +89,7 @@ export function createBashTool(config: BashConfig = {}): Tool {
         parts.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
       return parts.filter((part) => part !== '').join('\n') || '(no output)';
     },
-  };
+  });
 }
 
 interface CommandResult {

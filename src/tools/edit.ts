@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
-import { toolArguments } from './tool-arguments.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 // Editing loads the whole file; beyond this size, write or bash is the better tool.
@@ -25,14 +25,12 @@ const editArguments = toolArguments(
 
 /** Replaces an exact piece of text in a workspace file; refuses when it is missing or ambiguous. */
 export function createEditTool(): Tool {
-  return {
+  return builtinTool({
     name: 'edit',
     description:
       'Edit a workspace file by replacing oldText with newText. oldText must match exactly and occur exactly once, unless replaceAll is true.',
-    parameters: editArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { path, oldText, newText, replaceAll = false } = editArguments.parse(args);
+    arguments: editArguments,
+    async execute({ path, oldText, newText, replaceAll = false }, context) {
       const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
       const { info, content } = await readForEdit(file, path);
       const count = content.split(oldText).length - 1;
@@ -51,7 +49,7 @@ export function createEditTool(): Tool {
       await writeFileAtomic(file, updated, { mode: info.mode & 0o777 });
       return `replaced ${replaceAll ? count : 1} occurrence${count === 1 || !replaceAll ? '' : 's'} in ${path}`;
     },
-  };
+  });
 }
 
 async function readForEdit(file: string, path: string): Promise<{ info: Stats; content: string }> {

@@ -4,18 +4,13 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { compileGlob, globBase } from './glob-pattern.ts';
-import { toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { limitField, parseToolConfig } from './tool-config.ts';
 import { foldersToSkip, walkFiles } from './walk-files.ts';
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.ts';
 
 export const globConfigSchema = z.object({
-  maxResults: z
-    .number()
-    .int()
-    .min(1)
-    .default(1000)
-    .meta({ title: 'Result cap', description: 'Most paths returned; the rest are counted but not listed.' }),
+  maxResults: limitField(1, 1000, 'Result cap', 'Most paths returned; the rest are counted but not listed.'),
 });
 
 export type GlobConfig = z.input<typeof globConfigSchema>;
@@ -34,14 +29,12 @@ const globArguments = toolArguments(
 /** Lists workspace files whose paths match a glob, sorted, as workspace-relative paths. */
 export function createGlobTool(config: GlobConfig = {}): Tool {
   const settings = parseToolConfig('glob', globConfigSchema, config);
-  return {
+  return builtinTool({
     name: 'glob',
     description:
       'Find files in the workspace by glob pattern (*, **, ?, {a,b}, [abc]). Returns matching paths relative to the workspace, sorted.',
-    parameters: globArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { pattern, path = '.' } = globArguments.parse(args);
+    arguments: globArguments,
+    async execute({ pattern, path = '.' }, context) {
       const root = await realpath(context.workspaceDir);
       const folder = await resolveInWorkspace(root, path, { mustExist: true });
       if (!(await stat(folder)).isDirectory()) throw new AppError('invalid', `${path} is not a folder`);
@@ -64,7 +57,7 @@ export function createGlobTool(config: GlobConfig = {}): Tool {
         ? `${shown.join('\n')}\n[${hidden} more not shown; narrow the pattern]`
         : shown.join('\n');
     },
-  };
+  });
 }
 
 // An absolute pattern is allowed when its literal part lies in the workspace; it is rewritten

@@ -4,29 +4,21 @@ import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { compileGlob } from './glob-pattern.ts';
 import { searchFiles } from './grep-worker.ts';
-import { toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { limitField, parseToolConfig } from './tool-config.ts';
 import { foldersToSkip, walkFiles } from './walk-files.ts';
 import type { WalkedFile } from './walk-files.ts';
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.ts';
 
 export const grepConfigSchema = z.object({
-  maxMatches: z
-    .number()
-    .int()
-    .min(1)
-    .default(200)
-    .meta({ title: 'Match cap', description: 'Searching stops after this many matching lines.' }),
-  maxFileBytes: z
-    .number()
-    .int()
-    .min(1)
-    .default(1024 * 1024)
-    .meta({ title: 'File size cap (bytes)', description: 'Larger files are skipped.' }),
-  timeoutMs: z.number().int().min(100).default(10_000).meta({
-    title: 'Time limit (ms)',
-    description: 'A search running longer (say, a runaway pattern) is stopped.',
-  }),
+  maxMatches: limitField(1, 200, 'Match cap', 'Searching stops after this many matching lines.'),
+  maxFileBytes: limitField(1, 1024 * 1024, 'File size cap (bytes)', 'Larger files are skipped.'),
+  timeoutMs: limitField(
+    100,
+    10_000,
+    'Time limit (ms)',
+    'A search running longer (say, a runaway pattern) is stopped.',
+  ),
 });
 
 export type GrepConfig = z.input<typeof grepConfigSchema>;
@@ -53,14 +45,12 @@ const grepArguments = toolArguments(
 /** Regex search over workspace text files; the matching runs in a worker that a time limit can stop. */
 export function createGrepTool(config: GrepConfig = {}): Tool {
   const settings = parseToolConfig('grep', grepConfigSchema, config);
-  return {
+  return builtinTool({
     name: 'grep',
     description:
       'Search file contents in the workspace with a regular expression. Returns "path:line: text" for each matching line.',
-    parameters: grepArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { pattern, path = '.', glob, ignoreCase = false } = grepArguments.parse(args);
+    arguments: grepArguments,
+    async execute({ pattern, path = '.', glob, ignoreCase = false }, context) {
       const flags = ignoreCase ? 'i' : '';
       try {
         new RegExp(pattern, flags);
@@ -90,7 +80,7 @@ export function createGrepTool(config: GrepConfig = {}): Tool {
       if (result.capped) lines.push(`[stopped at ${settings.maxMatches} matches; narrow the search]`);
       return lines.join('\n');
     },
-  };
+  });
 }
 
 // Regular files only (the worker checks again as it opens them), inside the workspace, under the

@@ -4,7 +4,7 @@
 // MemoryAccess, which binds the agent and the caller's scope.
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { toolArguments } from './tool-arguments.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
 import type { MemoryAccess, Tool, ToolContext } from './types.ts';
 
 const searchArguments = toolArguments(
@@ -50,60 +50,52 @@ function lines(entries: string[]): string {
 }
 
 export function createMemorySearchTool(): Tool {
-  return {
+  return builtinTool({
     name: 'memory_search',
     description:
       'Search your memory files (MEMORY.md and the dated notes in memory/) by keywords; hits give path, lines and text. Use it before answering about people, earlier work, decisions or identifiers you may have written down.',
-    parameters: searchArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { query, limit } = searchArguments.parse(args);
+    arguments: searchArguments,
+    async execute({ query, limit }, context) {
       const hits = await memoryOf(context).search(query, limit);
       return lines(
         hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`),
       );
     },
-  };
+  });
 }
 
 export function createMemoryGetTool(): Tool {
-  return {
+  return builtinTool({
     name: 'memory_get',
     description: 'Read lines of one of your memory files (MEMORY.md or memory/<name>.md).',
-    parameters: getArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { path, from, lines: count } = getArguments.parse(args);
+    arguments: getArguments,
+    async execute({ path, from, lines: count }, context) {
       const { text, total } = await memoryOf(context).get(path, from, count);
       return `${path} (lines ${from}-${Math.min(total, from + count - 1)} of ${total})\n${text}`;
     },
-  };
+  });
 }
 
 export function createMemoryWriteTool(): Tool {
-  return {
+  return builtinTool({
     name: 'memory_write',
     description:
       "Remember something for later conversations: append lines to today's note (target 'today', the default) or to MEMORY.md (target 'memory', for lasting facts). Appends only; nothing is overwritten. Keep identifiers (order numbers, ids, URLs, amounts) exact.",
-    parameters: writeArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { text, target } = writeArguments.parse(args);
+    arguments: writeArguments,
+    async execute({ text, target }, context) {
       const path = await memoryOf(context).write(target, text);
       return `appended to ${path}`;
     },
-  };
+  });
 }
 
 export function createSessionSearchTool(): Tool {
-  return {
+  return builtinTool({
     name: 'session_search',
     description:
       'Search the transcripts of your earlier conversations with this user or group (older, compacted parts included) by keywords.',
-    parameters: sessionArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { query, limit } = sessionArguments.parse(args);
+    arguments: sessionArguments,
+    async execute({ query, limit }, context) {
       const hits = await memoryOf(context).searchSessions(query, limit);
       return lines(
         hits.map(
@@ -111,5 +103,5 @@ export function createSessionSearchTool(): Tool {
         ),
       );
     },
-  };
+  });
 }

@@ -4,20 +4,17 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
-import { toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { limitField, parseToolConfig } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 export const readConfigSchema = z.object({
-  maxOutputBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(100 * 1024)
-    .meta({
-      title: 'Output cap (bytes)',
-      description: 'Reading stops once this much text has been collected.',
-    }),
+  maxOutputBytes: limitField(
+    1024,
+    100 * 1024,
+    'Output cap (bytes)',
+    'Reading stops once this much text has been collected.',
+  ),
   lineNumbers: z
     .boolean()
     .default(true)
@@ -48,14 +45,12 @@ const readArguments = toolArguments(
 /** Reads a text file of the workspace, a window of lines at a time, without loading huge files whole. */
 export function createReadTool(config: ReadConfig = {}): Tool {
   const settings = parseToolConfig('read', readConfigSchema, config);
-  return {
+  return builtinTool({
     name: 'read',
     description:
       'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
-    parameters: readArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { path, offset = 1, limit = DEFAULT_LINE_LIMIT } = readArguments.parse(args);
+    arguments: readArguments,
+    async execute({ path, offset = 1, limit = DEFAULT_LINE_LIMIT }, context) {
       const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
       if ((await stat(file)).isDirectory()) {
         throw new AppError('invalid', `${path} is a directory; use glob to list it`);
@@ -71,7 +66,7 @@ export function createReadTool(config: ReadConfig = {}): Tool {
         await handle.close();
       }
     },
-  };
+  });
 }
 
 interface LineWindow {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { SkillFolder } from '../skills/skill-store.ts';
 import type { Tool, ToolContext } from './types.ts';
-import { toolArguments } from './tool-arguments.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
 
 const skillArguments = toolArguments(
   'skill',
@@ -20,14 +20,12 @@ export function skillFolders(context: Pick<ToolContext, 'workspaceDir' | 'global
 }
 
 export function createSkillTool(): Tool {
-  return {
+  return builtinTool({
     name: 'skill',
     description:
       'Read the full instructions of one of the skills listed in the system prompt, by name. Call it before doing a task a skill covers.',
-    parameters: skillArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { name } = skillArguments.parse(args);
+    arguments: skillArguments,
+    async execute({ name }, context) {
       const folders = skillFolders(context);
       for (const folder of folders) {
         const text = await folder.readRaw(name);
@@ -41,5 +39,5 @@ export function createSkillTool(): Tool {
         `unknown skill "${name}"; available: ${known.length > 0 ? known.join(', ') : '(none)'}`,
       );
     },
-  };
+  });
 }

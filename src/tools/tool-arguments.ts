@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { describeIssues } from './tool-config.ts';
+import type { Tool, ToolContext } from './types.ts';
 
 export interface ToolArguments<T> {
   /** JSON Schema offered to the model. */
@@ -34,6 +35,24 @@ export function toolArguments<Schema extends z.ZodObject>(
       const result = schema.safeParse(present);
       if (result.success) return result.data;
       throw new AppError('invalid', `invalid arguments for ${toolName}: ${describeIssues(result.error)}`);
+    },
+  };
+}
+
+/** A built-in tool: the model is offered `arguments`' JSON Schema, and `execute` gets them validated. */
+export function builtinTool<T>(spec: {
+  name: string;
+  description: string;
+  arguments: ToolArguments<T>;
+  execute(args: T, context: ToolContext): Promise<string>;
+}): Tool {
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.arguments.parameters,
+    toolType: 'builtin',
+    async execute(args, context) {
+      return spec.execute(spec.arguments.parse(args), context);
     },
   };
 }

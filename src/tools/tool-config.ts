@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 
 /** Validates a tool's configuration (from an agent definition) and fills in its defaults. */
@@ -20,4 +20,9 @@ export function describeIssues(error: z.ZodError): string {
       return field ? `${field}: ${issue.message}` : issue.message;
     })
     .join('; ');
+}
+
+/** A whole-number limit of a tool's configuration, at least `min`. */
+export function limitField(min: number, defaultValue: number, title: string, description: string) {
+  return z.number().int().min(min).default(defaultValue).meta({ title, description });
 }

@@ -5,7 +5,7 @@ import { htmlToText } from './html-to-text.ts';
 import { fetchOnce } from './http-get.ts';
 import { isPublicAddress } from './network-address.ts';
 import type { FetchedResponse } from './http-get.ts';
-import { toolArguments } from './tool-arguments.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
 import { parseToolConfig } from './tool-config.ts';
 
 export const webFetchConfigSchema = z.object({
@@ -60,13 +60,11 @@ export function createWebFetchTool(
 ): Tool {
   const settings = parseToolConfig('web_fetch', webFetchConfigSchema, config);
   const isAllowed = settings.allowPrivateNetwork ? () => true : (options.isAllowedAddress ?? isPublicAddress);
-  return {
+  return builtinTool({
     name: 'web_fetch',
     description: 'Fetch a web page or text resource over http(s) and return its content as text.',
-    parameters: webFetchArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const request = webFetchArguments.parse(args);
+    arguments: webFetchArguments,
+    async execute(request, context) {
       const maxBytes = Math.min(request.maxBytes ?? settings.maxBytes, settings.maxBytes);
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       const signal = AbortSignal.any([context.signal, timeout]);
@@ -91,7 +89,7 @@ export function createWebFetchTool(
         throw new AppError('upstream', `fetching ${url.href} failed: ${(error as Error).message}`);
       }
     },
-  };
+  });
 }
 
 function parseUrl(text: string): URL {

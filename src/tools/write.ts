@@ -3,17 +3,12 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
-import { toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { limitField, parseToolConfig } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 export const writeConfigSchema = z.object({
-  maxBytes: z
-    .number()
-    .int()
-    .min(1)
-    .default(10 * 1024 * 1024)
-    .meta({ title: 'Size cap (bytes)', description: 'Largest file the tool may write.' }),
+  maxBytes: limitField(1, 10 * 1024 * 1024, 'Size cap (bytes)', 'Largest file the tool may write.'),
 });
 
 export type WriteConfig = z.input<typeof writeConfigSchema>;
@@ -29,14 +24,12 @@ const writeArguments = toolArguments(
 /** Creates or replaces a workspace file atomically, creating missing parent folders. */
 export function createWriteTool(config: WriteConfig = {}): Tool {
   const settings = parseToolConfig('write', writeConfigSchema, config);
-  return {
+  return builtinTool({
     name: 'write',
     description:
       'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
-    parameters: writeArguments.parameters,
-    toolType: 'builtin',
-    async execute(args, context) {
-      const { path, content } = writeArguments.parse(args);
+    arguments: writeArguments,
+    async execute({ path, content }, context) {
       const bytes = Buffer.byteLength(content);
       if (bytes > settings.maxBytes) {
         throw new AppError(
@@ -54,5 +47,5 @@ export function createWriteTool(config: WriteConfig = {}): Tool {
       await writeFileAtomic(file, content, existing ? { mode: existing.mode & 0o777 } : {});
       return `wrote ${bytes} bytes to ${path}`;
     },
-  };
+  });
 }

@@ -17,7 +17,7 @@ import type {
   SendResult,
   SendTextOptions,
 } from '../types.ts';
-import { splitText } from '../split-text.ts';
+import { sendPieces, splitText } from '../split-text.ts';
 import { startAiCard } from './ai-card.ts';
 import { DingTalkOpenApi, originsOf } from './open-api.ts';
 import { downloadPicture, type PictureOptions } from './pictures.ts';
@@ -112,12 +112,10 @@ export class DingTalkAdapter implements ChannelAdapter<DingTalkAccount> {
         timeoutMs: this.timeoutMs,
       });
     }
-    let first: string | undefined;
-    for (const piece of splitText(text, DINGTALK_TEXT_LIMIT)) {
+    return sendPieces(splitText(text, DINGTALK_TEXT_LIMIT), async (piece) => {
       const sent = await sendToChat(this.api, account, chatId, markdown(piece), options.signal);
-      first ??= sent.messageId;
-    }
-    return { messageId: first ?? '' };
+      return sent.messageId;
+    });
   }
 
   async sendImage(

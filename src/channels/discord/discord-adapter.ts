@@ -27,6 +27,7 @@ import { DiscordRest, tokenOf, type DiscordRestOptions } from './discord-rest.ts
 import type { GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
+import { sendPieces } from '../split-text.ts';
 import { discordAccount, SNOWFLAKE, type DiscordAccount } from './account.ts';
 
 export interface DiscordOptions extends DiscordRestOptions {
@@ -159,8 +160,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
   ): Promise<SendResult> {
     const channel = channelId(chatId);
     const replyTo = options.replyTo ?? options.replyContext?.['messageId'];
-    let first: string | undefined;
-    for (const [index, piece] of splitMessage(text).entries()) {
+    return sendPieces(splitMessage(text), async (piece, index) => {
       const body: RESTPostAPIChannelMessageJSONBody = {
         content: piece,
         allowed_mentions: ALLOWED_MENTIONS,
@@ -174,9 +174,8 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
         (rest, signal) => rest.post(Routes.channelMessages(channel), { body, ...(signal ? { signal } : {}) }),
         options.signal,
       );
-      first ??= sent.id;
-    }
-    return { messageId: first ?? '' };
+      return sent.id;
+    });
   }
 
   sendImage(

@@ -21,6 +21,7 @@ import { credentialsKey, type FeishuCredentials } from './feishu-http.ts';
 import { PlatformError } from '../platform-http.ts';
 import { parseMessageEvent, receiveIdTypeOf } from './message-event.ts';
 import { cardMessage, cardPieces, textMessage, textPieces } from './message-content.ts';
+import { sendPieces } from '../split-text.ts';
 import { imageDataUrl } from './image-data-url.ts';
 import type { FeishuAccount } from './account.ts';
 import type { PlatformAccount } from '../account-schema.ts';
@@ -72,12 +73,9 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
   ): Promise<SendResult> {
     const credentials = credentialsOf(account);
     const target: Target = { chatId, replyTo: options.replyTo, inThread: options.threadId !== undefined };
-    let first: string | undefined;
-    for (const piece of textPieces(text)) {
-      const id = await this.post(credentials, target, textMessage(piece), options.signal);
-      first ??= id;
-    }
-    return { messageId: first ?? '' };
+    return sendPieces(textPieces(text), (piece) =>
+      this.post(credentials, target, textMessage(piece), options.signal),
+    );
   }
 
   sendImage(

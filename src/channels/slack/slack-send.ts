@@ -3,7 +3,7 @@
 // files (files.uploadV2's steps), to a channel id, or to a user id through its DM.
 import { sleep } from '../../core/async.ts';
 import { AppError } from '../../core/errors.ts';
-import { splitText } from '../split-text.ts';
+import { sendPieces, splitText } from '../split-text.ts';
 import type { OutboundMedia, ReplyStream, SendResult } from '../types.ts';
 import type { SlackApi, SlackCredentials } from './slack-api.ts';
 
@@ -64,12 +64,7 @@ export class SlackSender {
   ): Promise<SendResult> {
     if (text.trim() === '') throw new AppError('invalid', 'slack: the message is empty');
     const channel = await this.channelOf(credentials, chatId);
-    let first: string | undefined;
-    for (const piece of textPieces(text)) {
-      const ts = await this.post(credentials, channel, piece, threadTs, signal);
-      first ??= ts;
-    }
-    return { messageId: first ?? '' };
+    return sendPieces(textPieces(text), (piece) => this.post(credentials, channel, piece, threadTs, signal));
   }
 
   async sendMedia(

@@ -17,7 +17,7 @@ import type {
   SendTextOptions,
 } from '../types.ts';
 import { PlatformError, platformFailure, platformFetch } from '../platform-http.ts';
-import { splitText } from '../split-text.ts';
+import { sendPieces, splitText } from '../split-text.ts';
 import { telegramAccount, type TelegramAccount } from './account.ts';
 
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
@@ -184,8 +184,7 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
     text: string,
     options: SendTextOptions = {},
   ): Promise<SendResult> {
-    let first: string | undefined;
-    for (const [index, piece] of splitText(text, TELEGRAM_TEXT_LIMIT).entries()) {
+    return sendPieces(splitText(text, TELEGRAM_TEXT_LIMIT), async (piece, index) => {
       const replyTo = index === 0 && options.replyTo ? Number(options.replyTo) : undefined;
       const sent = await this.send(
         account,
@@ -199,9 +198,8 @@ export class TelegramAdapter implements ChannelAdapter<TelegramAccount> {
         },
         options.signal,
       );
-      first ??= sent.messageId;
-    }
-    return { messageId: first ?? '' };
+      return sent.messageId;
+    });
   }
 
   sendImage(

@@ -16,6 +16,7 @@ import { AppError } from '../../core/errors.ts';
 import { WecomAppApi } from './app-api.ts';
 import { openPayload, signatureValid, xmlFields, type CallbackKeys } from './callback-crypto.ts';
 import { imageDataUrl, splitUtf8 } from './media.ts';
+import { sendPieces } from '../split-text.ts';
 import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
 
@@ -94,12 +95,10 @@ export class WecomApp {
   /** App chats have no editing: the answer is sent whole when it is ready. */
   /** `chatId` is a user id (or several joined with "|", as message/send takes them). */
   async sendText(account: ChannelAccount<WecomAccount>, chatId: string, text: string): Promise<SendResult> {
-    let first: string | undefined;
-    for (const content of splitUtf8(text, APP_TEXT_LIMIT)) {
+    return sendPieces(splitUtf8(text, APP_TEXT_LIMIT), async (content) => {
       const sent = await this.send(account, chatId, { msgtype: 'text', text: { content } });
-      first ??= sent.messageId;
-    }
-    return { messageId: first ?? '' };
+      return sent.messageId;
+    });
   }
 
   async sendMedia(

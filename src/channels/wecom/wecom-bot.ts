@@ -18,6 +18,7 @@ import type {
 } from '../types.ts';
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
+import { sendPieces } from '../split-text.ts';
 import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
 
@@ -185,16 +186,14 @@ export class WecomBot {
 
   async sendText(account: ChannelAccount<WecomAccount>, chatId: string, text: string): Promise<SendResult> {
     const { secret } = credentials(account);
-    let first: string | undefined;
-    for (const piece of splitUtf8(text, MARKDOWN_LIMIT)) {
+    return sendPieces(splitUtf8(text, MARKDOWN_LIMIT), async (piece) => {
       const ack = await acked(
         'aibot_send_msg',
         this.client(account).sendMessage(chatId, { msgtype: 'markdown', markdown: { content: piece } }),
         secret,
       );
-      first ??= messageIdOf(ack);
-    }
-    return { messageId: first ?? '' };
+      return messageIdOf(ack);
+    });
   }
 
   async sendMedia(

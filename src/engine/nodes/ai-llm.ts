@@ -9,6 +9,7 @@ import type { NodeDefinition } from '../types.ts';
 import { definedParams, modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
 import { conversationOf, replyFormat, replyMessage, wireParams } from './ai-io.ts';
 import { referencedOutputs } from './node-env.ts';
+import { presetMessagesSchema } from './preset-messages.ts';
 
 const configSchema = z.object({
   url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
@@ -21,29 +22,11 @@ const configSchema = z.object({
     label: 'System prompt',
     description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
   }),
-  messages: z
-    .array(
-      z.object({
-        // As rulego-components-ai: an empty role is the user's.
-        role: z
-          .preprocess(
-            (role) => (typeof role === 'string' && role.trim() !== '' ? role.trim() : 'user'),
-            z.enum(['system', 'user', 'assistant']),
-          )
-          .meta({ label: 'Role', description: 'system, user or assistant; empty: user.' }),
-        content: z.string().default('').meta({
-          label: 'Content',
-          description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
-        }),
-      }),
-    )
-    .max(100)
-    .default([])
-    .meta({
-      label: 'Messages',
-      description:
-        'Templated prompt messages (role system, user or assistant); empty: {"messages": [...]} data as the conversation, else the input data as the user message.',
-    }),
+  messages: presetMessagesSchema.meta({
+    label: 'Messages',
+    description:
+      'Templated prompt messages (role system, user or assistant); empty: {"messages": [...]} data as the conversation, else the input data as the user message.',
+  }),
   params: modelParamsSchema.meta({
     label: 'Model parameters',
     description:

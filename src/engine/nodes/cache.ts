@@ -17,14 +17,10 @@ const level = z.string().default('chain').meta({
 });
 const keySchema = z.object({
   level,
-  key: z
-    .string()
-    .trim()
-    .min(1)
-    .meta({
-      label: 'Key',
-      description: 'Cache key; ${metadata.key} and ${msg.key} are replaced; a trailing * matches a prefix.',
-    }),
+  key: z.string().trim().min(1).meta({
+    label: 'Key',
+    description: 'Cache key; ${metadata.key} and ${msg.key} are replaced; a trailing * matches a prefix.',
+  }),
 });
 
 const getSchema = z.object({
@@ -45,12 +41,10 @@ const setSchema = z.object({
       z.object({
         level,
         key: z.string().trim().min(1).meta({ label: 'Key', description: 'Cache key; ${...} is replaced.' }),
-        value: z
-          .unknown()
-          .meta({
-            label: 'Value',
-            description: "The value; a text with one ${expr} keeps the value's type.",
-          }),
+        value: z.unknown().meta({
+          label: 'Value',
+          description: "The value; a text with one ${expr} keeps the value's type.",
+        }),
         ttl: z
           .string()
           .default('')
@@ -67,22 +61,36 @@ const deleteSchema = z.object({
     .meta({ label: 'Keys', description: 'The keys to delete; a trailing * deletes a prefix.' }),
 });
 
+/** A key rendered for one message: its level's namespace and the key as written. */
+interface RenderedKey {
+  space: string;
+  key: string;
+}
+
 interface Scoped {
   cache: RuleCache;
-  namespace(level: string): string;
   env(message: RuleMessage, context: NodeContext): Record<string, unknown>;
+  /** Compiles a config text of this node (`what` names it in errors). */
+  template(text: string, what: string): ExprTemplate;
+  /** Compiles a configured key; the result renders it with a message's environment. */
+  key(item: { level: string; key: string }): (environment: Record<string, unknown>) => RenderedKey;
 }
 
-function scoped({ chainId, vars, services, references }: NodeFactoryContext): Scoped {
+function scoped({ chainId, nodeId, vars, services, references }: NodeFactoryContext): Scoped {
   const scope = exprScope(vars, services);
+  const template = (text: string, what: string): ExprTemplate =>
+    compileExprTemplate(text, `node "${nodeId}" ${what}`);
   return {
     cache: cacheOf(services),
-    namespace: (name) => (name === 'global' ? 'global:' : `chain:${chainId}:`),
     env: (message, context) => nodeEnv(message, scope, context, references, true),
+    template,
+    key(item) {
+      const space = item.level === 'global' ? 'global:' : `chain:${chainId}:`;
+      const key = template(item.key, 'key');
+      return (environment) => ({ space, key: key.render(environment) });
+    },
   };
 }
-
-const template = (text: string, where: string): ExprTemplate => compileExprTemplate(text, where);
 
 export const cacheGetNode: NodeDefinition<z.infer<typeof getSchema>> = {
   type: 'cacheGet',
@@ -92,18 +100,14 @@ export const cacheGetNode: NodeDefinition<z.infer<typeof getSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema: getSchema,
   create(config, context) {
-    const { cache, namespace, env } = scoped(context);
-    const keys = config.keys.map((item) => ({
-      level: item.level,
-      key: template(item.key, `node "${context.nodeId}" key`),
-    }));
+    const { cache, env, key: compileKey } = scoped(context);
+    const keys = config.keys.map(compileKey);
     return {
       async process(message, nodeContext) {
         const values: Record<string, unknown> = {};
         const environment = env(message, nodeContext);
-        for (const item of keys) {
-          const key = item.key.render(environment);
-          const space = namespace(item.level);
+        for (const render of keys) {
+          const { space, key } = render(environment);
           if (key.endsWith('*')) {
             const found = await cache.getByPrefix(space + key.slice(0, -1));
             for (const [name, value] of Object.entries(found)) values[name.slice(space.length)] = value;
@@ -155,12 +159,10 @@ export const cacheSetNode: NodeDefinition<z.infer<typeof setSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema: setSchema,
   create(config, context) {
-    const { cache, namespace, env } = scoped(context);
-    const where = `node "${context.nodeId}"`;
+    const { cache, env, template, key: compileKey } = scoped(context);
     const items = config.items.map((item) => ({
-      level: item.level,
-      key: template(item.key, `${where} key`),
-      value: typeof item.value === 'string' ? template(item.value, `${where} value`) : undefined,
+      key: compileKey(item),
+      value: typeof item.value === 'string' ? template(item.value, 'value') : undefined,
       raw: item.value,
       ttlMs: parseTtl(item.ttl),
     }));
@@ -168,10 +170,10 @@ export const cacheSetNode: NodeDefinition<z.infer<typeof setSchema>> = {
       async process(message, nodeContext) {
         const environment = env(message, nodeContext);
         for (const item of items) {
-          const key = item.key.render(environment);
+          const { space, key } = item.key(environment);
           if (key === '') throw new Error('key is empty');
           const value = item.value ? item.value.evaluate(environment) : item.raw;
-          await cache.set(namespace(item.level) + key, value, item.ttlMs);
+          await cache.set(space + key, value, item.ttlMs);
         }
         return [{ relation: 'Success', message }];
       },
@@ -187,18 +189,15 @@ export const cacheDeleteNode: NodeDefinition<z.infer<typeof deleteSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema: deleteSchema,
   create(config, context) {
-    const { cache, namespace, env } = scoped(context);
-    const keys = config.keys.map((item) => ({
-      level: item.level,
-      key: template(item.key, `node "${context.nodeId}" key`),
-    }));
+    const { cache, env, key: compileKey } = scoped(context);
+    const keys = config.keys.map(compileKey);
     return {
       async process(message, nodeContext) {
         const environment = env(message, nodeContext);
-        for (const item of keys) {
-          const key = item.key.render(environment);
-          if (key.endsWith('*')) await cache.deleteByPrefix(namespace(item.level) + key.slice(0, -1));
-          else await cache.delete(namespace(item.level) + key);
+        for (const render of keys) {
+          const { space, key } = render(environment);
+          if (key.endsWith('*')) await cache.deleteByPrefix(space + key.slice(0, -1));
+          else await cache.delete(space + key);
         }
         return [{ relation: 'Success', message }];
       },

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate } from '../expr-template.ts';
 import type { NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
+import { optionalText, requiredText, seconds } from './config-fields.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
 import { nodeEnv } from './node-env.ts';
 
@@ -30,12 +31,22 @@ function hostPort(server: string, defaultPort: number): { host: string; port: nu
   return { host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port: match[2] ? Number(match[2]) : defaultPort };
 }
 
-/** One connection opened on demand; a failed open is retried by the next message. */
-function lazy<T>(open: () => Promise<T>, close: (value: T) => void) {
+/**
+ * One connection to host:port opened on demand, once the network guard passed the address it
+ * resolves to; a failed open is retried by the next message.
+ */
+function lazy<T>(
+  context: NodeFactoryContext,
+  target: { host: string; port: number },
+  open: (address: string) => Promise<T>,
+  close: (value: T) => void,
+) {
   let current: Promise<T> | undefined;
+  const connect = async (): Promise<T> =>
+    open(await guardedAddress(policyOf(context.services), target.host, target.port));
   return {
     get(): Promise<T> {
-      current ??= open().catch((error: unknown) => {
+      current ??= connect().catch((error: unknown) => {
         current = undefined;
         throw error;
       });
@@ -54,30 +65,17 @@ function lazy<T>(open: () => Promise<T>, close: (value: T) => void) {
 }
 
 const mqttSchema = z.object({
-  server: z
-    .string()
-    .trim()
-    .min(1)
-    .meta({ label: 'Server', description: 'The broker: tcp://host:1883 (or mqtt://).' }),
-  username: z.string().default('').meta({ label: 'User', description: 'Broker user name.' }),
-  password: z.string().default('').meta({ label: 'Password', description: 'Broker password.' }),
-  topic: z
-    .string()
-    .trim()
-    .min(1)
-    .meta({ label: 'Topic', description: 'Where to publish; ${metadata.key} and ${msg.key} are replaced.' }),
+  server: requiredText('Server', 'The broker: tcp://host:1883 (or mqtt://).'),
+  username: optionalText('User', 'Broker user name.'),
+  password: optionalText('Password', 'Broker password.'),
+  topic: requiredText('Topic', 'Where to publish; ${metadata.key} and ${msg.key} are replaced.'),
   qos: z.number().int().min(0).max(2).default(0).meta({ label: 'QoS', description: '0, 1 or 2.' }),
   cleanSession: z
     .boolean()
     .default(true)
     .meta({ label: 'Clean session', description: 'Start without the previous session.' }),
-  clientId: z.string().default('').meta({ label: 'Client id', description: 'Empty: a random one.' }),
-  maxReconnectInterval: z
-    .number()
-    .int()
-    .min(0)
-    .default(60)
-    .meta({ label: 'Reconnect (s)', description: 'Wait between reconnects.' }),
+  clientId: optionalText('Client id', 'Empty: a random one.'),
+  maxReconnectInterval: seconds(60, 'Reconnect (s)', 'Wait between reconnects.'),
 });
 
 export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
@@ -92,8 +90,9 @@ export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
     const { host, port } = hostPort(config.server, 1883);
     const tls = /^(ssl|tls|mqtts):\/\//i.test(config.server);
     const client = lazy(
-      async () => {
-        const address = await guardedAddress(policyOf(context.services), host, port);
+      context,
+      { host, port },
+      async (address) => {
         const mqtt = await import('mqtt');
         return mqtt.connectAsync({
           protocol: tls ? 'mqtts' : 'mqtt',
@@ -123,7 +122,7 @@ export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
 };
 
 const emailSchema = z.object({
-  smtpHost: z.string().trim().min(1).meta({ label: 'SMTP host', description: 'The mail server.' }),
+  smtpHost: requiredText('SMTP host', 'The mail server.'),
   smtpPort: z
     .number()
     .int()
@@ -131,38 +130,21 @@ const emailSchema = z.object({
     .max(65535)
     .default(25)
     .meta({ label: 'SMTP port', description: 'Its port; default 25.' }),
-  username: z
-    .string()
-    .default('')
-    .meta({ label: 'User', description: 'SMTP user; empty sends without logging in.' }),
-  password: z.string().default('').meta({ label: 'Password', description: 'SMTP password.' }),
-  enableTls: z
-    .boolean()
-    .default(false)
-    .meta({
-      label: 'TLS',
-      description: 'Connect with TLS (port 465); off still upgrades with STARTTLS when offered.',
-    }),
-  connectTimeout: z
-    .number()
-    .int()
-    .min(0)
-    .default(10)
-    .meta({ label: 'Connect timeout (s)', description: 'Seconds to wait for the server.' }),
+  username: optionalText('User', 'SMTP user; empty sends without logging in.'),
+  password: optionalText('Password', 'SMTP password.'),
+  enableTls: z.boolean().default(false).meta({
+    label: 'TLS',
+    description: 'Connect with TLS (port 465); off still upgrades with STARTTLS when offered.',
+  }),
+  connectTimeout: seconds(10, 'Connect timeout (s)', 'Seconds to wait for the server.'),
   email: z
     .object({
-      from: z.string().trim().min(1).meta({ label: 'From', description: 'Sender address.' }),
-      to: z.string().trim().min(1).meta({ label: 'To', description: 'Recipients, comma-separated.' }),
-      cc: z.string().default('').meta({ label: 'Cc', description: 'Copies, comma-separated.' }),
-      bcc: z.string().default('').meta({ label: 'Bcc', description: 'Blind copies, comma-separated.' }),
-      subject: z
-        .string()
-        .default('')
-        .meta({ label: 'Subject', description: '${metadata.key} and ${msg.key} are replaced.' }),
-      body: z
-        .string()
-        .default('')
-        .meta({ label: 'Body', description: 'HTML body; ${metadata.key} and ${msg.key} are replaced.' }),
+      from: requiredText('From', 'Sender address.'),
+      to: requiredText('To', 'Recipients, comma-separated.'),
+      cc: optionalText('Cc', 'Copies, comma-separated.'),
+      bcc: optionalText('Bcc', 'Blind copies, comma-separated.'),
+      subject: optionalText('Subject', '${metadata.key} and ${msg.key} are replaced.'),
+      body: optionalText('Body', 'HTML body; ${metadata.key} and ${msg.key} are replaced.'),
     })
     .meta({ label: 'Email', description: 'The message to send.' }),
 });
@@ -215,19 +197,9 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
 
 const netSchema = z.object({
   protocol: z.enum(['tcp', 'udp']).default('tcp').meta({ label: 'Protocol', description: 'tcp or udp.' }),
-  server: z.string().trim().min(1).meta({ label: 'Server', description: 'host:port to send to.' }),
-  connectTimeout: z
-    .number()
-    .int()
-    .min(0)
-    .default(60)
-    .meta({ label: 'Connect timeout (s)', description: 'Seconds to wait for a TCP connection.' }),
-  heartbeatInterval: z
-    .number()
-    .int()
-    .min(0)
-    .default(60)
-    .meta({ label: 'Heartbeat (s)', description: 'Kept for RuleGo chains (TCP keep-alive is on).' }),
+  server: requiredText('Server', 'host:port to send to.'),
+  connectTimeout: seconds(60, 'Connect timeout (s)', 'Seconds to wait for a TCP connection.'),
+  heartbeatInterval: seconds(60, 'Heartbeat (s)', 'Kept for RuleGo chains (TCP keep-alive is on).'),
 });
 
 export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
@@ -242,9 +214,10 @@ export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
     if (port === 0) throw new Error(`server "${config.server}" needs a port`);
     const policy = policyOf(context.services);
     const tcp = lazy(
-      async () => {
-        const address = await guardedAddress(policy, host, port);
-        return new Promise<Socket>((resolve, reject) => {
+      context,
+      { host, port },
+      (address) =>
+        new Promise<Socket>((resolve, reject) => {
           const socket = tcpConnect({
             host: address,
             port,
@@ -259,8 +232,7 @@ export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
           socket.once('error', reject);
           socket.on('close', () => tcp.reset());
           socket.on('data', () => undefined);
-        });
-      },
+        }),
       (socket) => socket.destroy(),
     );
     const payload = (message: RuleMessage) =>
@@ -292,21 +264,13 @@ export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
 };
 
 const wsSchema = z.object({
-  server: z.string().trim().min(1).meta({ label: 'Server', description: 'ws://host:port/path or wss://...' }),
+  server: requiredText('Server', 'ws://host:port/path or wss://...'),
   headers: z
     .record(z.string(), z.string())
     .default({})
     .meta({ label: 'Headers', description: 'Handshake headers, e.g. Authorization.' }),
-  subprotocol: z
-    .string()
-    .default('')
-    .meta({ label: 'Subprotocol', description: 'Sec-WebSocket-Protocol; empty for none.' }),
-  connectTimeout: z
-    .number()
-    .int()
-    .min(0)
-    .default(10)
-    .meta({ label: 'Connect timeout (s)', description: 'Handshake time limit.' }),
+  subprotocol: optionalText('Subprotocol', 'Sec-WebSocket-Protocol; empty for none.'),
+  connectTimeout: seconds(10, 'Connect timeout (s)', 'Handshake time limit.'),
   messageType: z
     .enum(['text', 'binary'])
     .default('text')
@@ -330,10 +294,11 @@ export const wsNode: NodeDefinition<z.infer<typeof wsSchema>> = {
     if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
       throw new Error(`server "${config.server}" is not a ws:// or wss:// URL`);
     const port = Number(url.port || (url.protocol === 'wss:' ? 443 : 80));
+    const host = url.hostname.replace(/^\[|\]$/g, '');
     const client = lazy(
-      async () => {
-        const host = url.hostname.replace(/^\[|\]$/g, '');
-        const address = await guardedAddress(policyOf(context.services), host, port);
+      context,
+      { host, port },
+      async (address) => {
         const { WebSocket } = await import('ws');
         const socket = new WebSocket(url, config.subprotocol ? [config.subprotocol] : [], {
           headers: config.headers,

@@ -8,7 +8,14 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { errorMessage, isAppError } from '../../core/errors.ts';
 import { isValidId } from '../../core/ids.ts';
 import type { AuthService, Principal } from '../../auth/auth-service.ts';
-import { crossSiteReason, isTrustedHost, type OriginPolicy } from '../../http/origin-guard.ts';
+import type { OriginPolicy } from '../../http/origin-guard.ts';
+import {
+  checkUpgradeOrigin,
+  openSockets,
+  refuseUpgrade,
+  UpgradeRefused,
+  upgradePrincipal,
+} from '../../http/socket-upgrade.ts';
 import { API_PREFIX } from '../../http/prefix.ts';
 import type { LiveHub, LiveSocket, Subscriber } from '../../observability/live-events.ts';
 import type { Metrics } from '../../observability/metrics.ts';
@@ -35,30 +42,6 @@ type Target =
 
 const HEARTBEAT_MS = 30_000;
 
-class UpgradeRefused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-};
-
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ error: message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
 /** The route an upgrade path names, or undefined when it is none of ours. */
 function targetOf(url: URL): Target | undefined {
   const path = url.pathname;
@@ -83,18 +66,6 @@ function targetOf(url: URL): Target | undefined {
     return { route: 'chain', chainId };
   }
   return undefined;
-}
-
-/** The credential of an upgrade: Authorization header, ?token= / ?key=, or a `bearer.<token>` protocol. */
-function credentialOf(request: IncomingMessage, url: URL): string | undefined {
-  const header = request.headers.authorization;
-  const bearer = header ? /^Bearer\s+(\S+)\s*$/iu.exec(header)?.[1] : undefined;
-  if (bearer) return bearer;
-  const query =
-    url.searchParams.get('token') ?? url.searchParams.get('key') ?? url.searchParams.get('access_token');
-  if (query) return query;
-  const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((entry) => entry.trim());
-  return protocols.find((entry) => entry.startsWith('bearer.'))?.slice('bearer.'.length) || undefined;
 }
 
 /**
@@ -126,26 +97,11 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
     handleProtocols: (protocols) =>
       protocols.has(EVENT_SOCKET_PROTOCOL) ? EVENT_SOCKET_PROTOCOL : ([...protocols][0] ?? false),
   });
-  const open = new Set<WebSocket>();
-  const alive = new WeakSet<WebSocket>();
+  const open = openSockets(HEARTBEAT_MS);
 
   const authenticate = async (request: IncomingMessage, url: URL): Promise<Principal | undefined> => {
-    const policy = deps.originPolicy();
-    if (!deps.requireAuth() && !isTrustedHost(request.headers.host, policy))
-      throw new UpgradeRefused(403, 'host not allowed while security.requireAuth is off');
-    // A cross-site page must not read the events with the user's cookies or a loopback address.
-    const crossSite = crossSiteReason({ method: 'GET-UPGRADE', headers: request.headers } as never, policy);
-    if (crossSite) throw new UpgradeRefused(403, crossSite);
-    const credential = credentialOf(request, url);
-    const principal = credential ? await deps.auth.resolveBearer(credential) : undefined;
-    if (principal) return principal;
-    if (!deps.requireAuth()) return undefined;
-    throw new UpgradeRefused(
-      401,
-      credential
-        ? 'invalid or expired credentials'
-        : 'missing credentials: send a token or API key (Authorization, ?token= or Sec-WebSocket-Protocol bearer.<token>)',
-    );
+    checkUpgradeOrigin(deps, request);
+    return upgradePrincipal(deps, request, url);
   };
 
   const accept = (
@@ -166,8 +122,6 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
         ? { socket: live, topic: 'chain', target: target.chainId, account }
         : { socket: live, topic: 'agent', target: target.agentId, account };
     open.add(socket);
-    alive.add(socket);
-    socket.on('pong', () => alive.add(socket));
     const added = deps.hub.add(subscriber);
     deps.metrics.wsConnections.inc({ route: target.route });
     const reply = (message: object): void => {
@@ -208,10 +162,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       subscriber = { ...subscriber, target: message.agentId };
       void deps.hub.add(subscriber).then(() => reply({ type: 'subscribed', agentId: message.agentId }));
     });
-    socket.on('close', () => {
-      open.delete(socket);
-      deps.hub.remove(subscriber);
-    });
+    socket.on('close', () => deps.hub.remove(subscriber));
     socket.on('error', () => socket.terminate());
     // Confirmed once the other instances know (clustered): events after this reach the client.
     void added.then(() =>
@@ -231,7 +182,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       url = new URL(request.url ?? '/', 'http://localhost');
       target = targetOf(url);
     } catch (error) {
-      refuse(
+      refuseUpgrade(
         socket,
         error instanceof UpgradeRefused ? error.status : 400,
         error instanceof UpgradeRefused ? error.message : 'bad request',
@@ -239,7 +190,7 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
       return;
     }
     if (!target) {
-      refuse(socket, 404, `no WebSocket route at ${url.pathname}`);
+      refuseUpgrade(socket, 404, `no WebSocket route at ${url.pathname}`);
       return;
     }
     const found = target;
@@ -252,39 +203,21 @@ export function attachEventSockets(app: FastifyInstance, deps: EventSocketDeps):
         server.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, found, principal));
       })
       .catch((error: unknown) => {
-        if (error instanceof UpgradeRefused) refuse(socket, error.status, error.message);
-        else if (isAppError(error)) refuse(socket, error.kind === 'not-found' ? 404 : 400, error.message);
+        if (error instanceof UpgradeRefused) refuseUpgrade(socket, error.status, error.message);
+        else if (isAppError(error))
+          refuseUpgrade(socket, error.kind === 'not-found' ? 404 : 400, error.message);
         else {
           app.log.error({ err: error }, 'WebSocket upgrade failed');
-          refuse(socket, 400, 'the upgrade failed');
+          refuseUpgrade(socket, 400, 'the upgrade failed');
         }
       });
   };
 
   app.server.on('upgrade', upgrade);
-  // Connections that stopped answering protocol pings (a peer gone without a close) are cut.
-  const heartbeat = setInterval(() => {
-    for (const socket of open) {
-      if (!alive.has(socket)) {
-        socket.terminate();
-        continue;
-      }
-      alive.delete(socket);
-      socket.ping();
-    }
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
-
   // Open subscriptions end before the HTTP server waits for its connections to close.
   app.addHook('preClose', async () => {
     app.server.off('upgrade', upgrade);
-    clearInterval(heartbeat);
-    const closed = [...open].map(
-      (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
-    );
-    for (const socket of open) socket.close(1001, 'server shutting down');
-    await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-    for (const socket of open) socket.terminate();
+    await open.closeAll();
     server.close();
   });
 }
