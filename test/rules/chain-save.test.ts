@@ -43,9 +43,9 @@ describe('saving a chain', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'chain-save-'));
-    catalog = new ChainCatalog(engine, new ChainFileStore(dir), () =>
-      chainDefinition('main', [{ id: 'e', type: 'end' }]),
-    );
+    catalog = new ChainCatalog(engine, new ChainFileStore(dir), () => ({
+      ...chainDefinition('main', [{ id: 'e', type: 'end' }]),
+    }));
     await catalog.init();
   });
   after(async () => {
