@@ -2,16 +2,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiClient } from '../client.ts';
 import type { Context } from '../context.ts';
+import type { LogLineView } from '../../resources/server-logs/server-logs.schema.ts';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-
-interface LogLine {
-  seq: number;
-  time: number;
-  level: string;
-  msg: string;
-  fields: Record<string, unknown>;
-}
 
 function parseLevel(value: string): string {
   if (!LEVELS.includes(value)) throw new InvalidArgumentError(`use one of ${LEVELS.join(', ')}`);
@@ -25,9 +18,16 @@ function parseLimit(value: string): number {
   return number;
 }
 
-function human(cx: Context, line: LogLine): string {
+function human(cx: Context, line: LogLineView): string {
   const s = cx.style;
-  const colour = { warn: s.yellow, error: s.red, fatal: s.red, debug: s.dim, trace: s.dim }[line.level] ?? ((t: string) => t);
+  const colours: Partial<Record<LogLineView['level'], (text: string) => string>> = {
+    warn: s.yellow,
+    error: s.red,
+    fatal: s.red,
+    debug: s.dim,
+    trace: s.dim,
+  };
+  const colour = colours[line.level] ?? ((t: string) => t);
   const time = new Date(line.time).toISOString().replace('T', ' ').replace('Z', '');
   const fields = Object.entries(line.fields)
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
@@ -64,7 +64,7 @@ async function follow(
   cx: Context,
   api: ApiClient,
   query: Record<string, string | number | undefined>,
-  print: (line: LogLine) => void,
+  print: (line: LogLineView) => void,
 ): Promise<void> {
   const controller = new AbortController();
   const release = cx.io.onInterrupt(() => controller.abort());
@@ -74,7 +74,7 @@ async function follow(
       headers: { accept: 'text/event-stream' },
       signal: controller.signal,
     });
-    for await (const data of frames(response, controller.signal)) print(JSON.parse(data) as LogLine);
+    for await (const data of frames(response, controller.signal)) print(JSON.parse(data) as LogLineView);
     if (!controller.signal.aborted) cx.note('the server closed the log stream');
   } catch (error) {
     if ((error as Error).name !== 'AbortError') throw error;
@@ -91,15 +91,21 @@ export function registerLogs(program: Command, cx: Context): void {
     .option('-l, --level <level>', `only lines at this level or above (${LEVELS.join(', ')})`, parseLevel)
     .option('-n, --lines <n>', 'how many recent lines (default 200)', parseLimit)
     .option('--json', 'one JSON object per line')
-    .addHelpText('after', '\nExamples:\n  agent-service logs -n 50 --level warn\n  agent-service logs -f --json | jq .msg')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agent-service logs -n 50 --level warn\n  agent-service logs -f --json | jq .msg',
+    )
     .action(
-      async (options: { follow?: boolean; level?: string; lines?: number; json?: boolean }, command: Command) => {
+      async (
+        options: { follow?: boolean; level?: string; lines?: number; json?: boolean },
+        command: Command,
+      ) => {
         const api = await cx.api(command);
-        const print = (line: LogLine): void =>
+        const print = (line: LogLineView): void =>
           cx.out(options.json ? `${JSON.stringify(line)}\n` : human(cx, line));
         const query = { level: options.level, limit: options.lines ?? 200 };
         if (options.follow) return follow(cx, api, query, print);
-        const answer = await api.get<{ data: LogLine[] }>('/logs/server', query);
+        const answer = await api.get<{ data: LogLineView[] }>('/logs/server', query);
         for (const line of answer.data) print(line);
       },
     );

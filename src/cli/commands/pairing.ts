@@ -3,15 +3,7 @@
 // the account's allow_from.
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface PairingRequest {
-  code: string;
-  platform: string;
-  accountId: string;
-  senderId: string;
-  createdAt: string;
-  expiresAt: string;
-}
+import type { PairingView } from '../../resources/pairing/pairing.schema.ts';
 
 export function registerPairing(program: Command, cx: Context): void {
   const pairing = program
@@ -21,7 +13,7 @@ export function registerPairing(program: Command, cx: Context): void {
   withJson(pairing.command('list').alias('ls').description('pending pairing requests, oldest first')).action(
     async (options: { json?: boolean }, command: Command) => {
       const api = await cx.api(command);
-      const { data } = await api.get<{ data: PairingRequest[] }>('/pairing');
+      const { data } = await api.get<{ data: PairingView[] }>('/pairing');
       cx.print(options.json, data, () =>
         data.length === 0
           ? 'no pending pairing requests\n'

@@ -2,15 +2,7 @@
 import type { Command } from 'commander';
 import { PipedLines, readSecret } from '../prompt.ts';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface ProviderView {
-  id: string;
-  name: string;
-  base_url: string;
-  model: string;
-  hasApiKey: boolean;
-  default: boolean;
-}
+import type { ProviderView } from '../../resources/models/models.schema.ts';
 
 export function registerProviders(program: Command, cx: Context): void {
   const providers = program.command('providers').description('model providers (OpenAI-compatible endpoints)');

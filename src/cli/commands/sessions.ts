@@ -4,16 +4,7 @@
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
 import { transcriptLines, type SessionMessage } from '../transcript.ts';
-
-interface Session {
-  key: string;
-  sessionId: string;
-  channel: string;
-  title: string | null;
-  preview?: string | null;
-  messageCount: number;
-  updatedAt: string;
-}
+import type { SessionView } from '../../resources/sessions/sessions.schema.ts';
 
 export function registerSessions(program: Command, cx: Context): void {
   const sessions = program.command('sessions').description("an agent's conversations: list, show, clear");
@@ -31,7 +22,7 @@ export function registerSessions(program: Command, cx: Context): void {
     ),
   ).action(async (options: { agent: string; channel?: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command, true);
-    const { data } = await api.all<Session>(
+    const { data } = await api.all<SessionView>(
       path(options.agent),
       options.channel ? { channel: options.channel } : {},
     );

@@ -5,13 +5,7 @@ import type { Command } from 'commander';
 import { CliError, usageError } from '../errors.ts';
 import { readAllStdin } from '../prompt.ts';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface Skill {
-  name: string;
-  description: string;
-  content: string;
-  scope?: string;
-}
+import type { Skill } from '../../resources/skills/skills.schema.ts';
 
 /** -a makes it the agent's own skill; --global (or no -a) a global one. */
 function place(options: { agent?: string; global?: boolean }): { scope: string; agentId?: string } {

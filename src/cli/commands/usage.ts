@@ -1,28 +1,10 @@
 // `usage`: tokens, calls and cost of the model calls over a range, per agent (or another group).
 import { InvalidArgumentError, type Command } from 'commander';
 import { withJson, type Context } from '../context.ts';
+import type { UsageAnswer } from '../../resources/usage/usage.schema.ts';
+type Totals = UsageAnswer['totals'];
 
 const GROUPS = ['agent', 'provider', 'model', 'channel', 'account', 'user', 'day'] as const;
-
-interface Totals {
-  calls: number;
-  failedCalls: number;
-  estimatedCalls: number;
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
-  cost: number;
-}
-
-interface UsageAnswer {
-  from: string;
-  to: string;
-  timeZone: string;
-  totals: Totals;
-  groups: Array<Totals & { key: string; channel?: string }>;
-}
 
 function group(value: string): string {
   if (!(GROUPS as readonly string[]).includes(value))

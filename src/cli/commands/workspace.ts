@@ -4,13 +4,7 @@ import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
 import { confirmOrYes, readAllStdin } from '../prompt.ts';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface Entry {
-  name: string;
-  isDir: boolean;
-  size?: number;
-  modTime?: string;
-}
+import type { WorkspaceEntry } from '../../resources/workspace/workspace.schema.ts';
 
 export function registerWorkspace(program: Command, cx: Context): void {
   const workspace = program.command('workspace').alias('ws').description("files in an agent's workspace");
@@ -22,7 +16,7 @@ export function registerWorkspace(program: Command, cx: Context): void {
     ),
   ).action(async (path: string, options: { agent: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
-    const entries = await api.get<Entry[]>(
+    const entries = await api.get<WorkspaceEntry[]>(
       `/agents/${enc(options.agent)}/workspace/entries`,
       path ? { path } : {},
     );
@@ -80,7 +74,7 @@ export function registerWorkspace(program: Command, cx: Context): void {
   ).action(async (path: string, options: { agent: string; yes?: boolean }, command: Command) => {
     const api = await cx.api(command);
     const inside = await api
-      .get<Entry[]>(`/agents/${enc(options.agent)}/workspace/entries`, { path })
+      .get<WorkspaceEntry[]>(`/agents/${enc(options.agent)}/workspace/entries`, { path })
       .catch(() => undefined); // a file (or nothing there): the delete itself says which
     if (inside && inside.length > 0) {
       const question = `Delete the folder ${path} and the ${inside.length} entries in it?`;

@@ -33,3 +33,5 @@ export const serverLogAnswer = z.object({
   /** Where the rotating log file is, when server.log_file is set. */
   file: z.string().nullable(),
 });
+
+export type LogLineView = z.infer<typeof logLineView>;
