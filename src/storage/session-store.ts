@@ -263,19 +263,22 @@ export class SessionStore {
    * after it (stopped and failed answers marked), cut from the oldest whole turn to the session's
    * limits for this request only: the stored messages are never deleted.
    */
-  async history(key: string): Promise<ChatMessage[]> {
+  async history(key: string, beforeId?: number): Promise<ChatMessage[]> {
     const tree = await treeOf(this.db, key);
     const summary = await this.latestSummary(key, this.db, tree);
     // Only the newest maxMessages can be given, so only they are read (of a branched session, the
-    // active path's).
+    // active path's). Messages from `beforeId` on belong to the running turn and are left out.
     const messages = tree
-      ? (await this.entries(key, summary?.lastId ?? 0, tree)).slice(-this.limits.maxMessages)
+      ? (await this.entries(key, summary?.lastId ?? 0, tree))
+          .filter((entry) => beforeId === undefined || entry.id < beforeId)
+          .slice(-this.limits.maxMessages)
       : (
           await this.db
             .selectFrom('session_messages')
             .select(['id', 'message', 'tokens', 'status', 'error', 'created_at'])
             .where('session_key', '=', key)
             .where('id', '>', summary?.lastId ?? 0)
+            .$if(beforeId !== undefined, (query) => query.where('id', '<', beforeId ?? 0))
             .orderBy('id', 'desc')
             .limit(this.limits.maxMessages)
             .execute()

@@ -93,7 +93,7 @@ export class Compactor {
     return {
       prepare: async (request) => {
         const settings = this.settings(request.compaction);
-        if (!settings.enabled) return shape(await this.deps.sessions.history(session.key));
+        if (!settings.enabled) return shape(await this.deps.sessions.history(session.key, session.beforeId));
         // Stored token counts: the check reads no more than the history it returns anyway.
         const { summary, messages } = await this.active(session);
         const history = [...(summary ? [summaryMessage(summary)] : []), ...messages.map(forModel)];
