@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { attributionOf, principalMetadata } from './attribution.ts';
 import { isBudgetExceeded } from './budgets.ts';
-import { RateLimitError, type UsageGuard } from './guard.ts';
+import { RateLimitError, admitWithin, type UsageGuard } from './guard.ts';
 
 function agentOf(request: FastifyRequest): string {
   const body = request.body as { model?: unknown } | undefined;
@@ -18,7 +18,7 @@ export function installChatGuard(app: FastifyInstance, guard: UsageGuard): void 
     if (request.routeOptions.config.auth !== 'chat') return;
     const who = attributionOf(agentOf(request), { channel: 'api', ...principalMetadata(request.principal) });
     try {
-      await guard.admitApi(who);
+      await admitWithin(guard.admitApi(who));
     } catch (error) {
       if (error instanceof RateLimitError) void reply.header('retry-after', String(error.retryAfter));
       else if (isBudgetExceeded(error))

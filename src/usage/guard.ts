@@ -90,3 +90,28 @@ export class UsageGuard {
 export function isRefusal(error: unknown): boolean {
   return isBudgetExceeded(error) || error instanceof RateLimitError;
 }
+
+/**
+ * How long a turn waits for its admission check (a rate limit in Redis, budgets in the database)
+ * before it starts anyway: the check runs before the turn's time limit starts, so a store that does
+ * not answer (PostgreSQL cut off) must not hold the turn past it. The model call checks the budgets
+ * again, within the turn's limit.
+ */
+export const ADMISSION_WAIT_MS = 1_500;
+
+/** Settles as `check` does within `waitMs`; after that resolves (admitted), leaving `check` to settle unseen. */
+export function admitWithin(check: Promise<void>, waitMs = ADMISSION_WAIT_MS): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, waitMs);
+    check.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,42 @@
+// A turn's admission check (rate limit, budgets) runs before the turn's own time limit starts, so a
+// store that does not answer (PostgreSQL cut off, Redis away) must not hold the request: after a
+// short wait the turn starts and the model call's own check decides. A refusal within the wait is a
+// 429 as before.
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { describe, it } from 'node:test';
+import '../../src/http/auth-hook.ts';
+import { installChatGuard } from '../../src/usage/chat-guard.ts';
+import { RateLimitError, admitWithin, type UsageGuard } from '../../src/usage/guard.ts';
+
+function appWith(admitApi: () => Promise<void>) {
+  const app = Fastify();
+  app.decorateRequest('principal', undefined);
+  installChatGuard(app, { admitApi } as unknown as UsageGuard);
+  app.post('/chat', { config: { auth: 'chat' } }, async () => ({ ok: true }));
+  return app;
+}
+
+describe('admission wait', () => {
+  it('a check that never answers admits after the wait; the request reaches the turn', async () => {
+    const app = appWith(() => new Promise<void>(() => undefined));
+    const response = await app.inject({ method: 'POST', url: '/chat', payload: { model: 'main' } });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { ok: true });
+    await app.close();
+  });
+
+  it('a refusal within the wait is still a 429 with Retry-After', async () => {
+    const app = appWith(() => Promise.reject(new RateLimitError('rate limit reached', 7, 0)));
+    const response = await app.inject({ method: 'POST', url: '/chat', payload: { model: 'main' } });
+    assert.equal(response.statusCode, 429);
+    assert.equal(response.headers['retry-after'], '7');
+    await app.close();
+  });
+
+  it('admitWithin settles as the check does, or resolves after the wait', async () => {
+    await admitWithin(Promise.resolve(), 60_000);
+    await assert.rejects(admitWithin(Promise.reject(new Error('refused')), 60_000), /refused/);
+    await admitWithin(new Promise<void>(() => undefined), 10);
+  });
+});
