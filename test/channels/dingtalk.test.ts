@@ -553,7 +553,8 @@ describe('dingtalk accounts and secrets', () => {
     await h.fake.until(() => h.fake.sent.length === 1, 'the answer');
     const token = h.fake.callsTo('/v1.0/robot/oToMessages/batchSend')[0]?.token ?? '';
     assert.match(token, /^token-/);
-    h.fake.failNext('/v1.0/robot/groupMessages/send', 500, 1, {
+    // A 500 is retried: it fails on every attempt (four) to reach the answer.
+    h.fake.failNext('/v1.0/robot/groupMessages/send', 500, 4, {
       code: 'InternalError',
       message: `failed for ${token} with ${SECRET}`,
     });
