@@ -193,7 +193,8 @@ export class SessionStore {
    * query for a session that never branched (session-round-trips.ts).
    */
   async window(key: string): Promise<SessionWindow> {
-    const read = await readWindow(this.db, key);
+    // One query saves PostgreSQL round trips; on the embedded database two plain reads are cheaper.
+    const read = this.postgres ? await readWindow(this.db, key) : undefined;
     if (read) return read;
     const tree = await treeOf(this.db, key);
     const summary = await this.latestSummary(key, this.db, tree);
