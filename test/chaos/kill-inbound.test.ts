@@ -102,7 +102,11 @@ describe('durable inbound, single mode: kill -9 at each step of a webhook delive
         30_000,
         `last in ${channel}`,
       );
-    assert.equal(model.calls, calls + 3, 'only the three new messages reached the model');
+    assert.equal(
+      model.calls,
+      calls + 3,
+      `only the three new messages reached the model; asked: ${JSON.stringify(model.log.slice(calls).map((entry) => entry.asked))}`,
+    );
     assert.equal(answersTo(slack, 'D1', 'K-BEFORE').length, 1);
     assert.equal(answersTo(slack, 'D2', 'K-RECORDED').length, 1);
     assert.equal(answersTo(slack, 'D3', 'K-AFTER').length, 1);

@@ -76,7 +76,7 @@ export interface FaultModel {
   readonly ok: number;
   readonly faults: number;
   readonly injected: Readonly<Record<FaultKind, number>>;
-  readonly log: ReadonlyArray<{ call: number; plan: CallPlan; stream: boolean }>;
+  readonly log: ReadonlyArray<{ call: number; plan: CallPlan; stream: boolean; asked: string }>;
   /** Responses stalled or never started that are still open. */
   readonly held: number;
   setRate(rate: number): void;
@@ -136,7 +136,7 @@ export async function startFaultModel(options: FaultModelOptions = {}): Promise<
   let injected = zero();
   let calls = 0;
   let ok = 0;
-  let log: Array<{ call: number; plan: CallPlan; stream: boolean }> = [];
+  let log: Array<{ call: number; plan: CallPlan; stream: boolean; asked: string }> = [];
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
@@ -162,7 +162,7 @@ export async function startFaultModel(options: FaultModelOptions = {}): Promise<
     calls += 1;
     const stream = body.stream === true;
     const current = plan();
-    log.push({ call: calls, plan: current, stream });
+    log.push({ call: calls, plan: current, stream, asked: lastUserText(body) });
     if (current === 'ok') ok += 1;
     else injected[current] += 1;
     const model = typeof body.model === 'string' ? body.model : 'fault-model';
