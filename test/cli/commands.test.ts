@@ -137,7 +137,16 @@ describe('agent-service commands against a live server (authentication off)', ()
     assert.equal(withFile.code, 0, withFile.err);
     const none = await run('agent', 'run');
     assert.equal(none.code, 2);
-    assert.match(none.err, /give a message with -m/);
+    assert.match(none.err, /give a message: agent "\.\.\." or -m/);
+    // The message may be given as words, with or without "run", and with a session.
+    for (const words of [
+      ['agent', 'list', 'files'],
+      ['agent', 'run', '-s', 'cli-words', 'list files'],
+    ]) {
+      const answer = await run(...words);
+      assert.equal(answer.code, 0, answer.err);
+      assert.match(answer.out, /^\[demo model\]/);
+    }
     const missing = await run('agent', '-a', 'nobody', '-m', 'hi');
     assert.equal(missing.code, 1);
     assert.match(missing.err, /HTTP 404/);

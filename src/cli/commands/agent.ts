@@ -29,7 +29,8 @@ async function messageOf(cx: Context, options: RunOptions): Promise<string> {
     });
     parts.push(`File ${basename(file)}:\n\`\`\`\n${text}\n\`\`\``);
   }
-  if (parts.length === 0) throw usageError('give a message with -m "..." (or -f FILE, or pipe it on stdin)');
+  if (parts.length === 0)
+    throw usageError('give a message: agent "..." or -m "..." (or -f FILE, or pipe it on stdin)');
   return parts.join('\n\n');
 }
 
@@ -72,6 +73,7 @@ export function registerAgent(program: Command, cx: Context): void {
   agent
     .command('run', { isDefault: true })
     .description('send one message and print the answer ("run" may be left out)')
+    .argument('[message...]', 'the message, as words (joined by spaces, after any -m)')
     .option('-m, --message <text>', 'the message (repeatable; else stdin)', collect)
     .option('-a, --agent <id>', 'agent id', 'main')
     .option('-s, --session <id>', 'session id: turns with the same id share the conversation')
@@ -80,9 +82,15 @@ export function registerAgent(program: Command, cx: Context): void {
     .option('-f, --file <path>', "add a file's text to the message (repeatable)", collect)
     .addHelpText(
       'after',
-      '\nExamples:\n  agent-service agent -m "list files"\n  agent-service agent run -a writer -s draft-1 --stream -m "continue"\n  git diff | agent-service agent -m "review this diff" -f NOTES.md',
+      '\nExamples:\n  agent-service agent "list files"\n  agent-service agent run -a writer -s draft-1 --stream -m "continue"\n  git diff | agent-service agent -m "review this diff" -f NOTES.md',
     )
-    .action((options: RunOptions, command: Command) => runOnce(cx, options, command));
+    .action((words: string[], options: RunOptions, command: Command) =>
+      runOnce(
+        cx,
+        words.length > 0 ? { ...options, message: [...(options.message ?? []), words.join(' ')] } : options,
+        command,
+      ),
+    );
 
   agent
     .command('chat')
