@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import type { Attribution } from '../usage/attribution.ts';
-import { isRefusal, type UsageGuard } from '../usage/guard.ts';
+import { admitWithin, isRefusal, type UsageGuard } from '../usage/guard.ts';
 import { sessionKey } from '../turns/session-key.ts';
 import { offerPairing } from './pairing.ts';
 import { withSendRetry } from './send-retry.ts';
@@ -159,10 +159,15 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   };
   if (deps.guard) {
     try {
-      await deps.guard.admitChannelUser(who);
+      await admitWithin(deps.guard.admitChannelUser(who));
     } catch (error) {
-      // Anything but a refusal (Redis away) leaves the decision to the model call's own check.
       if (isRefusal(error)) return refuse(error, who, message, deps, where);
+      // A limit that cannot be checked (its store is away) is not waived: the user is told.
+      deps.logger?.warn(
+        { ...where, err: errorMessage(error) },
+        'channel message not admitted: usage check failed',
+      );
+      return sendPlain(APOLOGY, message, deps, where, 'apologized');
     }
   }
   // The turn runner has its own limit (agents.turn_timeout_ms); this one only when asked for.
@@ -232,8 +237,9 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   } finally {
     stopTyping?.();
   }
-  if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
   if (stream) {
+    // As sendPlain does: nothing leaves once another instance has taken the message over.
+    if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
     try {
       const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
       await withSendRetry(() => stream.finish(final), retrying(deps, where));

@@ -92,17 +92,28 @@ export function isRefusal(error: unknown): boolean {
 }
 
 /**
- * How long a turn waits for its admission check (a rate limit in Redis, budgets in the database)
- * before it starts anyway: the check runs before the turn's time limit starts, so a store that does
- * not answer (PostgreSQL cut off) must not hold the turn past it. The model call checks the budgets
- * again, within the turn's limit.
+ * How long a turn waits for its admission check (a rate limit in Redis, budgets in the database).
+ * The check runs before the turn's time limit starts, so a store that does not answer (PostgreSQL
+ * cut off) must not hold the request past it; and a limit that cannot be checked is not waived:
+ * the request is refused with a 503 the client can retry (fail closed).
  */
 export const ADMISSION_WAIT_MS = 1_500;
 
-/** Settles as `check` does within `waitMs`; after that resolves (admitted), leaving `check` to settle unseen. */
+/** Thrown when the admission check did not answer in time. */
+export class AdmissionUnavailableError extends AppError {
+  readonly retryAfter = 1;
+  constructor(waitMs: number) {
+    super(
+      'unavailable',
+      `the rate-limit and budget check did not answer within ${waitMs} ms (the store is unavailable); retry shortly`,
+    );
+  }
+}
+
+/** Settles as `check` does within `waitMs`; after that rejects with AdmissionUnavailableError. */
 export function admitWithin(check: Promise<void>, waitMs = ADMISSION_WAIT_MS): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, waitMs);
+    const timer = setTimeout(() => reject(new AdmissionUnavailableError(waitMs)), waitMs);
     check.then(
       () => {
         clearTimeout(timer);
