@@ -31,7 +31,6 @@ function depsWith(overrides: Partial<InboundDeps>) {
     },
   } as unknown as ChannelAdapter;
   const turns = {
-    // eslint-disable-next-line @typescript-eslint/require-await
     async *run() {
       turnsRun++;
       yield { type: 'done', text: 'the answer' };
