@@ -28,7 +28,8 @@
 //   Figures: `calls` (chat completion requests), `ok` (answered normally), `injected` (a count per
 //   kind), `faults` (their sum), `log` (each call's number, kind and whether it streamed), `held`
 //   (responses stalled or never started still open). `reset()` zeroes them (the script is kept).
-//   `setRate(rate)` changes the rate; `script(...kinds)` appends to the per-call list.
+//   `setRate(rate)` changes the rate; `script(...kinds)` appends to the per-call list. `pause()`
+//   holds every request that arrives (`waiting` counts them) until `resume()` answers them.
 //
 //   Answers: `reply(body)` gives an answer's text (default: "Answer to: <last user message>", so a
 //   test can tell which message an answer belongs to); `latencyMs` delays every call's first byte.
@@ -79,6 +80,12 @@ export interface FaultModel {
   readonly log: ReadonlyArray<{ call: number; plan: CallPlan; stream: boolean; asked: string }>;
   /** Responses stalled or never started that are still open. */
   readonly held: number;
+  /** Requests read while paused, waiting for resume() (not yet counted in `calls`). */
+  readonly waiting: number;
+  /** Holds every request that arrives from now on until resume() (a model slow on cue). */
+  pause(): void;
+  /** Answers the held requests (each as its plan says) and stops holding. */
+  resume(): void;
   setRate(rate: number): void;
   script(...plans: CallPlan[]): void;
   /** Zeroes the figures and the log. */
@@ -138,6 +145,8 @@ export async function startFaultModel(options: FaultModelOptions = {}): Promise<
   let ok = 0;
   let log: Array<{ call: number; plan: CallPlan; stream: boolean; asked: string }> = [];
   const held = new Set<ServerResponse>();
+  let paused = false;
+  let gated: Array<() => void> = [];
   const sockets = new Set<Socket>();
 
   const plan = (): CallPlan => {
@@ -233,6 +242,7 @@ export async function startFaultModel(options: FaultModelOptions = {}): Promise<
       } catch {
         return void writeJson(response, 400, errorJson('body is not JSON', 'invalid_request_error'));
       }
+      if (paused) return void gated.push(() => answer(body, response));
       if (options.latencyMs) setTimeout(() => answer(body, response), options.latencyMs);
       else answer(body, response);
     });
@@ -267,6 +277,18 @@ export async function startFaultModel(options: FaultModelOptions = {}): Promise<
     },
     get held() {
       return held.size;
+    },
+    get waiting() {
+      return gated.length;
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      const waiting = gated;
+      gated = [];
+      for (const go of waiting) go();
     },
     setRate(next) {
       rate = next;
