@@ -6,7 +6,7 @@ import type { CheckedChain, RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
 import type { RunOptions, RunResult } from '../engine/types.ts';
 import { AppError, conflict, invalid, notFound } from '../core/errors.ts';
-import { isValidId } from '../core/ids.ts';
+import { isValidId } from '../core/id-schema.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import type { ChainFileStore, ChainLocation } from '../storage/chain-files.ts';
 import type { AgentDeletedListener, AgentDirectory } from './agent-directory.ts';

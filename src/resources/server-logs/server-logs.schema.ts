@@ -1,6 +1,6 @@
 // Shapes of the server's own log lines (GET /logs/server), not the rule-chain run logs of /logs/runs.
 import { z } from 'zod';
-import { LEVELS } from '../../http/log-ring.ts';
+import { LEVELS } from '../../http/log-levels.ts';
 
 const levels = Object.keys(LEVELS) as [keyof typeof LEVELS, ...(keyof typeof LEVELS)[]];
 

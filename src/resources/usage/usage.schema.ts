@@ -1,6 +1,6 @@
 // GET /usage: tokens, calls and cost over a time range, in total and per group.
 import { z } from 'zod';
-import { GROUP_BY } from '../../usage/usage-store.ts';
+import { GROUP_BY } from '../../usage/group-by.ts';
 
 export const usageQuery = z.strictObject({
   from: z.string().max(40).optional().meta({

@@ -1,7 +1,7 @@
 // Shapes of the users resource: users with a role (admin or member), a disabled flag and, for
 // members, the agents they may chat with; and the security switch (requireAuth).
 import { z } from 'zod';
-import { idSchema } from '../../core/ids.ts';
+import { idSchema } from '../../core/id-schema.ts';
 
 const password = z
   .string()
