@@ -47,3 +47,5 @@ export const usageAnswer = z.object({
 
 export type UsageQuery = z.infer<typeof usageQuery>;
 export type UsageAnswer = z.infer<typeof usageAnswer>;
+export type UsageTotals = z.infer<typeof usageTotals>;
+export type UsageGroup = z.infer<typeof usageGroup>;

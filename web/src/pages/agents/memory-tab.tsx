@@ -4,20 +4,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import { href } from '../../router.ts';
+import type { MemoryFilesAnswer, MemorySearchAnswer } from '@server/resources/memory/memory.schema.ts';
 
-interface MemoryFile {
-  path: string;
-  size: number;
-  modifiedAt: string;
-}
+type MemoryFile = MemoryFilesAnswer['files'][number];
 
-interface Hit {
-  path: string;
-  startLine: number;
-  endLine: number;
-  score: number;
-  snippet: string;
-}
+type Hit = MemorySearchAnswer['results'][number];
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 

@@ -5,13 +5,9 @@ import { t } from '../../i18n/index.ts';
 import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
+import type { WorkspaceEntry } from '@server/resources/workspace/workspace.schema.ts';
 
-interface Entry {
-  name: string;
-  isDir: boolean;
-  size?: number;
-  modTime?: string;
-}
+type Entry = WorkspaceEntry;
 
 const join = (folder: string, name: string) => (folder ? `${folder}/${name}` : name);
 

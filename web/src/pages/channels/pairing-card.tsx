@@ -4,14 +4,9 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
+import type { PairingView } from '@server/resources/pairing/pairing.schema.ts';
 
-interface PairingRequest {
-  code: string;
-  platform: string;
-  accountId: string;
-  senderId: string;
-  expiresAt: string;
-}
+type PairingRequest = PairingView;
 
 export function PairingCard() {
   const [requests, setRequests] = useState<PairingRequest[] | null>(null);

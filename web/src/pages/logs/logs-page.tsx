@@ -7,14 +7,9 @@ import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import '../../styles/manage.css';
 import '../../styles/logs.css';
+import type { LogLineView } from '@server/resources/server-logs/server-logs.schema.ts';
 
-interface LogLine {
-  seq: number;
-  time: number;
-  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-  msg: string;
-  fields: Record<string, unknown>;
-}
+type LogLine = LogLineView;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 /** Lines kept on the page; older ones scroll away. */

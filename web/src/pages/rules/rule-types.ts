@@ -1,7 +1,8 @@
 // Shapes of the rules and run-log answers the Rules page reads.
-import type { ChainStatus } from '../../types.ts';
+import type { ChainView as ServerChainView } from '@server/chains/chain-view.ts';
 
-export interface ChainView {
+/** The server's ChainView, with the rule chain's fields the page reads. */
+export interface ChainView extends ServerChainView {
   ruleChain: {
     id: string;
     name?: string;
@@ -9,8 +10,6 @@ export interface ChainView {
     additionalInfo?: { category?: string; [key: string]: unknown };
     [key: string]: unknown;
   };
-  metadata: Record<string, unknown>;
-  status: ChainStatus;
 }
 
 export interface LoggedMessage {

@@ -8,14 +8,9 @@ import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
+import type { UserView } from '@server/resources/users/users.schema.ts';
 
-interface User {
-  name: string;
-  role: 'admin' | 'member';
-  disabled: boolean;
-  agents: string[];
-  hasApiKey: boolean;
-}
+type User = UserView;
 
 interface Draft {
   name: string;
