@@ -35,3 +35,4 @@ export const serverLogAnswer = z.object({
 });
 
 export type LogLineView = z.infer<typeof logLineView>;
+export type ServerLogAnswer = z.infer<typeof serverLogAnswer>;

@@ -54,3 +54,4 @@ export type CreateUserBody = z.infer<typeof createUserBody>;
 export type UpdateUserBody = z.infer<typeof updateUserBody>;
 export type MeView = z.infer<typeof meView>;
 export type SecurityView = z.infer<typeof securityView>;
+export type UserList = z.infer<typeof userList>;

@@ -35,7 +35,7 @@ export function MemoryTab({ agentId }: { agentId: string }) {
   const [hits, setHits] = useState<{ query: string; results: Hit[] } | null>(null);
 
   useEffect(() => {
-    api<{ files: MemoryFile[] }>(`${base}/files`).then(
+    api<MemoryFilesAnswer>(`${base}/files`).then(
       (answer) => setFiles(answer.files),
       () => setFiles([]),
     );
@@ -46,7 +46,7 @@ export function MemoryTab({ agentId }: { agentId: string }) {
     const q = query.trim();
     if (!q) return;
     try {
-      const answer = await api<{ results: Hit[] }>(`${base}/search`, { query: { q, limit: '20' } });
+      const answer = await api<MemorySearchAnswer>(`${base}/search`, { query: { q, limit: '20' } });
       setHits({ query: q, results: answer.results });
     } catch {
       // toasted

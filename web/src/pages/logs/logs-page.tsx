@@ -7,7 +7,7 @@ import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import '../../styles/manage.css';
 import '../../styles/logs.css';
-import type { LogLineView } from '@server/resources/server-logs/server-logs.schema.ts';
+import type { LogLineView, ServerLogAnswer } from '@server/resources/server-logs/server-logs.schema.ts';
 
 type LogLine = LogLineView;
 
@@ -60,7 +60,7 @@ export function LogsPage(_props: PageProps) {
     void (async () => {
       try {
         if (!follow) {
-          const answer = await api<{ data: LogLine[]; file: string | null }>('/logs/server', {
+          const answer = await api<ServerLogAnswer>('/logs/server', {
             query,
             signal: controller.signal,
           });

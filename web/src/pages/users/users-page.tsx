@@ -9,6 +9,7 @@ import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import type { UserView } from '@server/resources/users/users.schema.ts';
+import type { UserList } from '@server/resources/users/users.schema.ts';
 
 type User = UserView;
 
@@ -27,7 +28,7 @@ export function UsersPage(_props: PageProps) {
 
   const reload = useCallback(async () => {
     try {
-      setUsers((await api<{ data: User[] }>('/users')).data);
+      setUsers((await api<UserList>('/users')).data);
     } catch {
       setUsers([]);
     }
