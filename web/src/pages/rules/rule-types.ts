@@ -12,37 +12,7 @@ export interface ChainView extends ServerChainView {
   };
 }
 
-export interface LoggedMessage {
-  id: string;
-  ts: number;
-  type: string;
-  dataType: string;
-  data: string;
-  metadata: Record<string, string>;
-  truncated?: true;
-}
-
-export interface NodeLog {
-  nodeId: string;
-  nodeType: string;
-  inMsg: LoggedMessage;
-  outMsgs: Array<{ relationType: string; msg: LoggedMessage }>;
-  relationTypes: string[];
-  err?: string;
-  startTs: number;
-  endTs: number;
-}
-
-export interface RunLog {
-  id: string;
-  chainId: string;
-  startTs: number;
-  endTs: number;
-  outcome: 'success' | 'failure';
-  error?: string;
-  logs: NodeLog[];
-  droppedLogs: number;
-}
+export type { LoggedMessage, NodeLog, RunLog } from '@server/engine/run-log-types.ts';
 
 export function chainName(chain: ChainView): string {
   return typeof chain.ruleChain.name === 'string' && chain.ruleChain.name
