@@ -80,6 +80,26 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // The web UI reads the server's answer types (@server/* is src/, see web/tsconfig.json), never its
+  // code: type-only imports are erased at build, so no server module reaches the bundle.
+  {
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@server/*'],
+              allowTypeImports: true,
+              message: "web/ takes only the server's types: `import type`.",
+            },
+            { regex: '^(\\.\\./)+src/', message: "Import the server's types as @server/* (web/tsconfig.json)." },
+          ],
+        },
+      ],
+    },
+  },
   ...layerRules(),
   // src/ is the product: nothing in it reaches into the tests' fakes.
   {

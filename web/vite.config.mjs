@@ -4,11 +4,28 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const serverRoot = fileURLToPath(new URL('../src/', import.meta.url));
+
+/**
+ * The UI takes only the server's types (@server/*, web/tsconfig.json), which the build erases; a
+ * value import would bundle server code (and zod), so it fails the build here (and the lint).
+ */
+const noServerCode = {
+  name: 'no-server-code',
+  // The filter runs in the bundler: the hook is called only for a server file.
+  load: {
+    filter: { id: new RegExp(`^${serverRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) },
+    handler(id) {
+      this.error(`${id}: the web UI imports only types from src/ (import type)`);
+    },
+  },
+};
 
 export default defineConfig({
   root,
   base: '/ui/',
   publicDir: false,
+  plugins: [noServerCode],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   resolve: {
     // React libraries (the chain editor's @xyflow/react, and zustand under it) run on Preact's

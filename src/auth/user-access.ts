@@ -2,7 +2,7 @@
 // `security.users.<name>` password entry. A user with no access entry is an enabled admin, so
 // config files written before roles existed keep working unchanged.
 import type { Config } from '../config/schema.ts';
-import { own } from '../core/ids.ts';
+import { own } from '../core/id-schema.ts';
 
 export type UserRole = 'admin' | 'member';
 

@@ -1,7 +1,7 @@
 // What turns, the scheduler and channels need of the catalogue: find an agent and run it. They
 // depend on this narrow interface, never on the catalogue's storage or its HTTP resources.
 import type { RunOptions, RunResult } from '../engine/types.ts';
-import type { ChainView } from './chain-catalog.ts';
+import type { ChainView } from './chain-view.ts';
 
 export type AgentDeletedListener = (agentId: string) => Promise<void> | void;
 

@@ -6,28 +6,17 @@ import type { CheckedChain, RuleEngine } from '../engine/engine.ts';
 import { newMessage } from '../engine/message.ts';
 import type { RunOptions, RunResult } from '../engine/types.ts';
 import { AppError, conflict, invalid, notFound } from '../core/errors.ts';
-import { isValidId } from '../core/ids.ts';
+import { isValidId } from '../core/id-schema.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import type { ChainFileStore, ChainLocation } from '../storage/chain-files.ts';
 import type { AgentDeletedListener, AgentDirectory } from './agent-directory.ts';
 import { redactChainSecrets, restoreChainSecrets } from './chain-secrets.ts';
+import type { ChainStatus, ChainView } from './chain-view.ts';
 
 export const AGENT_CATEGORY = 'agents';
 export const DEFAULT_AGENT_ID = 'main';
 
-export interface ChainStatus {
-  loaded: boolean;
-  error?: string;
-  /** What is wrong with the loaded chain now (an MCP server that could not start). */
-  problems?: string[];
-  agentId?: string;
-}
-
-export interface ChainView {
-  ruleChain: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  status: ChainStatus;
-}
+export type { ChainStatus, ChainView } from './chain-view.ts';
 
 interface Entry {
   location: ChainLocation;

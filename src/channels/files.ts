@@ -5,7 +5,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError, invalid } from '../core/errors.ts';
-import { ID_PATTERN } from '../core/ids.ts';
+import { ID_PATTERN } from '../core/id-schema.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
 import { resolveInWorkspace } from '../tools/workspace-path.ts';
 

@@ -8,7 +8,7 @@ import { alwaysGranted, whileHeld, type ConnectionLease } from '../cluster/lease
 import type { ConfigStore } from '../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../config/schema.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
-import { own } from '../core/ids.ts';
+import { own } from '../core/id-schema.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
 import { accountProblems, parseAccount, type PlatformAccount } from './account-schema.ts';
 import { apiAccount } from './api-account.ts';

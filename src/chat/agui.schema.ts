@@ -1,7 +1,7 @@
 // AG-UI's RunAgentInput (protocol 1.0), as POST /agents/{agentId}/agui takes it. Fields this service
 // has no use for (state, forwardedProps, resume) are accepted and ignored.
 import { z } from 'zod';
-import { idSchema } from '../core/ids.ts';
+import { idSchema } from '../core/id-schema.ts';
 import { functionNameSchema } from './chat.schema.ts';
 
 const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });

@@ -2,7 +2,7 @@
 // memory search is keyword-only (the default). Set, memory chunks are embedded through the named
 // provider's OpenAI-compatible /embeddings endpoint and vector hits are fused with keyword hits.
 import { z } from 'zod';
-import { idSchema } from '../core/ids.ts';
+import { idSchema } from '../core/id-schema.ts';
 
 export const memoryEmbeddingsSchema = z.strictObject({
   /** The id of a configured provider (models.providers.<id>): its base_url and api_key are used. */

@@ -1,7 +1,7 @@
 // The config file's schema: the one source of validation, defaults and types for configuration.
 // Objects are strict, so an unknown key is reported with its path instead of being ignored.
 import { z } from 'zod';
-import { idSchema } from '../core/ids.ts';
+import { idSchema } from '../core/id-schema.ts';
 import { compactionSchema } from './compaction.ts';
 import { memorySchema } from './memory.ts';
 

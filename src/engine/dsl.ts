@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { inWords } from '../core/zod-words.ts';
-import { ID_PATTERN, idSchema as chainIdSchema } from '../core/ids.ts';
+import { ID_PATTERN, idSchema as chainIdSchema } from '../core/id-schema.ts';
 import { endpointSchema } from './endpoint-dsl.ts';
 
 const idSchema = z.string().regex(ID_PATTERN, 'must be 1-64 letters, digits, "-" or "_"');

@@ -3,44 +3,10 @@
 // chain can be checked node by node through GET /api/v1/logs/runs. They are kept in memory, newest
 // first, within a byte budget (oldest runs go first): run logs are a debugging aid, not an audit trail.
 import { newId } from '../core/ids.ts';
+import type { LoggedMessage, NodeLog, RunLog } from './run-log-types.ts';
 import type { RuleMessage } from './types.ts';
 
-/** A message as logged: data cut to MAX_LOGGED_DATA characters. */
-export interface LoggedMessage {
-  id: string;
-  ts: number;
-  type: string;
-  dataType: RuleMessage['dataType'];
-  data: string;
-  metadata: Record<string, string>;
-  /** Present when `data` was cut. */
-  truncated?: true;
-}
-
-export interface NodeLog {
-  nodeId: string;
-  nodeType: string;
-  inMsg: LoggedMessage;
-  /** The messages the node sent on, each with its relation. */
-  outMsgs: Array<{ relationType: string; msg: LoggedMessage }>;
-  relationTypes: string[];
-  err?: string;
-  startTs: number;
-  endTs: number;
-}
-
-export interface RunLog {
-  id: string;
-  chainId: string;
-  startTs: number;
-  endTs: number;
-  outcome: 'success' | 'failure';
-  error?: string;
-  /** The logged nodes, in the order they finished. */
-  logs: NodeLog[];
-  /** Node entries left out once the run reached its limits (MAX_NODE_LOGS, MAX_RUN_BYTES). */
-  droppedLogs: number;
-}
+export type { LoggedMessage, NodeLog, RunLog } from './run-log-types.ts';
 
 export const MAX_LOGGED_DATA = 16 * 1024;
 /** Metadata values are cut to this many characters. */

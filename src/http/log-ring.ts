@@ -3,9 +3,7 @@
 // each line as pino wrote it (JSON, secrets already redacted), keeps the newest `capacity` of them
 // and tells followers about each new one.
 import { EventEmitter } from 'node:events';
-
-export const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
-export type LevelName = keyof typeof LEVELS;
+import { LEVELS, type LevelName } from './log-levels.ts';
 
 export interface LogLine {
   /** Increases by one per line; `after=<seq>` pages on from a line. */

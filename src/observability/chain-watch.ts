@@ -4,7 +4,7 @@
 // agent) is also a turn of that agent: it gets a TurnWatch of its own, fed with the run's events.
 import { errorMessage } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
-import type { LiveEventType } from './live-events.ts';
+import type { LiveEventType } from './live-event.ts';
 import type { SpanHandle } from './tracing.ts';
 import { TurnWatch, type WatchContext, type WatchedEvent } from './turn-watch.ts';
 

@@ -8,31 +8,7 @@
 // the same events share one buffer). A subscriber whose socket holds more than `maxBufferedBytes`
 // unsent is closed, so a slow reader never slows a turn nor makes the process hold its backlog.
 import { randomToken } from '../core/ids.ts';
-
-/** The event types of TpClaw's WebSocket API. */
-export const LIVE_EVENT_TYPES = [
-  'text',
-  'think',
-  'tool',
-  'tool_result',
-  'done',
-  'error',
-  'status',
-  'progress',
-] as const;
-export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
-
-/** An event as subscribers receive it. */
-export interface LiveEvent {
-  id: string;
-  type: LiveEventType;
-  agentId: string;
-  /** The turn (or, for chain subscriptions, the chain run) the event belongs to. */
-  taskId: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  payload: Record<string, unknown>;
-}
+import type { LiveEvent, LiveEventType } from './live-event.ts';
 
 /** What the hub routes on, besides the event: never sent to subscribers. */
 export interface LiveRouting {

@@ -2,6 +2,7 @@
 // needs no join; cron_runs keeps the last RUNS_KEPT runs of each task.
 import { PostgresAdapter, sql } from 'kysely';
 import type { CronTasksTable, Db } from '../storage/database.ts';
+import type { CronRun, CronTaskFields } from './cron-types.ts';
 
 export const REPLY_LIMIT = 2000;
 export const RUNS_KEPT = 20;
@@ -11,23 +12,7 @@ export const RUNS_KEPT = 20;
  */
 export const FIRES_REMEMBERED_MS = 15 * 60_000;
 
-export interface CronTaskFields {
-  name: string;
-  schedule: string;
-  message: string;
-  target: string;
-}
-
-export interface CronRun {
-  /** The fire's scheduled time; absent for a run started by hand. */
-  scheduledAt?: string;
-  startedAt: string;
-  endedAt: string;
-  status: 'success' | 'failure';
-  durationMs: number;
-  error?: string;
-  reply?: string;
-}
+export type { CronRun, CronTaskFields } from './cron-types.ts';
 
 export interface StoredCronTask extends CronTaskFields {
   id: string;

@@ -19,18 +19,12 @@ import {
 import { CronerTrigger } from './croner-trigger.ts';
 import type { ClaimedWork, DurableWork, WorkOutcome } from '../storage/durable-work.ts';
 import type { CronTrigger } from './cron-trigger.ts';
+import type { CronTaskView } from './cron-types.ts';
 
 /** Tries to record a run before giving up, 0.5 s, 1 s and 1.5 s apart. */
 const RECORD_ATTEMPTS = 4;
 
-export interface CronTaskView extends CronTaskFields {
-  id: string;
-  disabled: boolean;
-  nextRunAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastRun: CronRun | null;
-}
+export type { CronTaskView } from './cron-types.ts';
 
 export interface CronTaskInput extends CronTaskFields {
   id?: string | undefined;

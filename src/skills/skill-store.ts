@@ -15,12 +15,9 @@ import { writeFileAtomic } from '../core/atomic-write.ts';
 import { conflict, invalid, notFound } from '../core/errors.ts';
 import { KeyedMutex } from '../core/keyed-mutex.ts';
 import { readRegularFile } from '../core/open-regular-file.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_BYTES, SKILL_NAME } from './skill-limits.ts';
 
 export const SKILL_FILE = 'SKILL.md';
-export const SKILL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-/** Largest SKILL.md, front matter included. */
-export const MAX_SKILL_BYTES = 1024 * 1024;
-export const MAX_DESCRIPTION_LENGTH = 1024;
 
 export interface SkillText {
   name: string;

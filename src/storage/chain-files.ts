@@ -6,7 +6,7 @@
 import { readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.ts';
-import { isValidId } from '../core/ids.ts';
+import { isValidId } from '../core/id-schema.ts';
 
 export interface ChainLocation {
   id: string;

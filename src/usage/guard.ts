@@ -4,7 +4,7 @@
 // budgets are enforced again, with reservations, at every model call (meter.ts).
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../core/errors.ts';
-import { own } from '../core/ids.ts';
+import { own } from '../core/id-schema.ts';
 import type { Attribution } from './attribution.ts';
 import { isBudgetExceeded, type Budgets } from './budgets.ts';
 import { formatLocal } from './periods.ts';

@@ -6,6 +6,7 @@ import type { BudgetScope } from '../config/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { Db } from '../storage/database.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
+import type { GroupBy } from './group-by.ts';
 
 export interface UsageCallsTable {
   id?: number;
@@ -33,8 +34,6 @@ export type UsageRow = Omit<UsageCallsTable, 'id'>;
 
 type UsageDb = Kysely<{ usage_calls: UsageCallsTable }>;
 
-export const GROUP_BY = ['agent', 'provider', 'model', 'channel', 'account', 'user', 'day'] as const;
-export type GroupBy = (typeof GROUP_BY)[number];
 
 const COLUMN: Record<GroupBy, keyof UsageCallsTable> = {
   agent: 'agent_id',

@@ -13,6 +13,7 @@ import { Icon } from './ui/icons.tsx';
 import { theme, toggleTheme } from './ui/theme.ts';
 import { ToastHost } from './ui/toast.tsx';
 import { useEscape } from './ui/use-escape.ts';
+import type { SetupStatus } from '@server/resources/setup/setup.schema.ts';
 
 /** A page's name in the navigation, in the UI's language. */
 export function routeLabel(route: RouteEntry): string {
@@ -78,7 +79,7 @@ export function App() {
     // A first visit to a server with no provider and the default admin password opens the wizard.
     if (first === '' && sessionStorage.getItem(SKIPPED_KEY)) navigate(href(HOME), { replace: true });
     else if (first === '')
-      api<{ needed: boolean }>('/setup', { quiet: true }).then(
+      api<SetupStatus>('/setup', { quiet: true }).then(
         (setup) => navigate(href(setup.needed ? 'setup' : HOME), { replace: true }),
         // A 401 has already sent the tab to the login page; anything else opens the home page.
         () => {

@@ -1,13 +1,10 @@
 // Shapes of the API answers the pages share.
+import type { ChainView } from '@server/chains/chain-view.ts';
 import { lang, t } from './i18n/index.ts';
 
-export interface ChainStatus {
-  loaded: boolean;
-  error?: string;
-  /** What is wrong with the loaded agent or chain now (an MCP server that could not start). */
-  problems?: string[];
-  agentId?: string;
-}
+export type { ChainStatus } from '@server/chains/chain-view.ts';
+export type { Page } from '@server/http/pagination.ts';
+export type { SessionView } from '@server/resources/sessions/sessions.schema.ts';
 
 export interface AgentDefinition {
   ruleChain: { id: string; name?: string; additionalInfo?: Record<string, unknown>; [key: string]: unknown };
@@ -15,31 +12,8 @@ export interface AgentDefinition {
   [key: string]: unknown;
 }
 
-export interface AgentView extends AgentDefinition {
-  status: ChainStatus;
-}
-
-export interface SessionView {
-  key: string;
-  sessionId: string;
-  agentId: string;
-  channel: string;
-  scope: string;
-  title: string | null;
-  preview: string;
-  messageCount: number;
-  pinned: boolean;
-  archived: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  size: number;
-}
+/** The server's ChainView, with the definition as the pages read it. */
+export interface AgentView extends AgentDefinition, Omit<ChainView, 'ruleChain' | 'metadata'> {}
 
 export function agentName(agent: AgentDefinition): string {
   return typeof agent.ruleChain.name === 'string' && agent.ruleChain.name

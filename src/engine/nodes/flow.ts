@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ID_PATTERN } from '../../core/ids.ts';
+import { ID_PATTERN } from '../../core/id-schema.ts';
 import { withErrorMessage } from '../message.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage, RunEnd, RunResult } from '../types.ts';
 

@@ -15,3 +15,5 @@ export const apiKeyAnswer = z.object({ apiKey: z.string() });
 
 export type LoginBody = z.infer<typeof loginBody>;
 export type PasswordBody = z.infer<typeof passwordBody>;
+export type LoginAnswer = z.infer<typeof loginAnswer>;
+export type ApiKeyAnswer = z.infer<typeof apiKeyAnswer>;

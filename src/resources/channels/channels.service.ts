@@ -10,7 +10,8 @@ import {
 import type { ConfigStore } from '../../config/config-store.ts';
 import { PLATFORMS, type AccountConfig, type Config, type Platform } from '../../config/schema.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
-import { own, randomToken } from '../../core/ids.ts';
+import { randomToken } from '../../core/ids.ts';
+import { own } from '../../core/id-schema.ts';
 import type { AccountBody, AccountPatch, AccountView, PlatformView } from './channels.schema.ts';
 
 /** The platform a path names; an unknown one is a 404. */

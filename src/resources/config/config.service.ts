@@ -3,7 +3,7 @@
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { conflict, invalid } from '../../core/errors.ts';
-import { own } from '../../core/ids.ts';
+import { own } from '../../core/id-schema.ts';
 import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';

@@ -1,7 +1,7 @@
 // The WebSocket event API's shapes: what a client may send, and (for the OpenAPI document) the
 // events it receives.
 import { z } from 'zod';
-import { LIVE_EVENT_TYPES } from '../../observability/live-events.ts';
+import { LIVE_EVENT_TYPES } from '../../observability/live-event.ts';
 
 /** The subprotocol a browser may offer (with `bearer.<token>`) to carry its credential. */
 export const EVENT_SOCKET_PROTOCOL = 'agent-service';

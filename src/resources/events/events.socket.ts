@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { errorMessage, isAppError } from '../../core/errors.ts';
-import { isValidId } from '../../core/ids.ts';
+import { isValidId } from '../../core/id-schema.ts';
 import type { AuthService, Principal } from '../../auth/auth-service.ts';
 import type { OriginPolicy } from '../../http/origin-guard.ts';
 import {

@@ -4,7 +4,7 @@
 // a credential. Local files are only ever read from an agent's workspace (channels/files.ts).
 import type { ConfigStore } from '../../config/config-store.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
-import { own } from '../../core/ids.ts';
+import { own } from '../../core/id-schema.ts';
 import type { ChannelManager } from '../../channels/manager.ts';
 import { resolveOutboundFile, type WorkspaceAccess } from '../../channels/files.ts';
 import type { ChannelAccount, ChannelAdapter, OutboundMedia } from '../../channels/types.ts';

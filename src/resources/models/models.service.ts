@@ -2,7 +2,7 @@
 import type { ConfigStore } from '../../config/config-store.ts';
 import type { Config } from '../../config/schema.ts';
 import { conflict, errorMessage, notFound } from '../../core/errors.ts';
-import { own } from '../../core/ids.ts';
+import { own } from '../../core/id-schema.ts';
 import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-credentials.ts';
 import {
   createOpenAICompatibleProvider,

@@ -69,3 +69,6 @@ export const monitorSnapshot = z
   .meta({ id: 'MonitorSnapshot' });
 
 export const turnParams = z.object({ turnId: z.string().max(80) });
+
+export type MonitorSnapshot = z.infer<typeof monitorSnapshot>;
+export type TurnSummary = z.infer<typeof turnSummary>;

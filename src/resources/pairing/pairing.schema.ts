@@ -21,3 +21,4 @@ export const pairingDecision = z.object({
 
 export type PairingView = z.infer<typeof pairingView>;
 export type PairingDecision = z.infer<typeof pairingDecision>;
+export type PairingList = z.infer<typeof pairingList>;

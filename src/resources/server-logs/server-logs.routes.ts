@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AsyncQueue } from '../../core/async.ts';
-import { LEVELS, type LogLine, type LogRing } from '../../http/log-ring.ts';
+import { LEVELS } from '../../http/log-levels.ts';
+import type { LogLine, LogRing } from '../../http/log-ring.ts';
 import { dataFrame, pipeSse } from '../../http/sse.ts';
 import { serverLogAnswer, serverLogQuery } from './server-logs.schema.ts';
 

@@ -1,6 +1,6 @@
 // Shapes of the server's own log lines (GET /logs/server), not the rule-chain run logs of /logs/runs.
 import { z } from 'zod';
-import { LEVELS } from '../../http/log-ring.ts';
+import { LEVELS } from '../../http/log-levels.ts';
 
 const levels = Object.keys(LEVELS) as [keyof typeof LEVELS, ...(keyof typeof LEVELS)[]];
 
@@ -35,3 +35,4 @@ export const serverLogAnswer = z.object({
 });
 
 export type LogLineView = z.infer<typeof logLineView>;
+export type ServerLogAnswer = z.infer<typeof serverLogAnswer>;

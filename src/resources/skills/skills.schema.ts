@@ -1,7 +1,7 @@
 // Shapes of the skills resource.
 import { z } from 'zod';
 import { idParam } from '../../http/params.ts';
-import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_BYTES, SKILL_NAME } from '../../skills/skill-store.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_BYTES, SKILL_NAME } from '../../skills/skill-limits.ts';
 import { agentParams } from '../agents/agents.schema.ts';
 
 /** Largest upload (a zip of skills), enforced by the multipart parser. */

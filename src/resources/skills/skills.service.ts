@@ -4,8 +4,8 @@ import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { conflict, invalid } from '../../core/errors.ts';
 import { readSkillArchive, type ArchiveFile } from '../../skills/skill-archive.ts';
+import { MAX_SKILL_BYTES } from '../../skills/skill-limits.ts';
 import {
-  MAX_SKILL_BYTES,
   SKILL_FILE,
   SkillFolder,
   formatSkillFile,

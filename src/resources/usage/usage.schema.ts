@@ -1,6 +1,6 @@
 // GET /usage: tokens, calls and cost over a time range, in total and per group.
 import { z } from 'zod';
-import { GROUP_BY } from '../../usage/usage-store.ts';
+import { GROUP_BY } from '../../usage/group-by.ts';
 
 export const usageQuery = z.strictObject({
   from: z.string().max(40).optional().meta({
@@ -47,3 +47,5 @@ export const usageAnswer = z.object({
 
 export type UsageQuery = z.infer<typeof usageQuery>;
 export type UsageAnswer = z.infer<typeof usageAnswer>;
+export type UsageTotals = z.infer<typeof usageTotals>;
+export type UsageGroup = z.infer<typeof usageGroup>;

@@ -1,7 +1,7 @@
 // Shapes of the users resource: users with a role (admin or member), a disabled flag and, for
 // members, the agents they may chat with; and the security switch (requireAuth).
 import { z } from 'zod';
-import { idSchema } from '../../core/ids.ts';
+import { idSchema } from '../../core/id-schema.ts';
 
 const password = z
   .string()
@@ -54,3 +54,4 @@ export type CreateUserBody = z.infer<typeof createUserBody>;
 export type UpdateUserBody = z.infer<typeof updateUserBody>;
 export type MeView = z.infer<typeof meView>;
 export type SecurityView = z.infer<typeof securityView>;
+export type UserList = z.infer<typeof userList>;

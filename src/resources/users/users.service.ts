@@ -9,7 +9,7 @@ import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';
 import type { ConfigStore, DocumentEditor } from '../../config/config-store.ts';
 import { DEFAULT_ADMIN_PASSWORD, type Config } from '../../config/schema.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
-import { own } from '../../core/ids.ts';
+import { own } from '../../core/id-schema.ts';
 import { hashPassword, isPasswordHash, verifyPassword } from '../../core/secrets.ts';
 import type { AgentCheck } from '../agents/agents.service.ts';
 import type { CreateUserBody, MeView, SecurityView, UpdateUserBody, UserView } from './users.schema.ts';

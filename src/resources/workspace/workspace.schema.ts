@@ -36,3 +36,4 @@ export const entryList = z.array(entrySchema);
 export const done = successAnswer;
 
 export type WorkspaceEntry = z.infer<typeof entrySchema>;
+export type FileContent = z.infer<typeof contentSchema>;

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { afterLogin, api, ApiError, setToken } from '../api.ts';
 import { t, useLang } from '../i18n/index.ts';
 import { FormError } from '../ui/dialog.tsx';
+import type { LoginAnswer } from '@server/resources/auth/auth.schema.ts';
 
 export function LoginPage() {
   useLang();
@@ -16,7 +17,7 @@ export function LoginPage() {
     setBusy(true);
     setError('');
     try {
-      const answer = await api<{ token: string }>('/auth/login', {
+      const answer = await api<LoginAnswer>('/auth/login', {
         method: 'POST',
         body: { username, password },
         quiet: true,

@@ -14,6 +14,7 @@ import {
   withDescription,
   withRuleChain,
 } from './agent-definition.ts';
+import type { ProviderView } from '@server/resources/models/models.schema.ts';
 
 interface TabProps {
   definition: AgentDefinition;
@@ -63,12 +64,7 @@ export function BasicTab({ definition, isNew, onChange, errorOf = none }: TabPro
   );
 }
 
-interface Provider {
-  id: string;
-  name?: string;
-  model?: string;
-  models?: Array<{ name: string; alias?: string }>;
-}
+type Provider = ProviderView;
 
 function numberOrUndefined(text: string): number | undefined {
   if (text.trim() === '') return undefined;

@@ -4,20 +4,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import { href } from '../../router.ts';
+import type { MemoryFilesAnswer, MemorySearchAnswer } from '@server/resources/memory/memory.schema.ts';
 
-interface MemoryFile {
-  path: string;
-  size: number;
-  modifiedAt: string;
-}
+type MemoryFile = MemoryFilesAnswer['files'][number];
 
-interface Hit {
-  path: string;
-  startLine: number;
-  endLine: number;
-  score: number;
-  snippet: string;
-}
+type Hit = MemorySearchAnswer['results'][number];
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -44,7 +35,7 @@ export function MemoryTab({ agentId }: { agentId: string }) {
   const [hits, setHits] = useState<{ query: string; results: Hit[] } | null>(null);
 
   useEffect(() => {
-    api<{ files: MemoryFile[] }>(`${base}/files`).then(
+    api<MemoryFilesAnswer>(`${base}/files`).then(
       (answer) => setFiles(answer.files),
       () => setFiles([]),
     );
@@ -55,7 +46,7 @@ export function MemoryTab({ agentId }: { agentId: string }) {
     const q = query.trim();
     if (!q) return;
     try {
-      const answer = await api<{ results: Hit[] }>(`${base}/search`, { query: { q, limit: '20' } });
+      const answer = await api<MemorySearchAnswer>(`${base}/search`, { query: { q, limit: '20' } });
       setHits({ query: q, results: answer.results });
     } catch {
       // toasted

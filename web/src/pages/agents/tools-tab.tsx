@@ -8,12 +8,9 @@ import { FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import type { ToolEntry } from './agent-definition.ts';
 import { agentConfig, withAgentConfig } from './agent-definition.ts';
+import type { ToolListing } from '@server/resources/tools/tools.schema.ts';
 
-interface ToolInfo {
-  name: string;
-  type: string;
-  description: string;
-}
+type ToolInfo = ToolListing;
 
 interface Props {
   definition: AgentDefinition;

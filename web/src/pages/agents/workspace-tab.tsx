@@ -5,13 +5,10 @@ import { t } from '../../i18n/index.ts';
 import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
+import type { WorkspaceEntry } from '@server/resources/workspace/workspace.schema.ts';
+import type { FileContent } from '@server/resources/workspace/workspace.schema.ts';
 
-interface Entry {
-  name: string;
-  isDir: boolean;
-  size?: number;
-  modTime?: string;
-}
+type Entry = WorkspaceEntry;
 
 const join = (folder: string, name: string) => (folder ? `${folder}/${name}` : name);
 
@@ -37,7 +34,7 @@ export function WorkspaceTab({ agentId }: { agentId: string }) {
 
   const openFile = async (path: string) => {
     try {
-      const { content } = await api<{ content: string }>(`${base}/file`, { query: { path } });
+      const { content } = await api<FileContent>(`${base}/file`, { query: { path } });
       setOpen({ path, content, saved: content });
     } catch {
       // toasted

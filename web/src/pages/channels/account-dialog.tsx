@@ -18,6 +18,7 @@ import {
   type Policy,
   type ProblemsAtFields,
 } from './platform-fields.ts';
+import type { CreatedAccountView } from '@server/resources/channels/channels.schema.ts';
 
 export interface AccountTarget {
   spec: PlatformSpec;
@@ -99,7 +100,7 @@ export function AccountDialog({
 }: {
   target: AccountTarget | null;
   onClose: () => void;
-  onSaved: (created: { apiKey?: string } | null) => Promise<void>;
+  onSaved: (created: CreatedAccountView | null) => Promise<void>;
 }) {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [problems, setProblems] = useState<ProblemsAtFields | null>(null);
@@ -116,7 +117,7 @@ export function AccountDialog({
       ? `/channels/${spec.id}/accounts/${encodeURIComponent(account.id)}`
       : `/channels/${spec.id}/accounts`;
     try {
-      const answer = await api<{ apiKey?: string }>(path, {
+      const answer = await api<CreatedAccountView>(path, {
         method: account ? 'PUT' : 'POST',
         body: bodyOf(target, draft),
         quiet: true,
@@ -256,7 +257,7 @@ export function AccountDialog({
   );
 }
 
-function PolicySelect({
+function PolicySelect<P extends Policy>({
   label,
   direct = false,
   value,
@@ -265,13 +266,13 @@ function PolicySelect({
   label: string;
   /** The direct-message policy, the only one that offers pairing. */
   direct?: boolean;
-  value: Policy;
-  onChange: (policy: Policy) => void;
+  value: P;
+  onChange: (policy: P) => void;
 }) {
   return (
     <label class="field">
       <span class="field-label">{label}</span>
-      <select class="input" value={value} onChange={(event) => onChange(event.currentTarget.value as Policy)}>
+      <select class="input" value={value} onChange={(event) => onChange(event.currentTarget.value as P)}>
         {Object.entries(POLICY_LABELS)
           .filter(([policy]) => policy !== 'pairing' || direct)
           .map(([policy, text]) => (

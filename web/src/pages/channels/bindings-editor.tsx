@@ -7,11 +7,7 @@ import { toast } from '../../ui/toast.tsx';
 import { FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import type { PlatformSpec, PlatformView } from './platform-fields.ts';
-
-interface Binding {
-  agentId: string;
-  match: { default?: boolean; channel?: string; accountId?: string; peer?: string };
-}
+import type { Binding } from '@server/resources/bindings/bindings.schema.ts';
 
 interface Row {
   agentId: string;
@@ -34,7 +30,8 @@ function rowOf(binding: Binding): Row {
 function bindingOf(row: Row): Binding {
   const match: Binding['match'] = {};
   if (row.isDefault) match.default = true;
-  if (row.channel) match.channel = row.channel;
+  // The channel is picked from GET /channels/platforms, the server's own list.
+  if (row.channel) match.channel = row.channel as NonNullable<Binding['match']['channel']>;
   if (row.accountId.trim()) match.accountId = row.accountId.trim();
   if (row.peer.trim()) match.peer = row.peer.trim();
   return { agentId: row.agentId, match };

@@ -15,6 +15,7 @@ import { AccountDialog, type AccountTarget } from './account-dialog.tsx';
 import { BindingsEditor } from './bindings-editor.tsx';
 import { POLICY_LABELS, type AccountView, type PlatformSpec, type PlatformView } from './platform-fields.ts';
 import { PairingCard } from './pairing-card.tsx';
+import type { ChannelsView, PlatformsView } from '@server/resources/channels/channels.schema.ts';
 
 const REFRESH_MS = 5000;
 
@@ -89,14 +90,14 @@ export function ChannelsPage(_props: PageProps) {
   const reload = useCallback(async (quiet = false) => {
     try {
       setPlatforms(
-        (await api<{ platforms: Record<string, PlatformView> }>('/channels', { quiet })).platforms,
+        (await api<ChannelsView>('/channels', { quiet })).platforms,
       );
     } catch {
       if (!quiet) setPlatforms({});
     }
   }, []);
   useEffect(() => {
-    api<{ platforms: PlatformSpec[] }>('/channels/platforms').then(
+    api<PlatformsView>('/channels/platforms').then(
       (answer) => setSpecs(answer.platforms),
       () => setSpecs([]),
     );

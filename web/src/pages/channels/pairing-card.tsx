@@ -4,20 +4,16 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import { toast } from '../../ui/toast.tsx';
+import type { PairingView } from '@server/resources/pairing/pairing.schema.ts';
+import type { PairingDecision, PairingList } from '@server/resources/pairing/pairing.schema.ts';
 
-interface PairingRequest {
-  code: string;
-  platform: string;
-  accountId: string;
-  senderId: string;
-  expiresAt: string;
-}
+type PairingRequest = PairingView;
 
 export function PairingCard() {
   const [requests, setRequests] = useState<PairingRequest[] | null>(null);
   const reload = useCallback(async () => {
     try {
-      setRequests((await api<{ data: PairingRequest[] }>('/pairing', { quiet: true })).data);
+      setRequests((await api<PairingList>('/pairing', { quiet: true })).data);
     } catch {
       setRequests([]);
     }
@@ -30,7 +26,7 @@ export function PairingCard() {
 
   const decide = async (request: PairingRequest, verb: 'approve' | 'reject') => {
     try {
-      const answer = await api<{ message: string }>(`/pairing/${encodeURIComponent(request.code)}/${verb}`, {
+      const answer = await api<PairingDecision>(`/pairing/${encodeURIComponent(request.code)}/${verb}`, {
         method: 'POST',
       });
       toast(answer.message, 'success');

@@ -1,63 +1,19 @@
 // The shapes of the channels answers, and helpers over a platform's account form. The forms
 // themselves (which fields a platform takes, their labels, help and which are secret) come from the
 // server, GET /channels/platforms, where each platform declares them once beside its adapter.
+import type {
+  AccountView,
+  PlatformFieldView,
+  PlatformFormView,
+  PlatformView,
+} from '@server/resources/channels/channels.schema.ts';
 import type { MessageKey } from '../../i18n/index.ts';
 
-export type Policy = 'allow' | 'allowlist' | 'disabled' | 'pairing';
-
-export interface AccountView {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  dmPolicy: Policy;
-  groupPolicy: Policy;
-  allowFrom: string[];
-  appId: string;
-  hasSecret: boolean;
-  secretsSet: string[];
-  groupRequireMention?: boolean;
-  status: {
-    state: 'connected' | 'connecting' | 'error' | 'disabled';
-    error?: string;
-    since: string;
-    instance?: string;
-  };
-  /** The platform's other plain fields, camelCased (mode, agentId, ...). */
-  [field: string]: unknown;
-}
-
-export interface PlatformView {
-  enabled: boolean;
-  accounts: Record<string, AccountView>;
-}
-
+export type { AccountView, PlatformView };
 /** One field of a platform's account form, as GET /channels/platforms describes it. */
-export interface FieldSpec {
-  key: string;
-  label: string;
-  help?: string;
-  /** Write-only: never shown, only "set" / "not set"; left empty, it keeps its value. */
-  secret: boolean;
-  /** A secret whose being set views report; false for one never reported (an API origin). */
-  reported?: boolean;
-  required: boolean;
-  /** Shown only while the account's `mode` field has this value. */
-  mode?: string;
-  /** A field of fixed values: shown as a select. */
-  options?: Array<{ value: string; label: string }>;
-}
-
-export interface PlatformSpec {
-  id: string;
-  label: string;
-  intro: string;
-  /** The field that holds the main secret (hasSecret). */
-  mainSecret: string;
-  fields: FieldSpec[];
-  /** Whether group chats exist on the platform (group policy, mention rule). */
-  groups: boolean;
-}
+export type FieldSpec = PlatformFieldView;
+export type PlatformSpec = PlatformFormView;
+export type Policy = AccountView['dmPolicy'];
 
 const camelCase = (key: string): string =>
   key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());

@@ -1,5 +1,6 @@
 // What the transcript shows: user messages and assistant turns (text, tool calls, usage), built
 // from a session's stored messages or from the chat stream's chunks as they arrive.
+import type { SessionMessageView } from '@server/resources/sessions/sessions.schema.ts';
 
 export interface ToolCallView {
   id: string;
@@ -60,23 +61,7 @@ export interface AssistantItem extends Stored {
 export type ChatItem = UserItem | AssistantItem | SummaryItem;
 
 /** A message as GET /agents/{id}/sessions/{key}/messages answers it. */
-export interface StoredMessage {
-  id?: number;
-  role: 'system' | 'user' | 'assistant' | 'tool' | 'summary';
-  content: string | null;
-  folded?: boolean;
-  status?: 'stopped' | 'failed';
-  error?: string;
-  firstId?: number;
-  lastId?: number;
-  images?: string[];
-  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
-  toolCallId?: string;
-  /** A finished turn's usage, on its last assistant message. */
-  usage?: { promptTokens: number; completionTokens: number; totalTokens: number; model?: string };
-  parentId?: number;
-  siblingIds?: number[];
-}
+export type StoredMessage = SessionMessageView;
 
 let counter = 0;
 export const itemId = (): string => `item-${++counter}`;

@@ -30,6 +30,8 @@ import { ChatSidebar } from './chat-sidebar.tsx';
 import { sessionHref } from './session-list.tsx';
 import type { SearchHit } from './session-search.tsx';
 import { Transcript } from './transcript.tsx';
+import type { ModelsSummary } from '@server/resources/models/models.schema.ts';
+import type { CompactAnswer } from '@server/resources/sessions/sessions.schema.ts';
 
 const DEFAULT_AGENT = 'main';
 
@@ -76,7 +78,7 @@ export function ChatPage({ params }: PageProps) {
 
   useEffect(() => {
     apiAll<AgentView>('/agents').then(setAgents, () => setAgents([]));
-    api<{ demo?: boolean }>('/config/models', { quiet: true }).then(
+    api<ModelsSummary>('/config/models', { quiet: true }).then(
       (models) => setDemo(models.demo === true),
       () => undefined,
     );
@@ -185,7 +187,7 @@ export function ChatPage({ params }: PageProps) {
     if (!current) return;
     setCompacting(true);
     try {
-      const result = await api<{ compacted: boolean; folded: number; reason?: string }>(
+      const result = await api<CompactAnswer>(
         `${sessionPath(agentId, current.key)}/compact`,
         { method: 'POST' },
       );

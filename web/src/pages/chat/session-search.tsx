@@ -5,24 +5,13 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
+import type { SessionSearchAnswer as Answer } from '@server/resources/sessions/sessions.schema.ts';
 import type { SessionView } from '../../types.ts';
 import { relativeTime } from '../../types.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { sessionTitle } from './session-list.tsx';
 
-export interface SearchHit {
-  sessionKey: string;
-  sessionId: string;
-  messageId: number;
-  role: string;
-  snippet: string;
-  at: string;
-}
-
-interface Answer {
-  sessions: SessionView[];
-  results: SearchHit[];
-}
+export type SearchHit = Answer['results'][number];
 
 interface Props {
   agentId: string;

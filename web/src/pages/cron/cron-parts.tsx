@@ -6,32 +6,10 @@ import { t } from '../../i18n/index.ts';
 import { renderMarkdown } from '../../markdown.ts';
 import { relativeTime } from '../../types.ts';
 import { Dialog, FormError } from '../../ui/dialog.tsx';
+import type { CronRun, CronTaskView as CronTask } from '@server/scheduler/cron-types.ts';
+import type { PreviewAnswer as Preview } from '@server/resources/cron/cron.schema.ts';
 
-export interface CronRun {
-  startedAt: string;
-  endedAt: string;
-  status: 'success' | 'failure';
-  durationMs: number;
-  error?: string;
-  reply?: string;
-}
-
-export interface CronTask {
-  id: string;
-  name: string;
-  schedule: string;
-  message: string;
-  target: string;
-  disabled: boolean;
-  nextRunAt: string | null;
-  lastRun: CronRun | null;
-}
-
-export interface Preview {
-  schedule: string;
-  timeZone: string;
-  nextRuns: string[];
-}
+export type { CronTask };
 
 export const when = (iso: string) => new Date(iso).toLocaleString();
 

@@ -7,14 +7,9 @@ import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import '../../styles/manage.css';
 import '../../styles/logs.css';
+import type { LogLineView, ServerLogAnswer } from '@server/resources/server-logs/server-logs.schema.ts';
 
-interface LogLine {
-  seq: number;
-  time: number;
-  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-  msg: string;
-  fields: Record<string, unknown>;
-}
+type LogLine = LogLineView;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 /** Lines kept on the page; older ones scroll away. */
@@ -65,7 +60,7 @@ export function LogsPage(_props: PageProps) {
     void (async () => {
       try {
         if (!follow) {
-          const answer = await api<{ data: LogLine[]; file: string | null }>('/logs/server', {
+          const answer = await api<ServerLogAnswer>('/logs/server', {
             query,
             signal: controller.signal,
           });

@@ -8,53 +8,12 @@ import { t, tParts } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
-import type { TraceStep } from '../../../../src/observability/monitor-state.ts';
+import type { TraceStep } from '@server/observability/monitor-state.ts';
+import type { MonitorSnapshot, TurnSummary } from '@server/resources/monitor/monitor.schema.ts';
 
-interface TurnSummary {
-  id: string;
-  agentId: string;
-  channel: string;
-  requester?: string;
-  traceId?: string;
-  startedAt: number;
-  durationMs?: number;
-  status: 'running' | 'success' | 'failure';
-  error?: string;
-  currentTool?: string;
-  inputTokens: number;
-  outputTokens: number;
-  parentTurnId?: string;
-}
-
-// The server's own shape of a trace step (a type-only import: nothing of the server is bundled).
+// The server's own shapes; a trace's steps typed as the server records them.
 type Step = TraceStep;
-
-interface Snapshot {
-  instance: string;
-  inFlight: TurnSummary[];
-  finished: TurnSummary[];
-  chainRuns: Array<{
-    id: string;
-    chainId: string;
-    agentId?: string;
-    startedAt: number;
-    durationMs?: number;
-    outcome?: string;
-    error?: string;
-    nodes: number;
-  }>;
-  cronFires: Array<{
-    taskId: string;
-    agentId: string;
-    turnId: string;
-    startedAt: number;
-    latenessMs?: number;
-    durationMs?: number;
-    outcome?: string;
-  }>;
-  channels: Array<{ platform: string; accountId: string; state: string; error?: string }>;
-  subscribers: Record<string, number>;
-}
+type Snapshot = MonitorSnapshot;
 
 const seconds = (ms: number | undefined) =>
   ms === undefined ? '—' : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;

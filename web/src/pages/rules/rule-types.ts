@@ -1,7 +1,8 @@
 // Shapes of the rules and run-log answers the Rules page reads.
-import type { ChainStatus } from '../../types.ts';
+import type { ChainView as ServerChainView } from '@server/chains/chain-view.ts';
 
-export interface ChainView {
+/** The server's ChainView, with the rule chain's fields the page reads. */
+export interface ChainView extends ServerChainView {
   ruleChain: {
     id: string;
     name?: string;
@@ -9,41 +10,9 @@ export interface ChainView {
     additionalInfo?: { category?: string; [key: string]: unknown };
     [key: string]: unknown;
   };
-  metadata: Record<string, unknown>;
-  status: ChainStatus;
 }
 
-export interface LoggedMessage {
-  id: string;
-  ts: number;
-  type: string;
-  dataType: string;
-  data: string;
-  metadata: Record<string, string>;
-  truncated?: true;
-}
-
-export interface NodeLog {
-  nodeId: string;
-  nodeType: string;
-  inMsg: LoggedMessage;
-  outMsgs: Array<{ relationType: string; msg: LoggedMessage }>;
-  relationTypes: string[];
-  err?: string;
-  startTs: number;
-  endTs: number;
-}
-
-export interface RunLog {
-  id: string;
-  chainId: string;
-  startTs: number;
-  endTs: number;
-  outcome: 'success' | 'failure';
-  error?: string;
-  logs: NodeLog[];
-  droppedLogs: number;
-}
+export type { LoggedMessage, NodeLog, RunLog } from '@server/engine/run-log-types.ts';
 
 export function chainName(chain: ChainView): string {
   return typeof chain.ruleChain.name === 'string' && chain.ruleChain.name

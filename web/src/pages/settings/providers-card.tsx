@@ -7,29 +7,13 @@ import { t } from '../../i18n/index.ts';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { Icon, IconButton } from '../../ui/icons.tsx';
 import { toast } from '../../ui/toast.tsx';
+import type { ConnectionTestAnswer, ModelsSummary, ProviderView } from '@server/resources/models/models.schema.ts';
 
-interface Provider {
-  id: string;
-  name: string;
-  base_url: string;
-  model: string;
-  hasApiKey: boolean;
-  default: boolean;
-}
+type Provider = ProviderView;
 
-interface Summary {
-  default: string;
-  model: string;
-  demo: boolean;
-  providers: Provider[];
-}
+type Summary = ModelsSummary;
 
-interface TestResult {
-  ok: boolean;
-  latencyMs: number;
-  model: string;
-  error?: string;
-}
+type TestResult = ConnectionTestAnswer;
 
 interface Draft {
   id: string;

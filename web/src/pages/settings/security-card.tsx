@@ -5,11 +5,9 @@ import { api, ApiError } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
+import type { SecurityView } from '@server/resources/users/users.schema.ts';
 
-interface Security {
-  requireAuth: boolean;
-  defaultAdminPassword: boolean;
-}
+type Security = SecurityView;
 
 export function SecurityCard() {
   const [security, setSecurity] = useState<Security | null>(null);

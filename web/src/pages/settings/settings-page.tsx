@@ -13,6 +13,7 @@ import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
 import { ProvidersCard } from './providers-card.tsx';
 import { SecurityCard } from './security-card.tsx';
+import type { ApiKeyAnswer } from '@server/resources/auth/auth.schema.ts';
 
 interface ConfigView {
   server: { host: string; port: number };
@@ -36,7 +37,7 @@ function ApiKeyCard() {
 
   const show = async () => {
     try {
-      setKey((await api<{ apiKey: string }>('/auth/api-key')).apiKey);
+      setKey((await api<ApiKeyAnswer>('/auth/api-key')).apiKey);
     } catch {
       // toasted
     }
@@ -50,7 +51,7 @@ function ApiKeyCard() {
     });
     if (!confirmed) return;
     try {
-      setKey((await api<{ apiKey: string }>('/auth/api-key', { method: 'POST' })).apiKey);
+      setKey((await api<ApiKeyAnswer>('/auth/api-key', { method: 'POST' })).apiKey);
       toast(t('settings.rotate.done'), 'success');
     } catch {
       // toasted

@@ -8,6 +8,8 @@ import { href, navigate } from '../../router.ts';
 import { t, useLang } from '../../i18n/index.ts';
 import { FormError } from '../../ui/dialog.tsx';
 import '../../styles/manage.css';
+import type { LoginAnswer } from '@server/resources/auth/auth.schema.ts';
+import type { SetupProviderAnswer } from '@server/resources/setup/setup.schema.ts';
 
 /** Set when the user skipped the wizard: /ui/ then opens the chat in this tab. */
 export const SKIPPED_KEY = 'agent-service.setup-skipped';
@@ -75,7 +77,7 @@ export function SetupPage() {
   const saveProvider = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      const answer = await api<{ reply: string; latencyMs: number }>('/setup/provider', {
+      const answer = await api<SetupProviderAnswer>('/setup/provider', {
         method: 'POST',
         body: {
           id: 'default',
@@ -106,7 +108,7 @@ export function SetupPage() {
     event.preventDefault();
     void run(async () => {
       if (requireAuth) {
-        const { token } = await api<{ token: string }>('/auth/login', {
+        const { token } = await api<LoginAnswer>('/auth/login', {
           method: 'POST',
           body: { username: 'admin', password },
           quiet: true,

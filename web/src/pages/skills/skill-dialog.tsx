@@ -5,12 +5,9 @@ import { t } from '../../i18n/index.ts';
 import { Dialog, FieldError, FormActions, FormError } from '../../ui/dialog.tsx';
 import type { FormErrors } from '../../ui/form-errors.ts';
 
-export interface Skill {
-  name: string;
-  description: string;
-  content: string;
-  scope: string;
-}
+import type { Skill } from '@server/resources/skills/skills.schema.ts';
+
+export type { Skill };
 
 export interface SkillEdit {
   skill: Skill;

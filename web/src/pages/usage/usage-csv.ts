@@ -1,29 +1,6 @@
 // The CSV export of the Usage page: one row per group of every table shown (days, agents,
 // accounts, channels), with the range in its first columns.
-export interface UsageTotals {
-  calls: number;
-  failedCalls: number;
-  estimatedCalls: number;
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  totalTokens: number;
-  cost: number;
-}
-
-export interface UsageGroup extends UsageTotals {
-  key: string;
-  channel?: string;
-}
-
-export interface UsageAnswer {
-  from: string;
-  to: string;
-  timeZone: string;
-  totals: UsageTotals;
-  groups: UsageGroup[];
-}
+import type { UsageGroup } from '@server/resources/usage/usage.schema.ts';
 
 const COLUMNS = [
   'calls',

@@ -6,21 +6,11 @@ import { api } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { toast } from '../../ui/toast.tsx';
-import { usageCsv, type UsageAnswer, type UsageGroup } from './usage-csv.ts';
+import type { BudgetView as Budget } from '@server/resources/budgets/budgets.schema.ts';
+import type { UsageAnswer, UsageGroup } from '@server/resources/usage/usage.schema.ts';
+import { usageCsv } from './usage-csv.ts';
 import '../../styles/manage.css';
 import '../../styles/usage.css';
-
-interface Budget {
-  id: string;
-  scope: Record<string, string>;
-  period: 'day' | 'month';
-  tokens?: number;
-  cost?: number;
-  action: 'block' | 'warn';
-  spent: { tokens: number; cost: number };
-  resetsAt: string;
-  reached: boolean;
-}
 
 interface Report {
   totals: UsageAnswer;
@@ -36,8 +26,8 @@ const money = (cost: number) => `$${cost.toFixed(4)}`;
 const count = (value: number) => value.toLocaleString();
 const TOP = 5;
 
-function scopeText(scope: Record<string, string>): string {
-  const entries = Object.entries(scope);
+function scopeText(scope: Budget['scope']): string {
+  const entries = Object.entries(scope).filter(([, value]) => value !== undefined);
   return entries.length === 0
     ? t('usage.wholeServer')
     : entries.map(([key, value]) => `${key}: ${value}`).join(', ');

@@ -8,14 +8,10 @@ import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
 import '../../styles/manage.css';
+import type { UserView } from '@server/resources/users/users.schema.ts';
+import type { UserList } from '@server/resources/users/users.schema.ts';
 
-interface User {
-  name: string;
-  role: 'admin' | 'member';
-  disabled: boolean;
-  agents: string[];
-  hasApiKey: boolean;
-}
+type User = UserView;
 
 interface Draft {
   name: string;
@@ -32,7 +28,7 @@ export function UsersPage(_props: PageProps) {
 
   const reload = useCallback(async () => {
     try {
-      setUsers((await api<{ data: User[] }>('/users')).data);
+      setUsers((await api<UserList>('/users')).data);
     } catch {
       setUsers([]);
     }

@@ -2,27 +2,19 @@
 // them, and each type's form is built from its field definitions.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../../api.ts';
+import type {
+  ComponentDescription,
+  ComponentField as ServerField,
+} from '@server/engine/component-types.ts';
 
-export interface ComponentField {
-  name: string;
-  /** string, int, float64, bool, array, map or struct. */
-  type: string;
-  defaultValue: unknown;
-  label: string;
-  desc: string;
-  fields: ComponentField[];
+/** A field of a node type's form; the editor reads a select's options from `component`. */
+export interface ComponentField extends Omit<ServerField, 'component' | 'fields'> {
   component: { type?: string; options?: Array<{ label: string; value: unknown }> } | null;
-  required: boolean;
+  fields: ComponentField[];
 }
 
-export interface ComponentInfo {
-  type: string;
-  category: string;
-  label: string;
-  desc: string;
-  relationTypes: string[];
+export interface ComponentInfo extends Omit<ComponentDescription, 'fields'> {
   fields: ComponentField[];
-  disabled: boolean;
 }
 
 let cached: Promise<ComponentInfo[]> | undefined;

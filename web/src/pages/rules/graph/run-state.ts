@@ -3,6 +3,7 @@
 // from a stored run log (debug mode), whichever is newer.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { currentToken } from '../../../api.ts';
+import type { LiveEvent as ServerLiveEvent } from '@server/observability/live-event.ts';
 import type { RunLog } from '../rule-types.ts';
 
 export interface NodeRun {
@@ -22,11 +23,7 @@ export interface RunView {
   durationMs?: number;
 }
 
-interface LiveEvent {
-  type: string;
-  taskId: string;
-  payload: Record<string, unknown>;
-}
+type LiveEvent = Pick<ServerLiveEvent, 'type' | 'taskId' | 'payload'>;
 
 function merge(
   previous: NodeRun | undefined,
