@@ -93,7 +93,10 @@ function keepOneByte(path) {
   // eslint-disable-next-line no-control-regex -- the range is the point
   const wide = /[^\u0000-\u00ff]/g;
   if (!wide.test(text)) return;
-  writeFileSync(path, text.replace(wide, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  writeFileSync(
+    path,
+    text.replace(wide, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
 }
 
 async function buildUi() {
