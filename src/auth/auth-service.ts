@@ -3,7 +3,6 @@
 // digest in constant time. Every login runs exactly one scrypt, whether the user exists, has a
 // hashed password or a plain-text one from the config file, so timing tells nothing.
 import { timingSafeEqual } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 import type { ConfigStore } from '../config/config-store.ts';
 import type { Config } from '../config/schema.ts';
 import { AppError, unauthenticated } from '../core/errors.ts';
@@ -12,6 +11,9 @@ import { own } from '../core/id-schema.ts';
 import { digest, hashPassword, isPasswordHash, verifyPassword } from '../core/secrets.ts';
 import { userAccess, type UserRole } from './user-access.ts';
 import { formatUserEntry, parseUserEntry, passwordVersion, type UserEntry } from './users.ts';
+
+// jose (and the WebCrypto it sets up) loads with the first login or token check, not at start-up.
+const loadJose = () => import('jose');
 
 export type Principal =
   | {
@@ -135,6 +137,7 @@ export class AuthService {
     if (!entry || !ok) throw unauthenticated(WRONG_CREDENTIALS);
     const issuedAt = Math.floor(this.now() / 1000);
     const expiresAt = issuedAt + durationSeconds(this.store.current.security.jwtExpire);
+    const { SignJWT } = await loadJose();
     const token = await new SignJWT({ pwv: passwordVersion(this.secret, username, entry.password) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(username)
@@ -145,6 +148,7 @@ export class AuthService {
   }
 
   async verifyToken(token: string): Promise<Principal | undefined> {
+    const { jwtVerify } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, this.secret, {
         algorithms: ['HS256'],

@@ -1,6 +1,7 @@
-// The web UI under /ui/: the Vite build in <web>/dist, read once at start and served from memory.
-// The allow-list is the set of files found then, keyed by their relative path, so no part of a
-// request path ever reaches the file system. Client routes (/ui/chat/main, ...) get index.html.
+// The web UI under /ui/: the Vite build in <web>/dist, read once (on the first /ui request, so a server
+// only used through its API never holds the bundle) and served from memory. The allow-list is the set
+// of files found then, keyed by their relative path, so no part of a request path ever reaches the
+// file system. Client routes (/ui/chat/main, ...) get index.html.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
@@ -61,11 +62,19 @@ function listFiles(folder: string): string[] {
   });
 }
 
+function isBuilt(buildDir: string): boolean {
+  try {
+    return statSync(join(buildDir, 'index.html')).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The built files by path relative to the build folder (`index.html`, `assets/index-3f2a.js`). */
 export function loadUiFiles(buildDir: string): Map<string, UiFile> | undefined {
   let paths: string[];
   try {
-    if (!statSync(join(buildDir, 'index.html')).isFile()) return undefined;
+    if (!isBuilt(buildDir)) return undefined;
     paths = listFiles(buildDir);
   } catch {
     return undefined;
@@ -106,11 +115,15 @@ export function registerStaticUi(
   webDir: string,
   onMissing: (message: string) => void = (message) => app.log.warn(message),
 ): void {
-  const files = loadUiFiles(join(webDir, 'dist'));
-  if (!files) onMissing(UI_NOT_BUILT);
-  const index = files?.get('index.html');
+  const buildDir = join(webDir, 'dist');
+  const built = isBuilt(buildDir);
+  if (!built) onMissing(UI_NOT_BUILT);
+  let loaded: { files: Map<string, UiFile> | undefined } | undefined;
 
   const serve = (request: FastifyRequest, reply: FastifyReply, name: string): FastifyReply => {
+    loaded ??= { files: built ? loadUiFiles(buildDir) : undefined };
+    const files = loaded.files;
+    const index = files?.get('index.html');
     if (!files || !index) return sendError(securityHeaders(reply), 503, UI_NOT_BUILT);
     // Map.get with an own-key map: names like __proto__ or constructor are simply absent.
     const file = files.get(name) ?? (isClientRoute(name) ? index : undefined);

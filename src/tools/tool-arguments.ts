@@ -49,7 +49,10 @@ export function builtinTool<T>(spec: {
   return {
     name: spec.name,
     description: spec.description,
-    parameters: spec.arguments.parameters,
+    // Read when a turn offers the tool (toolArguments builds it then), not when the tool is made.
+    get parameters() {
+      return spec.arguments.parameters;
+    },
     toolType: 'builtin',
     async execute(args, context) {
       return spec.execute(spec.arguments.parse(args), context);

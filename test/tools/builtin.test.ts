@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/core/errors.ts';
 import { BUILTIN_TOOL_NAMES, builtinToolForms, createBuiltinTool } from '../../src/tools/builtin.ts';
+import { builtinTool } from '../../src/tools/tool-arguments.ts';
 
 describe('built-in tools', () => {
   it('creates every built-in tool by name, with an object JSON Schema', () => {
@@ -14,6 +15,25 @@ describe('built-in tools', () => {
       assert.equal('$schema' in tool.parameters, false);
     }
     assert.deepEqual(createBuiltinTool('read').parameters.required, ['path']);
+  });
+
+  it('builds a tool without building its JSON Schema: that waits for a turn offering the tool', () => {
+    let built = 0;
+    const tool = builtinTool({
+      name: 'probe',
+      description: 'A tool whose schema counts how often it is built.',
+      arguments: {
+        get parameters() {
+          built += 1;
+          return { type: 'object', properties: {} };
+        },
+        parse: (args) => args,
+      },
+      execute: async () => 'ok',
+    });
+    assert.equal(built, 0);
+    assert.deepEqual(tool.parameters, { type: 'object', properties: {} });
+    assert.equal(built, 1);
   });
 
   it('refuses an unknown name and an invalid config', () => {

@@ -242,3 +242,27 @@ describe('registerStaticUi without a build', () => {
     }
   });
 });
+
+describe('registerStaticUi with a build', () => {
+  it('reads the build on the first UI request, not at start, and then serves it from memory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-service-web-'));
+    try {
+      await mkdir(join(dir, 'dist'));
+      await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><p>at start</p>');
+      const told: string[] = [];
+      const app = Fastify();
+      registerStaticUi(app, dir, (message) => told.push(message));
+      await app.ready();
+      assert.deepEqual(told, []);
+      // Replaced after start, before any request: the first request reads what is there then.
+      await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><p>first request</p>');
+      assert.match((await app.inject({ method: 'GET', url: '/ui/' })).body, /first request/);
+      // Read once: a later change on disk is not served.
+      await writeFile(join(dir, 'dist', 'index.html'), '<!doctype html><p>later</p>');
+      assert.match((await app.inject({ method: 'GET', url: '/ui/chat' })).body, /first request/);
+      await app.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
