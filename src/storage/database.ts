@@ -13,6 +13,7 @@ import {
   SqliteDialect,
   sql,
   type DialectAdapter,
+  type Driver,
   type Generated,
   type MigrationLockOptions,
 } from 'kysely';
@@ -209,6 +210,21 @@ class MigratingSqliteAdapter extends SqliteAdapter {
 class LibsqlDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new MigratingSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      try {
+        await rollback(connection);
+      } catch (error) {
+        // SQLite rolls a transaction back by itself after some failures (a full disk, SQLITE_FULL):
+        // the failure that did it is the one to report, not that nothing was left to roll back.
+        if (!/no transaction is active/.test(error instanceof Error ? error.message : '')) throw error;
+      }
+    };
+    return driver;
   }
 }
 
