@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DISK_FULL_MESSAGE, isDiskFull } from '../core/disk-space.ts';
 import { isAppError } from '../core/errors.ts';
+import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../storage/database-unreachable.ts';
 import { inWords } from '../core/zod-words.ts';
 
 const PART_NAMES: Record<string, string> = {
@@ -63,6 +64,10 @@ export function installErrorHandler(
       if (error.status >= 500) request.log.warn({ kind: error.kind, err: error.cause }, error.message);
       if (error.kind === 'rate-limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       return sendError(reply, error.status, error.message);
+    }
+    if (isDatabaseUnreachable(error) && !isAppError(error)) {
+      request.log.warn({ err: error }, DATABASE_UNREACHABLE_MESSAGE);
+      return sendError(reply, 503, DATABASE_UNREACHABLE_MESSAGE);
     }
     if (hasZodFastifySchemaValidationErrors(error)) return sendError(reply, 400, validationMessage(error));
     const status = error.statusCode ?? 500;

@@ -354,13 +354,17 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
     application_name: 'agent-service',
     types: pgTypes(driver),
   });
-  // An idle client that loses its server emits here; unheard, the event would end the process.
-  pool.on('error', (error) => {
+  const lost = (error: Error): void => {
     options.logger?.warn(
       { database: shown, error: scrubSecrets(error.message, [passwordOf(url)]) },
       'database connection lost',
     );
-  });
+  };
+  // An idle client that loses its server emits here; unheard, the event would end the process.
+  pool.on('error', lost);
+  // So does a client checked out between two queries (a transaction, a held lock) when the server
+  // goes away (a restart, a network cut): its holder's next query fails, and the pool drops it.
+  pool.on('connect', (client) => client.on('error', lost));
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
