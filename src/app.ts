@@ -123,7 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandler(app, bodyLimit);
+  installErrorHandler(app, bodyLimit, (error) => deps.services.disk.noteFailure(error));
   // An empty body with a JSON content type (DELETE and POST calls from many clients) is no body,
   // not malformed JSON; everything else goes to fastify's own parser with its prototype checks.
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -1,6 +1,7 @@
 // The shapes the composition root builds (services.ts): every service behind the HTTP app, the
 // services of the REST resources, and the options tests and the server build them with.
 import type { Logger } from './core/logger.ts';
+import type { DiskSpace } from './core/disk-space.ts';
 import type { Cluster } from './cluster/types.ts';
 import type { EndpointManager } from './endpoints/endpoint-manager.ts';
 import type { Readiness } from './cluster/readiness.ts';
@@ -110,8 +111,10 @@ export interface Services {
   telemetry: Telemetry;
   /** The endpoints of the chains in service (metadata.endpoints). */
   endpoints: EndpointManager;
-  /** Whether the database and (clustered) Redis answer, for GET /ready. */
+  /** Whether the database and (clustered) Redis answer and the data root's disk is not full, for GET /ready. */
   ready(): Promise<Readiness>;
+  /** The data root's free space: told of writes refused for want of space, checked by ready(). */
+  disk: DiskSpace;
   /** The database (sessions, cron, stored responses). */
   db: Db;
   /** Folder of the global skills: <data root>/skills. */

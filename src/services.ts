@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { dirname, join, resolve } from 'node:path';
 import { removeStaleTempFiles } from './core/atomic-write.ts';
+import { DiskSpace } from './core/disk-space.ts';
 import { silentLogger } from './core/logger.ts';
 import { createCluster } from './cluster/cluster.ts';
 import { RedisRuleCache } from './engine/cache.ts';
@@ -111,6 +112,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const cleanup = { recursive: false, ...(config.cluster.redis_url ? { olderThanMs: 10 * 60_000 } : {}) };
   await removeStaleTempFiles(dirname(store.path), cleanup);
   await removeStaleTempFiles(root, { ...cleanup, recursive: true });
+  const disk = new DiskSpace(root);
   const cluster = await createCluster({
     redisUrl: config.cluster.redis_url,
     prefix: config.cluster.key_prefix,
@@ -313,7 +315,13 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
     cluster,
     telemetry,
     endpoints,
-    ready: () => readiness(cluster, () => sql`select 1`.execute(db)),
+    ready: () =>
+      readiness(
+        cluster,
+        () => sql`select 1`.execute(db),
+        () => disk.check(),
+      ),
+    disk,
     db,
     skillsDir,
     async start() {

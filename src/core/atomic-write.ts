@@ -56,9 +56,14 @@ async function writeNow(path: string, content: string | Uint8Array, mode: number
   try {
     await handle.writeFile(content);
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    // A write cut short (a full disk): the target keeps its old content, and the partial temp
+    // file must not hold on to the space it took.
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw error;
   }
+  await handle.close();
   try {
     await rename(temp, path);
   } catch (error) {

@@ -1,7 +1,9 @@
 // The only place that turns errors into HTTP responses: {"error": "<one clear sentence>"}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DISK_FULL_MESSAGE, isDiskFull } from '../core/disk-space.ts';
 import { isAppError } from '../core/errors.ts';
+import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../storage/database-unreachable.ts';
 import { inWords } from '../core/zod-words.ts';
 
 const PART_NAMES: Record<string, string> = {
@@ -43,12 +45,29 @@ export function sendError(reply: FastifyReply, status: number, message: string):
   return reply.code(status).type('application/json; charset=utf-8').send({ error: message });
 }
 
-export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
+/** Told of a write refused for want of disk space (GET /ready then says not ready until space is back). */
+export type DiskFullListener = (error: unknown) => void;
+
+export function installErrorHandler(
+  app: FastifyInstance,
+  bodyLimit: number,
+  onDiskFull: DiskFullListener = () => undefined,
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A write refused for want of space (a file or the database): 507, nothing was written.
+    if (isDiskFull(error) && !(isAppError(error) && error.status < 500)) {
+      onDiskFull(error);
+      request.log.warn({ err: error }, DISK_FULL_MESSAGE);
+      return sendError(reply, 507, DISK_FULL_MESSAGE);
+    }
     if (isAppError(error)) {
       if (error.status >= 500) request.log.warn({ kind: error.kind, err: error.cause }, error.message);
       if (error.kind === 'rate-limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       return sendError(reply, error.status, error.message);
+    }
+    if (isDatabaseUnreachable(error) && !isAppError(error)) {
+      request.log.warn({ err: error }, DATABASE_UNREACHABLE_MESSAGE);
+      return sendError(reply, 503, DATABASE_UNREACHABLE_MESSAGE);
     }
     if (hasZodFastifySchemaValidationErrors(error)) return sendError(reply, 400, validationMessage(error));
     const status = error.statusCode ?? 500;

@@ -13,6 +13,7 @@ import {
   SqliteDialect,
   sql,
   type DialectAdapter,
+  type Driver,
   type Generated,
   type MigrationLockOptions,
 } from 'kysely';
@@ -210,6 +211,21 @@ class LibsqlDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new MigratingSqliteAdapter();
   }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      try {
+        await rollback(connection);
+      } catch (error) {
+        // SQLite rolls a transaction back by itself after some failures (a full disk, SQLITE_FULL):
+        // the failure that did it is the one to report, not that nothing was left to roll back.
+        if (!/no transaction is active/.test(error instanceof Error ? error.message : '')) throw error;
+      }
+    };
+    return driver;
+  }
 }
 
 /** The libsql file (0600, WAL) behind kysely, not yet migrated. */
@@ -338,13 +354,17 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
     application_name: 'agent-service',
     types: pgTypes(driver),
   });
-  // An idle client that loses its server emits here; unheard, the event would end the process.
-  pool.on('error', (error) => {
+  const lost = (error: Error): void => {
     options.logger?.warn(
       { database: shown, error: scrubSecrets(error.message, [passwordOf(url)]) },
       'database connection lost',
     );
-  });
+  };
+  // An idle client that loses its server emits here; unheard, the event would end the process.
+  pool.on('error', lost);
+  // So does a client checked out between two queries (a transaction, a held lock) when the server
+  // goes away (a restart, a network cut): its holder's next query fails, and the pool drops it.
+  pool.on('connect', (client) => client.on('error', lost));
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);

@@ -57,8 +57,17 @@ export function siteConfig(options: {
   };
 }
 
-export async function site(config: Record<string, unknown>): Promise<Site> {
+export interface SiteOptions {
+  /** The data root (default: `data` in the site's folder). */
+  dataRoot?: string;
+  /** Wraps each instance's command line (program first), e.g. to start it in a namespace. */
+  command?: (argv: string[]) => string[];
+}
+
+export async function site(config: Record<string, unknown>, options: SiteOptions = {}): Promise<Site> {
   const dir = await mkdtemp(join(tmpdir(), 'chaos-'));
+  const dataRoot = options.dataRoot ?? join(dir, 'data');
+  const command = options.command ?? ((argv: string[]) => argv);
   const configPath = join(dir, 'config.yaml');
   await writeFile(configPath, JSON.stringify(config, null, 2));
   const started: Proc[] = [];
@@ -68,11 +77,14 @@ export async function site(config: Record<string, unknown>): Promise<Site> {
     live: () => started.filter((proc) => proc.alive()).map((proc) => proc.url),
     procs: () => started,
     async start(name, env = {}) {
-      const child = spawn(
+      const [program, ...args] = command([
         process.execPath,
-        [BIN, 'serve', '--config', configPath, '--port', '0', '--data', join(dir, 'data')],
-        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HOME: dir, INSTANCE_ID: name, ...env } },
-      );
+        ...[BIN, 'serve', '--config', configPath, '--port', '0', '--data', dataRoot],
+      ]);
+      const child = spawn(program as string, args, {
+        cwd: dir,
+        env: { PATH: process.env['PATH'] ?? '', HOME: dir, INSTANCE_ID: name, ...env },
+      });
       let output = '';
       child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

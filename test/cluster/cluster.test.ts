@@ -51,7 +51,7 @@ describe('clustered mode: three instances on one Redis', () => {
         ready: true,
         instance: instance.name,
         mode: 'clustered',
-        checks: { database: 'ok', redis: 'ok' },
+        checks: { database: 'ok', redis: 'ok', disk: 'ok' },
       });
     }
     assert.match(a.output(), /"instance":"a"/);

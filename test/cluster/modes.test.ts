@@ -35,7 +35,7 @@ describe('single and clustered modes', () => {
       ready: true,
       instance: ready.json.instance,
       mode: 'single',
-      checks: { database: 'ok', redis: 'not configured' },
+      checks: { database: 'ok', redis: 'not configured', disk: 'ok' },
     });
     const health = await fetch(`${single.url}/health`);
     assert.equal(await health.text(), 'OK');
@@ -72,7 +72,7 @@ describe('single and clustered modes', () => {
       ready: false,
       instance: 'lonely',
       mode: 'clustered',
-      checks: { database: 'ok', redis: 'unreachable' },
+      checks: { database: 'ok', redis: 'unreachable', disk: 'ok' },
     });
     assert.equal(await (await fetch(`${lonely.url}/health`)).text(), 'OK');
     const write = await api(lonely, 'POST', '/api/v1/config/models/providers', {
@@ -101,7 +101,7 @@ describe('single and clustered modes', () => {
     });
     const ready = await api(instance, 'GET', '/ready');
     assert.equal(ready.status, 200, JSON.stringify(ready.json));
-    assert.deepEqual(ready.json.checks, { database: 'ok', redis: 'ok' });
+    assert.deepEqual(ready.json.checks, { database: 'ok', redis: 'ok', disk: 'ok' });
     assert.equal(ready.json.instance, 'shipped');
     assert.equal((await api(instance, 'GET', '/api/v1/agents')).status, 401);
   });
