@@ -338,12 +338,21 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
     application_name: 'agent-service',
     types: pgTypes(driver),
   });
-  // An idle client that loses its server emits here; unheard, the event would end the process.
-  pool.on('error', (error) => {
+  const lost = (error: Error): void => {
     options.logger?.warn(
       { database: shown, error: scrubSecrets(error.message, [passwordOf(url)]) },
       'database connection lost',
     );
+  };
+  // An idle client that loses its server emits here; unheard, the event would end the process.
+  pool.on('error', lost);
+  // A client lent out (a transaction between statements, a query running) hears nothing from the
+  // pool: its socket dying (PostgreSQL restarted, the network cut) emitted an unheard 'error' that
+  // ended the process. Its statement fails instead, and the pool drops the broken client on release.
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error) => {
+      if (client.listenerCount('error') === 1) lost(error);
+    });
   });
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
