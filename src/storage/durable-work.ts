@@ -153,26 +153,40 @@ export class DurableWork {
    * Whether this instance still owns the row, renewing its lease if so. Asked before the work's
    * effect leaves the instance (a reply is sent): an instance that stalled past its lease (an
    * overloaded machine, a database away) finds its row claimed by another, which answers instead.
-   * A database that does not answer leaves the row ours (no other instance can claim it either).
+   * Only a confirmed renewal counts: with the database away past the lease, another instance may
+   * claim the row once it is back, so a reply sent unconfirmed could be the second one (the chaos
+   * run saw an apology sent during a PostgreSQL outage and the answer of the instance that took the
+   * message over). Unconfirmed within `confirmMs`, the row is left to whoever claims it next.
    */
-  async stillOwned(id: string): Promise<boolean> {
-    try {
-      const result = await this.db
-        .updateTable('durable_work')
-        .set({ lease_until: this.now() + this.leaseMs })
-        .where('id', '=', id)
-        .where('owner', '=', this.owner)
-        .where('status', '=', 'running')
-        .executeTakeFirst();
-      const owned = Number(result.numUpdatedRows) > 0;
-      if (!owned) {
-        this.active.delete(id);
-        this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+  async stillOwned(id: string, confirmMs = this.leaseMs): Promise<boolean> {
+    const deadline = this.now() + confirmMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.db
+          .updateTable('durable_work')
+          .set({ lease_until: this.now() + this.leaseMs })
+          .where('id', '=', id)
+          .where('owner', '=', this.owner)
+          .where('status', '=', 'running')
+          .executeTakeFirst();
+        const owned = Number(result.numUpdatedRows) > 0;
+        if (!owned) {
+          this.active.delete(id);
+          this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+        }
+        return owned;
+      } catch (error) {
+        if (this.stopped || this.now() >= deadline) {
+          // No longer renewed here: its lease runs out and the next claimer (maybe this instance) runs it.
+          this.active.delete(id);
+          this.logger?.warn(
+            { id, err: errorMessage(error) },
+            'could not confirm the claim of durable work; left to be run again',
+          );
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 500)));
       }
-      return owned;
-    } catch (error) {
-      this.logger?.warn({ id, err: errorMessage(error) }, 'could not check the claim of durable work');
-      return true;
     }
   }
 
