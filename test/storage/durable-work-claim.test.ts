@@ -6,6 +6,7 @@
 // claimer, once.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { Db } from '../../src/storage/database.ts';
 import { DurableWork, type ClaimedWork } from '../../src/storage/durable-work.ts';
 import { createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
@@ -25,15 +26,24 @@ describe('durable work: an unconfirmed claim sends nothing', () => {
     const second = await database.open();
     open.push(second);
     const leaseMs = 300;
-    const a = new DurableWork(first, 'a', { leaseMs, tickMs: 50 });
+    const sendLeaseMs = 60_000;
+    const a = new DurableWork(first, 'a', { leaseMs, sendLeaseMs, tickMs: 50 });
     const b = new DurableWork(second, 'b', { leaseMs, tickMs: 50 });
     const ran: ClaimedWork[] = [];
     b.handle('channel', async (work) => {
       ran.push(work);
       return 'done';
     });
+    assert.equal(await a.record('channel', 'sent', { text: 'answered' }), true);
+    const confirmed = Date.now();
+    assert.equal(await a.stillOwned('sent'), true, 'owned while the database answers');
+    // Confirmed for a send: held for the send lease, not the short one, so a database that stalls
+    // for this instance between the send and the finish mark does not let another take it over.
+    const row = await sql<{
+      lease_until: number;
+    }>`select lease_until from durable_work where id = ${'sent'}`.execute(second);
+    assert.ok(Number(row.rows[0]?.lease_until) >= confirmed + sendLeaseMs, 'held for the send lease');
     assert.equal(await a.record('channel', 'm1', { text: 'hello' }), true);
-    assert.equal(await a.stillOwned('m1'), true, 'owned while the database answers');
     // The database goes away for instance a (its connection closed): every statement fails.
     await first.destroy();
     const started = Date.now();
@@ -50,7 +60,7 @@ describe('durable work: an unconfirmed claim sends nothing', () => {
     } finally {
       await b.stop();
     }
-    assert.equal(ran.length, 1);
+    assert.equal(ran.length, 1, 'the row confirmed for its send is not taken over');
     assert.deepEqual(ran[0]?.payload, { text: 'hello' });
     assert.equal(ran[0]?.attempts, 2);
     assert.deepEqual(await b.status('m1'), { status: 'done', owner: 'b', attempts: 2 });
