@@ -362,9 +362,14 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
   };
   // An idle client that loses its server emits here; unheard, the event would end the process.
   pool.on('error', lost);
-  // So does a client checked out between two queries (a transaction, a held lock) when the server
-  // goes away (a restart, a network cut): its holder's next query fails, and the pool drops it.
-  pool.on('connect', (client) => client.on('error', lost));
+  // A client lent out (a transaction between statements, a query running) hears nothing from the
+  // pool: its socket dying (PostgreSQL restarted, the network cut) emitted an unheard 'error' that
+  // ended the process. Its statement fails instead, and the pool drops the broken client on release.
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error) => {
+      if (client.listenerCount('error') === 1) lost(error);
+    });
+  });
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);

@@ -46,6 +46,12 @@ export interface ClaimedWork {
 export interface DurableWorkOptions {
   /** How long a claim lasts without renewal (default 3 s). */
   leaseMs?: number;
+  /**
+   * The claim a confirmed row gets while its reply goes out (default 10 s): not renewed by the
+   * ticks, so an instance whose database stalls between the send and the finish mark (an overloaded
+   * machine) keeps it; a row whose owner died during the send is taken over after it.
+   */
+  sendLeaseMs?: number;
   /** How often this instance renews its claims and looks for lost work (default 0.75 s). */
   tickMs?: number;
   /** Claims of one row before it is given up as failed (a message that kills every instance; default 3). */
@@ -153,26 +159,43 @@ export class DurableWork {
    * Whether this instance still owns the row, renewing its lease if so. Asked before the work's
    * effect leaves the instance (a reply is sent): an instance that stalled past its lease (an
    * overloaded machine, a database away) finds its row claimed by another, which answers instead.
-   * A database that does not answer leaves the row ours (no other instance can claim it either).
+   * Only a confirmed renewal counts: with the database away past the lease, another instance may
+   * claim the row once it is back, so a reply sent unconfirmed could be the second one (the chaos
+   * run saw an apology sent during a PostgreSQL outage and the answer of the instance that took the
+   * message over). Unconfirmed within `confirmMs`, the row is left to whoever claims it next.
+   * Confirmed, it is held for `sendLeaseMs` (the reply is sent, then the row marked finished): a
+   * database stalled for this instance past the lease at that point (seen under load) let another
+   * instance take over a message already answered.
    */
-  async stillOwned(id: string): Promise<boolean> {
-    try {
-      const result = await this.db
-        .updateTable('durable_work')
-        .set({ lease_until: this.now() + this.leaseMs })
-        .where('id', '=', id)
-        .where('owner', '=', this.owner)
-        .where('status', '=', 'running')
-        .executeTakeFirst();
-      const owned = Number(result.numUpdatedRows) > 0;
-      if (!owned) {
+  async stillOwned(id: string, confirmMs = this.leaseMs): Promise<boolean> {
+    const deadline = this.now() + confirmMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.db
+          .updateTable('durable_work')
+          .set({ lease_until: this.now() + (this.options.sendLeaseMs ?? 10_000) })
+          .where('id', '=', id)
+          .where('owner', '=', this.owner)
+          .where('status', '=', 'running')
+          .executeTakeFirst();
+        const owned = Number(result.numUpdatedRows) > 0;
+        // Either way the ticks leave it: the send lease must not be cut back to leaseMs.
         this.active.delete(id);
-        this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+        if (!owned)
+          this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+        return owned;
+      } catch (error) {
+        if (this.stopped || this.now() >= deadline) {
+          // No longer renewed here: its lease runs out and the next claimer (maybe this instance) runs it.
+          this.active.delete(id);
+          this.logger?.warn(
+            { id, err: errorMessage(error) },
+            'could not confirm the claim of durable work; left to be run again',
+          );
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 500)));
       }
-      return owned;
-    } catch (error) {
-      this.logger?.warn({ id, err: errorMessage(error) }, 'could not check the claim of durable work');
-      return true;
     }
   }
 

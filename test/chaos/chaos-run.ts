@@ -10,6 +10,7 @@
 //   afterKillMs: from the kill until every conversation it cut (acknowledged, unanswered) is answered
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { THINKING } from '../../src/channels/slack/slack-send.ts';
 import { startFakeSlack } from '../fakes/fake-slack.ts';
@@ -51,6 +52,9 @@ const TOKEN = '123456:chaos-token';
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const started = Date.now();
+  // The harness's own lag counts in the figures it measures (a late poll is a late answer).
+  const lag = monitorEventLoopDelay({ resolution: 20 });
+  lag.enable();
   const model = await startFaultModel({ rate: options.faultRate, seed: options.seed ?? 26, latencyMs: 300 });
   const slack = await startFakeSlack();
   const telegram = await startFakeTelegram({ tokens: [TOKEN], maxHoldMs: 1_000 });
@@ -132,8 +136,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       try {
         if (turn.kind === 'http') {
           const begin = Date.now();
+          const target = pick();
+          let outcome = 'no response';
           try {
-            const response = await fetch(`${pick()}/api/v1/chat/completions`, {
+            const response = await fetch(`${target}/api/v1/chat/completions`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({
@@ -144,16 +150,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
               signal: AbortSignal.timeout(options.turnTimeoutMs + 30_000),
             });
             const body = await response.text();
+            outcome = String(response.status);
             if (response.status !== 200) figures.visibleErrors += 1;
             else if (!body.includes('choices')) figures.visibleErrors += 1;
-          } catch {
+          } catch (error) {
             // The instance died under the request: the client sees the error.
+            outcome = String(error);
             figures.visibleErrors += 1;
           }
-          figures.maxPastTimeoutMs = Math.max(
-            figures.maxPastTimeoutMs,
-            Date.now() - begin - options.turnTimeoutMs,
-          );
+          const past = Date.now() - begin - options.turnTimeoutMs;
+          figures.maxPastTimeoutMs = Math.max(figures.maxPastTimeoutMs, past);
+          if (past > 2_000 && process.env['CHAOS_DEBUG'])
+            process.stderr.write(
+              `late http turn ${turn.n} (${turn.chat}) to ${target}: ${outcome} after ${Date.now() - begin} ms, ` +
+                `started ${begin - started} ms into the run\n`,
+            );
           figures.answered += 1;
           turn.acked = true;
         } else if (turn.kind === 'slack') {
@@ -224,6 +235,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
           });
         }
       }
+      const mark = (what: string): void => {
+        if (process.env['CHAOS_DEBUG'])
+          process.stderr.write(`${what} at turn ${n}, ${Date.now() - started} ms into the run\n`);
+      };
+      if (n === killAt) mark('kill');
+      if (n === redisAt) mark('redis restart');
+      if (n === databaseAt) mark('database cut');
       if (n === redisAt)
         void redis
           .stop()
@@ -252,14 +270,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     for (const turn of turns) {
       if (turn.kind === 'http') continue;
       const count = replied(turn);
-      if (count === 0) figures.lost += 1;
-      else {
+      if (count === 0) {
+        figures.lost += 1;
+        if (process.env['CHAOS_DEBUG'])
+          process.stderr.write(`lost ${turn.kind} ${turn.chat} (turn ${turn.n}, acked ${turn.acked})\n`);
+      } else {
         figures.answered += 1;
         if (count > 1) {
           figures.duplicates += 1;
           if (process.env['CHAOS_DEBUG'])
             process.stderr.write(
-              `duplicate ${turn.kind} ${turn.chat}: ${JSON.stringify(turn.kind === 'slack' ? slack.textsIn(turn.chat) : telegram.callsOf('sendMessage').filter((call) => String(call.params['chat_id']) === turn.chat).map((call) => call.params['text']))}\n`,
+              `duplicate ${turn.kind} ${turn.chat}: ${JSON.stringify(
+                turn.kind === 'slack'
+                  ? slack.textsIn(turn.chat)
+                  : telegram
+                      .callsOf('sendMessage')
+                      .filter((call) => String(call.params['chat_id']) === turn.chat)
+                      .map((call) => call.params['text']),
+              )}\n`,
             );
         }
         const texts = turn.kind === 'slack' ? slackReplies(turn.chat) : [];
@@ -301,6 +329,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     figures.turns = turns.length;
     figures.faultsInjected = model.faults;
     figures.durationMs = Date.now() - started;
+    lag.disable();
+    if (process.env['CHAOS_DEBUG'])
+      process.stderr.write(
+        `harness event loop delay: max ${Math.round(lag.max / 1e6)} ms, p99 ${Math.round(lag.percentile(99) / 1e6)} ms\n`,
+      );
     return figures;
   } finally {
     const logs = process.env['CHAOS_LOGS'];
