@@ -84,7 +84,7 @@ export class OtlpHttpJsonExporter implements SpanExporter {
   private readonly encoder = new OtlpJsonEncoder();
   private readonly url: URL;
   private readonly agent: HttpAgent;
-  private readonly send: typeof httpRequest;
+  private readonly request: typeof httpRequest;
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly compression: 'gzip' | 'none';
@@ -95,7 +95,7 @@ export class OtlpHttpJsonExporter implements SpanExporter {
     this.url = new URL(options.url);
     const https = this.url.protocol === 'https:';
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-    this.send = https ? httpsRequest : httpRequest;
+    this.request = https ? httpsRequest : httpRequest;
     this.compression = options.compression ?? 'none';
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.headers = {
@@ -111,7 +111,7 @@ export class OtlpHttpJsonExporter implements SpanExporter {
       resultCallback({ code: FAILED, error: new Error('the exporter is shut down') });
       return;
     }
-    const done = this.exportBody(this.encoder.encode(spans)).then(
+    const done = this.send(this.encoder.encode(spans)).then(
       () => resultCallback({ code: SUCCESS }),
       (error: unknown) =>
         resultCallback({ code: FAILED, error: error instanceof Error ? error : new Error(String(error)) }),
@@ -130,8 +130,10 @@ export class OtlpHttpJsonExporter implements SpanExporter {
     this.agent.destroy();
   }
 
-  private async exportBody(json: string): Promise<void> {
-    const body = this.compression === 'gzip' ? await gzipped(json) : Buffer.from(json);
+  /** Posts a request body (OTLP/JSON, see otlp-json.ts), trying again while that is worth it. */
+  async send(json: Buffer): Promise<void> {
+    if (this.stopped) throw new Error('the exporter is shut down');
+    const body = this.compression === 'gzip' ? await gzipped(json) : json;
     const deadline = Date.now() + this.timeoutMs;
     let pause = 1000;
     for (let attempt = 1; ; attempt++) {
@@ -147,7 +149,7 @@ export class OtlpHttpJsonExporter implements SpanExporter {
 
   private post(body: Buffer, timeoutMs: number): Promise<Attempt> {
     return new Promise((resolve) => {
-      const request = this.send(
+      const request = this.request(
         this.url,
         {
           method: 'POST',
@@ -191,7 +193,7 @@ export class OtlpHttpJsonExporter implements SpanExporter {
   }
 }
 
-function gzipped(text: string): Promise<Buffer> {
+function gzipped(text: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     gzip(text, (error, result) => (error ? reject(error) : resolve(result))),
   );

@@ -114,61 +114,142 @@ function scope(scope: ScopeWithAttributes): string {
   }}`;
 }
 
-/**
- * The request body for `spans`: grouped by resource, then by instrumentation scope, in the order the
- * spans come (as the official serializer does). The resource and scope parts are computed once per
- * distinct object and kept (a process has one resource and a scope or two).
- */
-export class OtlpJsonEncoder {
-  private readonly resources = new WeakMap<Resource, string>();
-  private readonly scopes = new WeakMap<Scope, string>();
+/** The spans of one resource and scope in a batch: their JSON, comma-separated, as UTF-8 bytes. */
+class Group {
+  private bytes = Buffer.allocUnsafe(16 * 1024);
+  private length = 0;
+  constructor(readonly scope: Scope) {}
 
-  encode(spans: readonly ReadableSpan[]): string {
-    const groups = new Map<Resource, Map<string, { scope: Scope; spans: string[] }>>();
-    for (const span of spans) {
-      let byScope = groups.get(span.resource);
-      if (!byScope) {
-        byScope = new Map();
-        groups.set(span.resource, byScope);
-      }
-      const { instrumentationScope: spanScope } = span;
-      const key = `${spanScope.name}@${spanScope.version ?? ''}:${spanScope.schemaUrl ?? ''}`;
-      let group = byScope.get(key);
-      if (!group) {
-        group = { scope: spanScope, spans: [] };
-        byScope.set(key, group);
-      }
-      group.spans.push(encodeSpan(span));
+  append(json: string): void {
+    // At most 3 bytes per UTF-16 unit, and one for the comma.
+    const needed = this.length + json.length * 3 + 1;
+    if (needed > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.bytes.length * 2));
+      this.bytes.copy(grown, 0, 0, this.length);
+      this.bytes = grown;
     }
-    const parts: string[] = [];
-    for (const [spanResource, byScope] of groups) {
-      const scopeParts: string[] = [];
-      for (const { scope: spanScope, spans: encoded } of byScope.values()) {
-        scopeParts.push(
-          `{"scope":${this.scope(spanScope)},"spans":[${encoded.join(',')}]${
-            spanScope.schemaUrl ? `,"schemaUrl":${JSON.stringify(spanScope.schemaUrl)}` : ''
-          }}`,
-        );
-      }
-      const schemaUrl = spanResource.schemaUrl;
-      parts.push(
-        `{"resource":${this.resource(spanResource)},"scopeSpans":[${scopeParts.join(',')}]${
-          schemaUrl ? `,"schemaUrl":${JSON.stringify(schemaUrl)}` : ''
-        }}`,
-      );
-    }
-    return `{"resourceSpans":[${parts.join(',')}]}`;
+    if (this.length > 0) this.bytes[this.length++] = 0x2c;
+    this.length += this.bytes.write(json, this.length);
   }
 
-  private resource(value: Resource): string {
-    // A resource whose attributes are still being detected is written anew each time.
-    if (value.asyncAttributesPending) return resource(value);
-    let text = this.resources.get(value);
-    if (text === undefined) {
-      text = resource(value);
-      this.resources.set(value, text);
+  spans(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** Spans of a batch, by resource and then by scope key, each in the order they came. */
+class Batch {
+  readonly groups = new Map<Resource, Map<string, Group>>();
+  count = 0;
+
+  add(span: ReadableSpan): void {
+    let byScope = this.groups.get(span.resource);
+    if (!byScope) {
+      byScope = new Map();
+      this.groups.set(span.resource, byScope);
     }
-    return text;
+    const { instrumentationScope: spanScope } = span;
+    const key = `${spanScope.name}@${spanScope.version ?? ''}:${spanScope.schemaUrl ?? ''}`;
+    let group = byScope.get(key);
+    if (!group) {
+      group = new Group(spanScope);
+      byScope.set(key, group);
+    }
+    group.append(encodeSpan(span));
+    this.count += 1;
+  }
+}
+
+/**
+ * Spans encoded as they end, waiting to be sent as request bodies of `batchSize` spans at most.
+ * Each span is written as UTF-8 into its batch's buffer at once: nothing of it stays on the heap
+ * (neither the span nor the rope of strings its JSON is built from), so a busy server does not
+ * copy and promote them through young-generation collections while they wait. A body groups its
+ * spans by resource, then by instrumentation scope, in the order they came, as the official
+ * serializer does; the resource and scope parts are written once per distinct object and kept.
+ */
+export class OtlpJsonEncoder {
+  private readonly resources = new WeakMap<Resource, Buffer>();
+  private readonly scopes = new WeakMap<Scope, string>();
+  private current = new Batch();
+  private readonly full: Batch[] = [];
+  private waiting = 0;
+
+  constructor(private readonly batchSize = Number.POSITIVE_INFINITY) {}
+
+  /** Spans added and not yet taken. */
+  get size(): number {
+    return this.waiting;
+  }
+
+  /** Whether a full batch waits. */
+  get fullBatch(): boolean {
+    return this.full.length > 0;
+  }
+
+  add(span: ReadableSpan): void {
+    this.current.add(span);
+    this.waiting += 1;
+    if (this.current.count >= this.batchSize) {
+      this.full.push(this.current);
+      this.current = new Batch();
+    }
+  }
+
+  /** The body of the oldest full batch, or with `partial` of the spans waiting; undefined: none. */
+  take(partial: boolean): Buffer | undefined {
+    let batch = this.full.shift();
+    if (!batch && partial && this.current.count > 0) {
+      batch = this.current;
+      this.current = new Batch();
+    }
+    if (!batch) return undefined;
+    this.waiting -= batch.count;
+    return this.body(batch);
+  }
+
+  /** The body of a request with these spans (what waits is left as it is). */
+  encode(spans: readonly ReadableSpan[]): Buffer {
+    const batch = new Batch();
+    for (const span of spans) batch.add(span);
+    return this.body(batch);
+  }
+
+  private body(batch: Batch): Buffer {
+    const parts: Buffer[] = [Buffer.from('{"resourceSpans":[')];
+    let firstResource = true;
+    for (const [spanResource, byScope] of batch.groups) {
+      parts.push(Buffer.from(`${firstResource ? '' : ','}{"resource":`), this.resource(spanResource));
+      parts.push(Buffer.from(',"scopeSpans":['));
+      let firstScope = true;
+      for (const group of byScope.values()) {
+        const { scope: spanScope } = group;
+        parts.push(Buffer.from(`${firstScope ? '' : ','}{"scope":${this.scope(spanScope)},"spans":[`));
+        parts.push(group.spans());
+        parts.push(
+          Buffer.from(
+            `]${spanScope.schemaUrl ? `,"schemaUrl":${JSON.stringify(spanScope.schemaUrl)}` : ''}}`,
+          ),
+        );
+        firstScope = false;
+      }
+      const schemaUrl = spanResource.schemaUrl;
+      parts.push(Buffer.from(`]${schemaUrl ? `,"schemaUrl":${JSON.stringify(schemaUrl)}` : ''}}`));
+      firstResource = false;
+    }
+    parts.push(Buffer.from(']}'));
+    return Buffer.concat(parts);
+  }
+
+  private resource(value: Resource): Buffer {
+    // A resource whose attributes are still being detected is written anew each time.
+    if (value.asyncAttributesPending) return Buffer.from(resource(value));
+    let bytes = this.resources.get(value);
+    if (bytes === undefined) {
+      bytes = Buffer.from(resource(value));
+      this.resources.set(value, bytes);
+    }
+    return bytes;
   }
 
   private scope(value: Scope): string {

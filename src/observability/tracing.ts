@@ -1,9 +1,10 @@
 // OpenTelemetry traces, exported over OTLP/HTTP. Loaded only when an endpoint is configured: without
 // one, no OpenTelemetry module is imported and every span call is a no-op of the caller's.
-// Spans go to the collector through our OTLP/JSON exporter (otlp-exporter.ts).
+// Each span is encoded to OTLP/JSON as it ends and sent in batches (otlp-batch.ts, otlp-exporter.ts).
 // Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
 // context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import { OtlpJsonBatchProcessor } from './otlp-batch.ts';
 import { OtlpHttpJsonExporter, otlpEnvironmentOptions } from './otlp-exporter.ts';
 
 export interface SpanHandle {
@@ -60,10 +61,11 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
       'service.version': options.serviceVersion,
     }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor({
+      new OtlpJsonBatchProcessor({
         exporter,
         scheduledDelayMillis: options.exportIntervalMs ?? 1000,
         maxQueueSize: 4096,
+        onError: (error) => api.diag.error('OTLP trace export failed', error),
       }),
     ],
   });

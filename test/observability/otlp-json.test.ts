@@ -1,6 +1,8 @@
 // Our OTLP/JSON span exporter (src/observability/otlp-exporter.ts): the body it posts is the one the
 // official @opentelemetry/exporter-trace-otlp-http writes for the same spans, field for field; it
-// sends the OTEL_EXPORTER_OTLP_* headers, gzips when asked, retries what is worth retrying.
+// sends the OTEL_EXPORTER_OTLP_* headers, gzips when asked, retries what is worth retrying. The batch
+// processor (otlp-batch.ts) sends full batches at once and the rest after the delay, in order, with
+// bounded requests in flight and a bounded queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { context, trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
@@ -14,6 +16,7 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
+import { OtlpJsonBatchProcessor, type OtlpBatchOptions } from '../../src/observability/otlp-batch.ts';
 import { OtlpHttpJsonExporter, otlpEnvironmentOptions } from '../../src/observability/otlp-exporter.ts';
 import { startFakeOtlpCollector, type FakeOtlpCollector } from '../fakes/fake-otlp-collector.ts';
 
@@ -158,3 +161,96 @@ describe('OTLP/JSON span exporter', () => {
     assert.equal(collector.requests.length, 1);
   });
 });
+
+describe('OTLP/JSON batch span processor', () => {
+  let collector: FakeOtlpCollector;
+  before(async () => {
+    collector = await startFakeOtlpCollector();
+  });
+  after(async () => {
+    await collector.close();
+  });
+
+  const spanNames = (body: string): string[] =>
+    [...body.matchAll(/"name":"(span \d+)"/gu)].map((match) => match[1] as string);
+
+  function setup(options: Partial<OtlpBatchOptions>) {
+    const errors: unknown[] = [];
+    const processor = new OtlpJsonBatchProcessor({
+      exporter: new OtlpHttpJsonExporter({ url: `${collector.url}/v1/traces` }),
+      onError: (error) => errors.push(error),
+      ...options,
+    });
+    const provider = new TracerProvider({ spanProcessors: [processor] });
+    const tracer = provider.getTracer('test');
+    const end = (from: number, to: number) => {
+      for (let index = from; index < to; index++) tracer.startSpan(`span ${index}`).end();
+    };
+    return { processor, provider, end, errors };
+  }
+
+  it('sends full batches at once, the rest after the delay or on flush, in order', async () => {
+    collector.requests.length = 0;
+    const { provider, end } = setup({ maxExportBatchSize: 3, scheduledDelayMillis: 60_000 });
+    end(0, 7);
+    await waitFor(() => collector.requests.length === 2, 'the two full batches');
+    assert.deepEqual(spanNames(collector.requests[0]?.body ?? ''), ['span 0', 'span 1', 'span 2']);
+    assert.deepEqual(spanNames(collector.requests[1]?.body ?? ''), ['span 3', 'span 4', 'span 5']);
+    await provider.forceFlush();
+    assert.equal(collector.requests.length, 3);
+    assert.deepEqual(spanNames(collector.requests[2]?.body ?? ''), ['span 6']);
+    const body = JSON.parse(collector.requests[2]?.body ?? '') as {
+      resourceSpans: Array<{ scopeSpans: Array<{ scope: { name: string } }> }>;
+    };
+    assert.equal(body.resourceSpans[0]?.scopeSpans[0]?.scope.name, 'test');
+    await provider.shutdown();
+  });
+
+  it('sends a partial batch after the delay', async () => {
+    collector.requests.length = 0;
+    const { provider, end } = setup({ maxExportBatchSize: 100, scheduledDelayMillis: 20 });
+    end(0, 2);
+    await waitFor(() => collector.requests.length === 1, 'the batch sent by the timer');
+    assert.deepEqual(spanNames(collector.requests[0]?.body ?? ''), ['span 0', 'span 1']);
+    await provider.shutdown();
+  });
+
+  it('keeps at most maxConcurrentExports requests in flight and drops spans past maxQueueSize', async () => {
+    collector.requests.length = 0;
+    collector.pause();
+    const { processor, provider, end } = setup({
+      maxExportBatchSize: 2,
+      maxQueueSize: 4,
+      maxConcurrentExports: 1,
+      scheduledDelayMillis: 60_000,
+    });
+    end(0, 2);
+    await waitFor(() => collector.waiting() === 1, 'the first request');
+    end(2, 10);
+    // With one request in flight the next batches wait: four spans fill the queue, four are dropped.
+    assert.equal(processor.dropped, 4);
+    assert.equal(collector.waiting(), 1);
+    collector.resume();
+    await provider.forceFlush();
+    const sent = collector.requests.flatMap((request) => spanNames(request.body));
+    assert.deepEqual(sent, ['span 0', 'span 1', 'span 2', 'span 3', 'span 4', 'span 5']);
+    await provider.shutdown();
+  });
+
+  it('reports a batch the collector refused', async () => {
+    collector.script(400);
+    const { provider, end, errors } = setup({ maxExportBatchSize: 1 });
+    end(0, 1);
+    await waitFor(() => errors.length === 1, 'the failed export');
+    assert.match(String(errors[0]), /400/);
+    await provider.shutdown();
+  });
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
