@@ -4,8 +4,6 @@
 // Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
 // context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import { OtlpJsonBatchProcessor } from './otlp-batch.ts';
-import { OtlpHttpJsonExporter, otlpEnvironmentOptions } from './otlp-exporter.ts';
 
 export interface SpanHandle {
   readonly traceId: string;
@@ -46,11 +44,15 @@ export function tracesUrl(endpoint: string): string {
 }
 
 export async function createTracing(options: TracingOptions): Promise<Tracing> {
-  const [api, sdk, resources] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/resources'),
-  ]);
+  // Our exporter and processor load with the SDK: a server without traces never loads node:https.
+  const [api, sdk, resources, { OtlpHttpJsonExporter, otlpEnvironmentOptions }, { OtlpJsonBatchProcessor }] =
+    await Promise.all([
+      import('@opentelemetry/api'),
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/resources'),
+      import('./otlp-exporter.ts'),
+      import('./otlp-batch.ts'),
+    ]);
   const exporter = new OtlpHttpJsonExporter({
     url: tracesUrl(options.endpoint),
     ...otlpEnvironmentOptions(),
