@@ -1,5 +1,6 @@
 // OpenTelemetry traces, exported over OTLP/HTTP. Loaded only when an endpoint is configured: without
 // one, no OpenTelemetry module is imported and every span call is a no-op of the caller's.
+// Each span is encoded to OTLP/JSON as it ends and sent in batches (otlp-batch.ts, otlp-exporter.ts).
 // Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
 // context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
@@ -43,31 +44,59 @@ export function tracesUrl(endpoint: string): string {
 }
 
 export async function createTracing(options: TracingOptions): Promise<Tracing> {
-  const [api, sdk, exporterModule, resources] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-  ]);
-  const exporter = new exporterModule.OTLPTraceExporter({ url: tracesUrl(options.endpoint) });
+  // Our exporter and processor load with the SDK: a server without traces never loads node:https.
+  const [api, sdk, resources, { OtlpHttpJsonExporter, otlpEnvironmentOptions }, { OtlpJsonBatchProcessor }] =
+    await Promise.all([
+      import('@opentelemetry/api'),
+      import('@opentelemetry/sdk-trace'),
+      import('@opentelemetry/resources'),
+      import('./otlp-exporter.ts'),
+      import('./otlp-batch.ts'),
+    ]);
+  const exporter = new OtlpHttpJsonExporter({
+    url: tracesUrl(options.endpoint),
+    ...otlpEnvironmentOptions(),
+  });
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({
       'service.name': options.serviceName,
       'service.version': options.serviceVersion,
     }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor({
+      new OtlpJsonBatchProcessor({
         exporter,
         scheduledDelayMillis: options.exportIntervalMs ?? 1000,
         maxQueueSize: 4096,
+        onError: (error) => api.diag.error('OTLP trace export failed', error),
       }),
     ],
   });
   const tracer: Tracer = provider.getTracer('agent-service', options.serviceVersion);
   const kinds = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL };
-  const spans = new WeakMap<SpanHandle, Span>();
-  /** The context of a span as a parent, made once for all its children. */
-  const contexts = new WeakMap<SpanHandle, Context>();
+  const errorCode = api.SpanStatusCode.ERROR;
+
+  /** Our handle on an SDK span; its context as a parent is made once, for all its children. */
+  class Handle implements SpanHandle {
+    readonly traceId: string;
+    parentContext: Context | undefined;
+    constructor(readonly span: Span) {
+      this.traceId = span.spanContext().traceId;
+    }
+    setAttributes(more: Attributes): void {
+      this.span.setAttributes(more);
+    }
+    fail(error: string, type = 'error'): void {
+      this.span.setStatus({ code: errorCode, message: error });
+      this.span.setAttribute('error.type', type);
+    }
+    end(): void {
+      this.span.end();
+    }
+    traceparent(): string {
+      const context = this.span.spanContext();
+      return `00-${context.traceId}-${context.spanId}-0${context.traceFlags & 1}`;
+    }
+  }
 
   const parentContext = (parent: SpanHandle | string | undefined) => {
     if (parent === undefined) return api.ROOT_CONTEXT;
@@ -82,32 +111,14 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
         isRemote: true,
       });
     }
-    let context = contexts.get(parent);
-    if (!context) {
-      const span = spans.get(parent);
-      if (!span) return api.ROOT_CONTEXT;
-      context = api.trace.setSpan(api.ROOT_CONTEXT, span);
-      contexts.set(parent, context);
-    }
-    return context;
+    if (!(parent instanceof Handle)) return api.ROOT_CONTEXT;
+    parent.parentContext ??= api.trace.setSpan(api.ROOT_CONTEXT, parent.span);
+    return parent.parentContext;
   };
 
   return {
     start(name, kind, parent, attributes) {
-      const span = tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(parent));
-      const context = span.spanContext();
-      const handle: SpanHandle = {
-        traceId: context.traceId,
-        setAttributes: (more) => void span.setAttributes(more),
-        fail(error, type = 'error') {
-          span.setStatus({ code: api.SpanStatusCode.ERROR, message: error });
-          span.setAttribute('error.type', type);
-        },
-        end: () => span.end(),
-        traceparent: () => `00-${context.traceId}-${context.spanId}-0${context.traceFlags & 1}`,
-      };
-      spans.set(handle, span);
-      return handle;
+      return new Handle(tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(parent)));
     },
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
