@@ -65,7 +65,7 @@ export function installErrorHandler(
       if (error.kind === 'rate-limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       return sendError(reply, error.status, error.message);
     }
-    if (isDatabaseUnreachable(error) && !isAppError(error)) {
+    if (isDatabaseUnreachable(error)) {
       request.log.warn({ err: error }, DATABASE_UNREACHABLE_MESSAGE);
       return sendError(reply, 503, DATABASE_UNREACHABLE_MESSAGE);
     }

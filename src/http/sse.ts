@@ -3,7 +3,9 @@
 // as its frames (waiting for `drain` when the socket is full), aborts the stream's signal when the
 // client goes away, and ends a failed stream with the wire's error event.
 import type { FastifyReply } from 'fastify';
+import { DISK_FULL_MESSAGE, isDiskFull } from '../core/disk-space.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
+import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../storage/database-unreachable.ts';
 import { watchClient } from './disconnect.ts';
 
 export interface SseEncoder<T> {
@@ -18,9 +20,15 @@ export function dataFrame(data: unknown): string {
   return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 }
 
-/** What a client is told of a failure: an AppError's message; our own faults stay in the log. */
+/**
+ * What a client is told of a failure: an AppError's message, or what the error handler would say
+ * of a full disk or an unreachable database; our own faults stay in the log.
+ */
 export function publicMessage(error: unknown): string {
-  return isAppError(error) ? error.message : 'internal error';
+  if (isAppError(error)) return error.message;
+  if (isDiskFull(error)) return DISK_FULL_MESSAGE;
+  if (isDatabaseUnreachable(error)) return DATABASE_UNREACHABLE_MESSAGE;
+  return 'internal error';
 }
 
 type RawResponse = FastifyReply['raw'];
