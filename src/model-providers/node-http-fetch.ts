@@ -10,6 +10,9 @@ const agents = {
 };
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
+  // A plain record of strings (chat-request.ts) goes as it is.
+  if (headers && !(headers instanceof Headers) && !Array.isArray(headers))
+    return headers as Record<string, string>;
   const out: Record<string, string> = {};
   // The SDK passes a Headers object; copying it into another one first would cost a second pass.
   (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
