@@ -1,6 +1,5 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { nodeHttpFetch } from './node-http-fetch.ts';
-import { completionsUrl, loadedSdk, postChatCompletion, type ChatRequestTarget } from './chat-request.ts';
+import { completionsUrl, postChatCompletion, type ChatRequestTarget } from './chat-request.ts';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
 import { ChunkDecoder } from './chunk-decoder.ts';
@@ -52,7 +51,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     idleTimeoutMs: Math.min(options.idleTimeoutMs ?? 60_000, timeoutMs),
     maxRetries: options.maxRetries ?? 3,
     retryBaseMs: options.retryBaseMs ?? 200,
-    target: { baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: options.fetch ?? nodeHttpFetch },
+    target: { baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: options.fetch },
     url: completionsUrl(options.baseUrl),
   };
   return {
@@ -110,12 +109,12 @@ async function* streamCompletion(
       try {
         const decoder = new ChunkDecoder(fail);
         const signal = clock.startAttempt();
-        // A non-2xx answer rejects with the SDK's APIError (chat-request.ts); the event stream is
+        // A non-2xx answer rejects with an UpstreamStatusError (chat-request.ts); the event stream is
         // read by sseJsonChunks (see there why).
-        const response = await postChatCompletion(settings.target, settings.url, body, signal, request.headers);
+        const stream = await postChatCompletion(settings.target, settings.url, body, signal, request.headers);
         clock.started();
-        if (!response.body) throw fail('the response has no body');
-        for await (const chunk of sseJsonChunks(response.body)) {
+        if (!stream) throw fail('the response has no body');
+        for await (const chunk of sseJsonChunks(stream)) {
           clock.active();
           for (const event of decoder.push(chunk as ChatCompletionChunk)) {
             yielded = true;
@@ -132,7 +131,7 @@ async function* streamCompletion(
         // A watchdog that fired: no first byte in time, or a stream that stopped sending.
         const failure = clock.lapse
           ? { reason: clock.lapse, retryable: true, retryAfterMs: undefined }
-          : describeFailure(error, loadedSdk());
+          : describeFailure(error, undefined);
         if (yielded || !failure.retryable || attempt >= settings.maxRetries) {
           throw error instanceof AppError ? error : fail(failure.reason);
         }
