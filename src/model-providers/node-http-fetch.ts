@@ -1,4 +1,5 @@
-// A fetch for the openai SDK over node:http(s) with keep-alive agents. Node's built-in fetch costs
+// A fetch (for the embeddings client) and a plain POST of a streamed answer (for chat calls) over
+// node:http(s) with keep-alive agents. Node's built-in fetch costs
 // about a third more CPU per model call, and a model call is most of an agent turn's overhead.
 import http from 'node:http';
 import https from 'node:https';
@@ -10,6 +11,9 @@ const agents = {
 };
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
+  // A plain record of strings (chat-request.ts) goes as it is.
+  if (headers && !(headers instanceof Headers) && !Array.isArray(headers))
+    return headers as Record<string, string>;
   const out: Record<string, string> = {};
   // The SDK passes a Headers object; copying it into another one first would cost a second pass.
   (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
@@ -90,3 +94,118 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
     request.on('error', reject);
     request.end(bodyOf(init.body));
   });
+
+/** The reading end of a response body: what sseJsonChunks needs of a web stream's reader. */
+export interface BodyReader {
+  read(): Promise<{ done: true; value?: Uint8Array | undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A response as postStream (below) gives it: status, headers and a reader of the body. */
+export interface StreamResponse {
+  status: number;
+  /** The headers as a Headers object (built on demand: only an error answer needs them). */
+  headers(): Headers;
+  body: BodyReader;
+  /** The whole body as text (an error answer). */
+  text(): Promise<string>;
+}
+
+/**
+ * A response body read straight from the socket's stream: the same chunks, end and errors as
+ * webBody's stream (a body cut short is an error), without a web stream and a Response around it,
+ * which cost about a tenth of a model worker's CPU per call.
+ */
+function bodyReader(response: IncomingMessage): BodyReader {
+  const chunks: Uint8Array[] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let waiting: (() => void) | undefined;
+  const wake = (): void => {
+    const resolve = waiting;
+    waiting = undefined;
+    resolve?.();
+  };
+  response.on('data', (bytes: Buffer) => {
+    if (ended || failure) return;
+    chunks.push(bytes);
+    wake();
+  });
+  response.on('end', () => {
+    ended = true;
+    wake();
+  });
+  const fail = (error: Error): void => {
+    if (ended || failure) return;
+    failure = error;
+    wake();
+  };
+  response.on('error', fail);
+  response.on('close', () => {
+    if (!response.complete) fail(new Error('terminated: the connection closed before the response ended'));
+  });
+  return {
+    async read() {
+      for (;;) {
+        const value = chunks.shift();
+        if (value) return { done: false, value };
+        if (failure) throw failure;
+        if (ended) return { done: true };
+        await new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
+      }
+    },
+    cancel(reason) {
+      // A body read to its end leaves its connection to the agent, to be reused.
+      if (ended) return Promise.resolve();
+      failure ??= new Error('cancelled');
+      response.destroy(reason instanceof Error ? reason : undefined);
+      wake();
+      return Promise.resolve();
+    },
+  };
+}
+
+async function readAll(body: BodyReader): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let read = await body.read(); !read.done; read = await body.read())
+    text += decoder.decode(read.value, { stream: true });
+  return text + decoder.decode();
+}
+
+/** POSTs `body` over node:http(s) with the keep-alive agents; resolves once the headers arrived. */
+export function postStream(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<StreamResponse> {
+  return new Promise<StreamResponse>((resolve, reject) => {
+    const target = new URL(url);
+    const agent =
+      target.protocol === 'https:' ? agents['https:'] : target.protocol === 'http:' ? agents['http:'] : undefined;
+    if (!agent) {
+      reject(new TypeError(`unsupported protocol ${target.protocol}`));
+      return;
+    }
+    const transport = target.protocol === 'https:' ? https : http;
+    const request = transport.request(target, { method: 'POST', headers, agent, signal }, (response) => {
+      const reader = bodyReader(response);
+      resolve({
+        status: response.statusCode ?? 502,
+        headers: () => {
+          const names = new Headers();
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined) names.set(name, Array.isArray(value) ? value.join(', ') : value);
+          return names;
+        },
+        body: reader,
+        text: () => readAll(reader),
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}

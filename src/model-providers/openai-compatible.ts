@@ -1,7 +1,5 @@
-import type OpenAI from 'openai';
-import type * as OpenAISdkModule from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { nodeHttpFetch } from './node-http-fetch.ts';
+import { completionsUrl, postChatCompletion, type ChatRequestTarget } from './chat-request.ts';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
 import { ChunkDecoder } from './chunk-decoder.ts';
@@ -40,31 +38,9 @@ export interface OpenAICompatibleOptions {
 // Retry-After beyond this is not worth waiting for inside one chat turn.
 const MAX_RETRY_AFTER_MS = 20_000;
 
-// The SDK is loaded with the first call, so a thread that never calls a provider (the main thread
-// when model workers are on, a server on the demo model) never pays for it.
-let sdk: typeof OpenAISdkModule | undefined;
-const loadSdk = async (): Promise<typeof OpenAISdkModule> => (sdk ??= await import('openai'));
-
 /** A ModelProvider for any OpenAI-compatible chat completions endpoint, streaming. */
 export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions): ModelProvider {
   const timeoutMs = options.timeoutMs ?? 120_000;
-  let client: Promise<OpenAI> | undefined;
-  const getClient = (): Promise<OpenAI> =>
-    (client ??= loadSdk().then(
-      ({ default: OpenAISdk }) =>
-        new OpenAISdk({
-          baseURL: options.baseUrl,
-          // Explicit values everywhere, so the SDK never falls back to OPENAI_* environment variables.
-          apiKey: options.apiKey || 'unused',
-          organization: null,
-          project: null,
-          ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-          maxRetries: 0,
-          timeout: timeoutMs,
-          logLevel: 'off',
-          fetch: options.fetch ?? nodeHttpFetch,
-        }),
-    ));
   const settings: StreamSettings = {
     id: options.id,
     apiKey: options.apiKey,
@@ -75,7 +51,8 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleOptions)
     idleTimeoutMs: Math.min(options.idleTimeoutMs ?? 60_000, timeoutMs),
     maxRetries: options.maxRetries ?? 3,
     retryBaseMs: options.retryBaseMs ?? 200,
-    client: getClient,
+    target: { baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: options.fetch },
+    url: completionsUrl(options.baseUrl),
   };
   return {
     id: options.id,
@@ -94,7 +71,9 @@ interface StreamSettings {
   idleTimeoutMs: number;
   maxRetries: number;
   retryBaseMs: number;
-  client: () => Promise<OpenAI>;
+  target: ChatRequestTarget;
+  /** Where the calls go (the base URL's /chat/completions). */
+  url: string;
 }
 
 async function* streamCompletion(
@@ -129,17 +108,13 @@ async function* streamCompletion(
     for (let attempt = 0; ; attempt += 1) {
       try {
         const decoder = new ChunkDecoder(fail);
-        const client = await settings.client();
-        // Loading the SDK (first call only) is not the provider's time to first byte.
         const signal = clock.startAttempt();
-        // The SDK sends the request and turns a non-2xx answer into an APIError; the event stream
-        // is read by sseJsonChunks (see there why).
-        const response = await client.chat.completions
-          .create(body, { signal, ...(request.headers ? { headers: request.headers } : {}) })
-          .asResponse();
+        // A non-2xx answer rejects with an UpstreamStatusError (chat-request.ts); the event stream is
+        // read by sseJsonChunks (see there why).
+        const stream = await postChatCompletion(settings.target, settings.url, body, signal, request.headers);
         clock.started();
-        if (!response.body) throw fail('the response has no body');
-        for await (const chunk of sseJsonChunks(response.body)) {
+        if (!stream) throw fail('the response has no body');
+        for await (const chunk of sseJsonChunks(stream)) {
           clock.active();
           for (const event of decoder.push(chunk as ChatCompletionChunk)) {
             yielded = true;
@@ -156,7 +131,7 @@ async function* streamCompletion(
         // A watchdog that fired: no first byte in time, or a stream that stopped sending.
         const failure = clock.lapse
           ? { reason: clock.lapse, retryable: true, retryAfterMs: undefined }
-          : describeFailure(error, sdk);
+          : describeFailure(error, undefined);
         if (yielded || !failure.retryable || attempt >= settings.maxRetries) {
           throw error instanceof AppError ? error : fail(failure.reason);
         }

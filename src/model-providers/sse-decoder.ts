@@ -7,6 +7,8 @@
 // A chunk that carries `error` (how OpenAI-compatible servers report a failure mid-stream) ends the
 // stream with that error, as the SDK does.
 
+import type { BodyReader } from './node-http-fetch.ts';
+
 export class StreamedError extends Error {
   constructor(message: string) {
     super(message);
@@ -22,8 +24,8 @@ const DRAIN_AFTER_DONE_MS = 1000;
  * is read through its own reader, which a caller leaving early or a stalled drain cancels: an
  * iterator's return() would wait behind the read in progress and keep the connection open.
  */
-export async function* sseJsonChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
-  const reads = body.getReader();
+export async function* sseJsonChunks(body: ReadableStream<Uint8Array> | BodyReader): AsyncGenerator<unknown> {
+  const reads: BodyReader = 'getReader' in body ? body.getReader() : body;
   try {
     yield* decodeEvents(reads);
   } finally {
@@ -31,7 +33,7 @@ export async function* sseJsonChunks(body: ReadableStream<Uint8Array>): AsyncGen
   }
 }
 
-async function* decodeEvents(reads: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<unknown> {
+async function* decodeEvents(reads: BodyReader): AsyncGenerator<unknown> {
   const decoder = new TextDecoder();
   let pending = '';
   let data: string[] = [];
@@ -74,7 +76,7 @@ async function* decodeEvents(reads: ReadableStreamDefaultReader<Uint8Array>): As
  * Reads what follows [DONE] (usually just the end of the chunked body) for a short while. Leaving
  * earlier would cancel the body and close a connection the agent could have reused.
  */
-async function drain(reads: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function drain(reads: BodyReader): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), DRAIN_AFTER_DONE_MS);

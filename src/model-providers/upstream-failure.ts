@@ -2,6 +2,7 @@ import type { APIConnectionError, APIError } from 'openai';
 import { AppError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/scrub-secrets.ts';
 import { StreamedError } from './sse-decoder.ts';
+import { UpstreamConnectionError, UpstreamStatusError } from './chat-request.ts';
 
 export interface UpstreamFailure {
   /** Short, key-free text such as "503 Service Unavailable" or "connection error (ECONNREFUSED)". */
@@ -26,6 +27,23 @@ export interface SdkErrors {
  */
 export function describeFailure(error: unknown, sdk: SdkErrors | undefined): UpstreamFailure {
   if (error instanceof AppError) return { reason: error.message, retryable: false, retryAfterMs: undefined };
+  // The chat call's own errors (chat-request.ts), worded as the SDK's below.
+  if (error instanceof UpstreamConnectionError) {
+    const code = errorCode(error);
+    return {
+      reason: code ? `connection error (${code})` : 'connection error',
+      retryable: true,
+      retryAfterMs: undefined,
+    };
+  }
+  if (error instanceof UpstreamStatusError) {
+    const status = error.status;
+    return {
+      reason: error.message,
+      retryable: status === 429 || status >= 500,
+      retryAfterMs: retryAfter(error.headers),
+    };
+  }
   if (sdk && error instanceof sdk.APIConnectionError) {
     const code = errorCode(error);
     return {
