@@ -3,11 +3,10 @@
 // a trailing * for every key with that prefix, TTLs as Go durations.
 import { z } from 'zod';
 import { cacheOf, parseTtl, type RuleCache } from '../cache.ts';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, exprText, type ExprTemplate } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeContext, NodeDefinition, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const CACHE_MISS = 'cache: key is missing';
 
@@ -76,13 +75,13 @@ interface Scoped {
   key(item: { level: string; key: string }): (environment: Record<string, unknown>) => RenderedKey;
 }
 
-function scoped({ chainId, nodeId, vars, services, references }: NodeFactoryContext): Scoped {
-  const scope = exprScope(vars, services);
+function scoped(factory: NodeFactoryContext): Scoped {
+  const { chainId, nodeId, services } = factory;
   const template = (text: string, what: string): ExprTemplate =>
     compileExprTemplate(text, `node "${nodeId}" ${what}`);
   return {
     cache: cacheOf(services),
-    env: (message, context) => nodeEnv(message, scope, context, references, true),
+    env: nodeEnvOf(factory, true),
     template,
     key(item) {
       const space = item.level === 'global' ? 'global:' : `chain:${chainId}:`;

@@ -4,12 +4,11 @@
 // expands into as many placeholders (`IN (?)`). Connections open on the first message and close
 // with the chain.
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
 import { policyOf } from './network-guard.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 import { driverOf, openSql, type SqlClient } from './sql/sql-drivers.ts';
 
 const OP_TYPES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'EXEC', 'AUTO'] as const;
@@ -65,7 +64,8 @@ export const dbClientNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
+    const { nodeId, services } = factory;
     const driver = driverOf(config.driverName);
     const opType = config.opType.trim().toUpperCase();
     if (opType !== '' && !(OP_TYPES as readonly string[]).includes(opType))
@@ -76,7 +76,7 @@ export const dbClientNode: NodeDefinition<Config> = {
         ? { template: compileExprTemplate(param, `node "${nodeId}" params`) }
         : { value: param },
     );
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory, true);
     let client: Promise<SqlClient> | undefined;
     const connect = (): Promise<SqlClient> => {
       client ??= openSql(driver, config.dsn, config.poolSize || 5, policyOf(services)).catch(
@@ -89,7 +89,7 @@ export const dbClientNode: NodeDefinition<Config> = {
     };
     return {
       async process(message, context) {
-        const env = nodeEnv(message, scope, context, references, true);
+        const env = envOf(message, context);
         const text = sql.isStatic ? config.sql : sql.render(env);
         const operation = opType === '' || opType === 'AUTO' ? opTypeOf(text) : opType;
         const values = params.map((param) => (param.template ? param.template.evaluate(env) : param.value));

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   expr: z.string().default('').meta({
@@ -24,17 +23,17 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
-    const where = `node "${nodeId}"`;
+  create(config, factory) {
+    const where = `node "${factory.nodeId}"`;
     const single = config.expr.trim();
     const expression = single === '' ? undefined : compileRuleExpression(single, where);
     const mapping = Object.entries(config.mapping).map(
       ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
     );
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory);
     return {
       process(message, context) {
-        const env = nodeEnv(message, scope, context, references);
+        const env = envOf(message, context);
         if (expression) {
           // As RuleGo: the value as text is the new data; the data type stays.
           const data = exprText(expression.evaluate(env));

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
 /** RuleGo's break node sets this metadata to "1" to end the loop after the current item. */
@@ -38,18 +37,18 @@ export const forNode: NodeDefinition<Config> = {
   relations: ['Success', 'Failure'],
   configSchema,
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
     const source = config.range.trim();
-    const range = source === '' ? undefined : compileRuleExpression(source, `node "${nodeId}" range`);
+    const range = source === '' ? undefined : compileRuleExpression(source, `node "${factory.nodeId}" range`);
     // An integer range (1..3) leaves the data as it is; only _loopItem carries the number (RuleGo's []int).
     const isNumberRange = /\.\./.test(
       unwrapExpression(source).replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''),
     );
-    const scope = exprScope(vars, services);
+    const env = nodeEnvOf(factory);
     return {
       async process(incoming, context) {
         const items: unknown = range
-          ? range.evaluate(nodeEnv(incoming, scope, context, references))
+          ? range.evaluate(env(incoming, context))
           : readData({ ...incoming, dataType: 'JSON' });
         let message: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
         const collected: unknown[] = [];

@@ -4,22 +4,19 @@
 import { createSocket } from 'node:dgram';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate } from '../expr-template.ts';
-import type { NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
+import type { NodeContext, NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
 import { optionalText, requiredText, seconds } from './config-fields.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 /** Renders `${...}` in a config text with the message's environment (metadata keys also bare). */
 function renderer(context: NodeFactoryContext) {
-  const scope = exprScope(context.vars, context.services);
+  const env = nodeEnvOf(context, true);
   return (text: string, where: string) => {
     const template = compileExprTemplate(text, `node "${context.nodeId}" ${where}`);
-    return (message: RuleMessage, nodeContext: Parameters<typeof nodeEnv>[2]) =>
-      template.isStatic
-        ? text
-        : template.render(nodeEnv(message, scope, nodeContext, context.references, true));
+    return (message: RuleMessage, nodeContext: NodeContext) =>
+      template.isStatic ? text : template.render(env(message, nodeContext));
   };
 }
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
 import { GuardedClient } from './guarded-request.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
 
 const configSchema = z.object({
@@ -56,8 +55,8 @@ export const restApiCallNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
-    const where = `node "${nodeId}"`;
+  create(config, factory) {
+    const where = `node "${factory.nodeId}"`;
     const url = compileExprTemplate(config.restEndpointUrlPattern, where);
     const headers = Object.entries(config.headers).map(
       ([name, value]) => [compileExprTemplate(name, where), compileExprTemplate(value, where)] as const,
@@ -67,14 +66,14 @@ export const restApiCallNode: NodeDefinition<Config> = {
       !url.isStatic ||
       body?.isStatic === false ||
       headers.some(([name, value]) => !name.isStatic || !value.isStatic);
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory, true);
     const slots = new Slots(config.maxParallelRequestsCount);
-    const client = new GuardedClient(services.network);
+    const client = new GuardedClient(factory.services.network);
     return {
       async process(message, context) {
         // RuleGo's env for these templates also has each metadata key at the top level, and the
         // outputs of the nodes they name; a template that fails to evaluate renders as "".
-        const env = templated ? nodeEnv(message, scope, context, references, true) : {};
+        const env = templated ? envOf(message, context) : {};
         const requestHeaders: Record<string, string> = {};
         for (const [name, value] of headers) {
           const key = renderAsString(name, env);

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const CHAIN_PREFIX = 'chain:';
 /** The break node sets this metadata to "1" to end the loop after the current iteration. */
@@ -62,10 +61,10 @@ export const whileNode: NodeDefinition<Config> = {
       return []; // create refuses the form with RuleGo's words
     }
   },
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
     const body = bodyOf(config.do);
-    const condition = compileRuleExpression(config.condition, `node "${nodeId}" condition`);
-    const scope = exprScope(vars, services);
+    const condition = compileRuleExpression(config.condition, `node "${factory.nodeId}" condition`);
+    const env = nodeEnvOf(factory);
     return {
       async process(incoming, context) {
         const original: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
@@ -74,7 +73,7 @@ export const whileNode: NodeDefinition<Config> = {
         for (let index = 0; ; index += 1) {
           await context.checkpoint();
           message.metadata['_loopIndex'] = String(index);
-          if (!truthy(condition.evaluate(nodeEnv(message, scope, context, references)))) break;
+          if (!truthy(condition.evaluate(env(message, context)))) break;
           const result = await runBody(body, message, context);
           if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
           if (config.mode === 1) for (const end of result.results) merged.push(valueOf(message, end));
