@@ -16,3 +16,11 @@ export function requiredText(label: string, description: string) {
 export function seconds(defaultSeconds: number, label: string, description: string) {
   return z.number().int().min(0).default(defaultSeconds).meta({ label, description });
 }
+
+/** The items of a comma-separated list, trimmed; empty ones are left out. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

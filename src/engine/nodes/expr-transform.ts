@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileRuleExpression, exprText } from '../expr-template.ts';
+import { compileMapping, compileRuleExpression, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
@@ -27,9 +27,7 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
     const where = `node "${factory.nodeId}"`;
     const single = config.expr.trim();
     const expression = single === '' ? undefined : compileRuleExpression(single, where);
-    const mapping = Object.entries(config.mapping).map(
-      ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
-    );
+    const mapping = compileMapping(config.mapping, where);
     const envOf = nodeEnvOf(factory);
     return {
       process(message, context) {
@@ -39,10 +37,8 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
           const data = exprText(expression.evaluate(env));
           return Promise.resolve([{ relation: 'Success', message: { ...message, data } }]);
         }
-        const result: Record<string, unknown> = {};
-        for (const [field, compiled] of mapping) result[field] = compiled.evaluate(env);
         // As RuleGo, which marshals a Go map: keys sorted.
-        const data = goJson(result);
+        const data = goJson(mapping(env));
         return Promise.resolve([{ relation: 'Success', message: { ...message, dataType: 'JSON', data } }]);
       },
     };

@@ -6,7 +6,8 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { z } from 'zod';
 import { compileExprTemplate } from '../expr-template.ts';
 import type { NodeContext, NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
-import { optionalText, requiredText, seconds } from './config-fields.ts';
+import { commaList, optionalText, requiredText, seconds } from './config-fields.ts';
+import { lazyConnection, type LazyConnection } from './lazy-connection.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
 import { nodeEnvOf } from './node-env.ts';
 
@@ -37,28 +38,11 @@ function lazy<T>(
   target: { host: string; port: number },
   open: (address: string) => Promise<T>,
   close: (value: T) => void,
-) {
-  let current: Promise<T> | undefined;
-  const connect = async (): Promise<T> =>
-    open(await guardedAddress(policyOf(context.services), target.host, target.port));
-  return {
-    get(): Promise<T> {
-      current ??= connect().catch((error: unknown) => {
-        current = undefined;
-        throw error;
-      });
-      return current;
-    },
-    reset(): void {
-      current = undefined;
-    },
-    async close(): Promise<void> {
-      const open = current;
-      current = undefined;
-      const value = await open?.catch(() => undefined);
-      if (value !== undefined) close(value);
-    },
-  };
+): LazyConnection<T> {
+  return lazyConnection(
+    async () => open(await guardedAddress(policyOf(context.services), target.host, target.port)),
+    close,
+  );
 }
 
 const mqttSchema = z.object({
@@ -157,11 +141,6 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
     const render = renderer(context);
     const subject = render(config.email.subject, 'subject');
     const body = render(config.email.body, 'body');
-    const list = (text: string) =>
-      text
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
     return {
       async process(message, nodeContext) {
         const address = await guardedAddress(policyOf(context.services), config.smtpHost, config.smtpPort);
@@ -177,9 +156,9 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
         try {
           await transport.sendMail({
             from: config.email.from,
-            to: list(config.email.to),
-            cc: list(config.email.cc),
-            bcc: list(config.email.bcc),
+            to: commaList(config.email.to),
+            cc: commaList(config.email.cc),
+            bcc: commaList(config.email.bcc),
             subject: subject(message, nodeContext),
             html: body(message, nodeContext),
           });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileRuleExpression, exprText } from '../expr-template.ts';
+import { compileMapping, exprText } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
 
@@ -23,16 +23,13 @@ export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>>
   relations: ['Success', 'Failure'],
   configSchema,
   create(config, factory) {
-    const mapping = Object.entries(config.mapping).map(
-      ([key, source]) =>
-        [key, compileRuleExpression(source, `node "${factory.nodeId}" mapping "${key}"`)] as const,
-    );
-    const envOf = nodeEnvOf(factory);
+    const mapping = compileMapping(config.mapping, `node "${factory.nodeId}"`);
+    const env = nodeEnvOf(factory);
     return {
       process(message, context) {
-        const env = envOf(message, context);
         const mapped: Record<string, string> = {};
-        for (const [key, compiled] of mapping) mapped[key] = exprText(compiled.evaluate(env));
+        for (const [key, value] of Object.entries(mapping(env(message, context))))
+          mapped[key] = exprText(value);
         const metadata = config.isNew ? mapped : { ...message.metadata, ...mapped };
         return Promise.resolve([{ relation: 'Success', message: { ...message, metadata } }]);
       },

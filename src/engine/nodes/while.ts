@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
+import { CHAIN_PREFIX, resultValue, runBody, takeBreak, type LoopBody } from './loop-body.ts';
 import { nodeEnvOf } from './node-env.ts';
-
-const CHAIN_PREFIX = 'chain:';
-/** The break node sets this metadata to "1" to end the loop after the current iteration. */
-const BREAK_KEY = '_break';
 
 const configSchema = z.object({
   condition: z.string().trim().min(1, 'condition is empty').meta({
@@ -28,7 +25,7 @@ const configSchema = z.object({
 type Config = z.infer<typeof configSchema>;
 
 /** `nodeId` or `chain:chainId`, as RuleGo's while reads `do`. */
-function bodyOf(target: string): { chain: boolean; id: string } {
+function bodyOf(target: string): LoopBody {
   const parts = target.split(':');
   if (parts.length === 1) return { chain: false, id: target };
   if (parts.length === 2) {
@@ -76,13 +73,10 @@ export const whileNode: NodeDefinition<Config> = {
           if (!truthy(condition.evaluate(env(message, context)))) break;
           const result = await runBody(body, message, context);
           if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
-          if (config.mode === 1) for (const end of result.results) merged.push(valueOf(message, end));
+          if (config.mode === 1) for (const end of result.results) merged.push(resultValue(message, end));
           const last = result.results.at(-1);
           if (last) message = { ...last, metadata: { ...last.metadata } };
-          if (message.metadata[BREAK_KEY] === '1') {
-            delete message.metadata[BREAK_KEY];
-            break;
-          }
+          if (takeBreak(message)) break;
         }
         if (config.mode === 0) return [{ relation: 'Success', message: original }];
         if (config.mode === 1) {
@@ -95,23 +89,3 @@ export const whileNode: NodeDefinition<Config> = {
     };
   },
 };
-
-function runBody(
-  body: { chain: boolean; id: string },
-  message: RuleMessage,
-  context: NodeContext,
-): Promise<RunResult> {
-  if (body.chain) return context.runChain(body.id, message);
-  if (!context.runNode) throw new Error('this engine cannot run a node body');
-  return context.runNode(body.id, message);
-}
-
-/** An iteration's result as RuleGo merges it: parsed when the loop's message is JSON (and it parses), else the text. */
-function valueOf(loop: RuleMessage, end: RuleMessage): unknown {
-  if (loop.dataType !== 'JSON') return end.data;
-  try {
-    return JSON.parse(end.data) as unknown;
-  } catch {
-    return end.data;
-  }
-}
