@@ -6,6 +6,7 @@ import { cacheOf, parseTtl, type RuleCache } from '../cache.ts';
 import { compileExprTemplate, exprText, type ExprTemplate } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeContext, NodeDefinition, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
+import { wholeNumberIn } from './config-fields.ts';
 import { nodeEnvOf } from './node-env.ts';
 
 const CACHE_MISS = 'cache: key is missing';
@@ -24,10 +25,13 @@ const keySchema = z.object({
 
 const getSchema = z.object({
   keys: z.array(keySchema).min(1).meta({ label: 'Keys', description: 'The keys to read.' }),
-  outputMode: z.number().int().min(0).max(2).default(2).meta({
-    label: 'Output',
-    description: '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
-  }),
+  outputMode: wholeNumberIn(
+    0,
+    2,
+    2,
+    'Output',
+    '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
+  ),
   whenKeyNotFound: z.string().default('').meta({
     label: 'When not found',
     description:

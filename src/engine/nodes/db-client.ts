@@ -9,6 +9,7 @@ import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
 import { policyOf } from './network-guard.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { wholeNumberIn } from './config-fields.ts';
 import { lazyConnection } from './lazy-connection.ts';
 import { driverOf, openSql, replacePlaceholders } from './sql/sql-drivers.ts';
 
@@ -24,13 +25,7 @@ const configSchema = z.object({
     description:
       'postgres://user:password@host:5432/db, mysql://user:password@host:3306/db or user:password@tcp(host:3306)/db, or a SQLite file path.',
   }),
-  poolSize: z
-    .number()
-    .int()
-    .min(0)
-    .max(100)
-    .default(5)
-    .meta({ label: 'Pool size', description: 'Connections kept open; 0 is 5.' }),
+  poolSize: wholeNumberIn(0, 100, 5, 'Pool size', 'Connections kept open; 0 is 5.'),
   opType: z.string().default('').meta({
     label: 'Operation',
     description: 'SELECT, INSERT, UPDATE, DELETE or EXEC; empty or AUTO reads it from the SQL.',

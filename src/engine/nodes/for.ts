@@ -3,6 +3,7 @@ import { compileRuleExpression, exprText, unwrapExpression } from '../expr-templ
 import { readData } from '../message.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
+import { wholeNumberIn } from './config-fields.ts';
 import { CHAIN_PREFIX, resultValue, runBody, takeBreak } from './loop-body.ts';
 import { nodeEnvOf } from './node-env.ts';
 
@@ -16,11 +17,13 @@ const configSchema = z.object({
     label: 'Body',
     description: 'Id of the node that starts the body for each item, or chain:<id> to run another chain.',
   }),
-  mode: z.number().int().min(0).max(3).default(0).meta({
-    label: 'Mode',
-    description:
-      '0: pass the incoming data on; 1: data becomes the array of every result; 2: each iteration gets the previous result, the last passes on; 3: start each body without waiting.',
-  }),
+  mode: wholeNumberIn(
+    0,
+    3,
+    0,
+    'Mode',
+    '0: pass the incoming data on; 1: data becomes the array of every result; 2: each iteration gets the previous result, the last passes on; 3: start each body without waiting.',
+  ),
 });
 
 type Config = z.infer<typeof configSchema>;

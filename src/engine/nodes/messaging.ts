@@ -6,7 +6,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { z } from 'zod';
 import { compileExprTemplate } from '../expr-template.ts';
 import type { NodeContext, NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
-import { commaList, optionalText, requiredText, seconds } from './config-fields.ts';
+import { commaList, optionalText, requiredText, seconds, wholeNumberIn } from './config-fields.ts';
 import { lazyConnection, type LazyConnection } from './lazy-connection.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
 import { nodeEnvOf } from './node-env.ts';
@@ -50,7 +50,7 @@ const mqttSchema = z.object({
   username: optionalText('User', 'Broker user name.'),
   password: optionalText('Password', 'Broker password.'),
   topic: requiredText('Topic', 'Where to publish; ${metadata.key} and ${msg.key} are replaced.'),
-  qos: z.number().int().min(0).max(2).default(0).meta({ label: 'QoS', description: '0, 1 or 2.' }),
+  qos: wholeNumberIn(0, 2, 0, 'QoS', '0, 1 or 2.'),
   cleanSession: z
     .boolean()
     .default(true)
@@ -104,13 +104,7 @@ export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
 
 const emailSchema = z.object({
   smtpHost: requiredText('SMTP host', 'The mail server.'),
-  smtpPort: z
-    .number()
-    .int()
-    .min(1)
-    .max(65535)
-    .default(25)
-    .meta({ label: 'SMTP port', description: 'Its port; default 25.' }),
+  smtpPort: wholeNumberIn(1, 65535, 25, 'SMTP port', 'Its port; default 25.'),
   username: optionalText('User', 'SMTP user; empty sends without logging in.'),
   password: optionalText('Password', 'SMTP password.'),
   enableTls: z.boolean().default(false).meta({

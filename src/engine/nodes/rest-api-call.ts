@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import { wholeNumber } from './config-fields.ts';
 import { GuardedClient } from './guarded-request.ts';
 import { nodeEnvOf } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
@@ -23,18 +24,13 @@ const configSchema = z.object({
     .record(z.string(), z.string())
     .default({})
     .meta({ label: 'Headers', description: 'Request headers; values are templated like the URL.' }),
-  readTimeoutMs: z
-    .number()
-    .int()
-    .min(0)
-    .default(2000)
-    .meta({ label: 'Timeout (ms)', description: 'Time limit of the whole request; 0 for none.' }),
-  maxParallelRequestsCount: z
-    .number()
-    .int()
-    .min(1)
-    .default(200)
-    .meta({ label: 'Max parallel', description: 'Requests this node sends at once; more wait their turn.' }),
+  readTimeoutMs: wholeNumber(0, 2000, 'Timeout (ms)', 'Time limit of the whole request; 0 for none.'),
+  maxParallelRequestsCount: wholeNumber(
+    1,
+    200,
+    'Max parallel',
+    'Requests this node sends at once; more wait their turn.',
+  ),
   body: z.string().default('').meta({
     label: 'Body',
     description: 'Request body template such as {"name": "${msg.name}"}; empty sends the message data.',

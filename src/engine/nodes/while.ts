@@ -3,6 +3,7 @@ import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
+import { wholeNumberIn } from './config-fields.ts';
 import { CHAIN_PREFIX, resultValue, runBody, takeBreak, type LoopBody } from './loop-body.ts';
 import { nodeEnvOf } from './node-env.ts';
 
@@ -15,11 +16,13 @@ const configSchema = z.object({
     label: 'Body',
     description: 'Id of the node that starts the body of each iteration, or chain:<id> to run another chain.',
   }),
-  mode: z.number().int().min(0).max(2).default(2).meta({
-    label: 'Mode',
-    description:
-      "0: pass the incoming message on; 1: data becomes the array of every iteration's results; 2: each iteration gets the previous result, the last passes on.",
-  }),
+  mode: wholeNumberIn(
+    0,
+    2,
+    2,
+    'Mode',
+    "0: pass the incoming message on; 1: data becomes the array of every iteration's results; 2: each iteration gets the previous result, the last passes on.",
+  ),
 });
 
 type Config = z.infer<typeof configSchema>;
