@@ -127,6 +127,21 @@ export function compileRuleExpression(source: string, where: string): CompiledEx
   }
 }
 
+/** A field-to-expression mapping, compiled at load; the result evaluates every field in one environment. */
+export function compileMapping(
+  mapping: Record<string, string>,
+  where: string,
+): (env: Record<string, unknown>) => Record<string, unknown> {
+  const fields = Object.entries(mapping).map(
+    ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
+  );
+  return (env) => {
+    const result: Record<string, unknown> = {};
+    for (const [field, compiled] of fields) result[field] = compiled.evaluate(env);
+    return result;
+  };
+}
+
 /** A value as RuleGo's str.ToString writes it: nil as "", strings as they are, maps and lists as Go's JSON (keys sorted). */
 export function exprText(value: unknown): string {
   if (value === null || value === undefined) return '';

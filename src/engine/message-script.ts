@@ -4,7 +4,7 @@
 import { globalsOf } from './expr-env.ts';
 import type { CallOwner } from './sandbox/pending-call.ts';
 import type { ScriptPool } from './sandbox/script-pool.ts';
-import type { NodeServices, RuleMessage } from './types.ts';
+import type { NodeFactoryContext, NodeInstance, NodeOutput, NodeServices, RuleMessage } from './types.ts';
 
 /**
  * How the VM turns the user function's return value into the string handed back to the host. A
@@ -60,8 +60,31 @@ export interface ScriptScope {
 }
 
 /** The scope of a node's scripts: its chain's vars and the global properties as they are at load. */
-export function scriptScope(vars: Record<string, string>, services: NodeServices): ScriptScope {
+function scriptScope(vars: Record<string, string>, services: NodeServices): ScriptScope {
   return { vars, global: globalsOf(services)() };
+}
+
+/** A script of the node `factory` builds, in the scope of its chain (see scriptScope). */
+export function nodeScript(
+  body: string,
+  finisher: string,
+  { vars, services }: Pick<NodeFactoryContext, 'vars' | 'services'>,
+): Promise<MessageScript> {
+  return MessageScript.create(body, finisher, services, scriptScope(vars, services));
+}
+
+/** A node that runs one script per message; `outputs` turns the script's result into the node's outputs. */
+export async function scriptNode(
+  body: string,
+  finisher: string,
+  factory: Pick<NodeFactoryContext, 'vars' | 'services'>,
+  outputs: (result: string, message: RuleMessage) => NodeOutput[],
+): Promise<NodeInstance> {
+  const script = await nodeScript(body, finisher, factory);
+  return {
+    process: async (message, context) => outputs(await script.run(message, context), message),
+    destroy: () => script.dispose(),
+  };
 }
 
 const PARAMETERS = 'msg,metadata,msgType,dataType,vars,global';

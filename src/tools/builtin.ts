@@ -56,34 +56,20 @@ interface BuiltinDefinition {
 // The factories validate their own config; the schemas here only feed the forms.
 const EMPTY_CONFIG = z.object({});
 
-function definition(name: BuiltinToolName): BuiltinDefinition {
-  switch (name) {
-    case 'read':
-      return { configSchema: readConfigSchema, create: (config) => createReadTool(config) };
-    case 'write':
-      return { configSchema: writeConfigSchema, create: (config) => createWriteTool(config) };
-    case 'edit':
-      return { configSchema: EMPTY_CONFIG, create: () => createEditTool() };
-    case 'grep':
-      return { configSchema: grepConfigSchema, create: (config) => createGrepTool(config) };
-    case 'glob':
-      return { configSchema: globConfigSchema, create: (config) => createGlobTool(config) };
-    case 'bash':
-      return { configSchema: bashConfigSchema, create: (config) => createBashTool(config) };
-    case 'web_fetch':
-      return { configSchema: webFetchConfigSchema, create: (config) => createWebFetchTool(config) };
-    case 'skill':
-      return { configSchema: EMPTY_CONFIG, create: () => createSkillTool() };
-    case 'memory_search':
-      return { configSchema: EMPTY_CONFIG, create: () => createMemorySearchTool() };
-    case 'memory_get':
-      return { configSchema: EMPTY_CONFIG, create: () => createMemoryGetTool() };
-    case 'memory_write':
-      return { configSchema: EMPTY_CONFIG, create: () => createMemoryWriteTool() };
-    case 'session_search':
-      return { configSchema: EMPTY_CONFIG, create: () => createSessionSearchTool() };
-  }
-}
+const DEFINITIONS: Record<BuiltinToolName, BuiltinDefinition> = {
+  read: { configSchema: readConfigSchema, create: createReadTool },
+  write: { configSchema: writeConfigSchema, create: createWriteTool },
+  edit: { configSchema: EMPTY_CONFIG, create: createEditTool },
+  grep: { configSchema: grepConfigSchema, create: createGrepTool },
+  glob: { configSchema: globConfigSchema, create: createGlobTool },
+  bash: { configSchema: bashConfigSchema, create: createBashTool },
+  web_fetch: { configSchema: webFetchConfigSchema, create: createWebFetchTool },
+  skill: { configSchema: EMPTY_CONFIG, create: createSkillTool },
+  memory_search: { configSchema: EMPTY_CONFIG, create: createMemorySearchTool },
+  memory_get: { configSchema: EMPTY_CONFIG, create: createMemoryGetTool },
+  memory_write: { configSchema: EMPTY_CONFIG, create: createMemoryWriteTool },
+  session_search: { configSchema: EMPTY_CONFIG, create: createSessionSearchTool },
+};
 
 export function isBuiltinToolName(name: string): name is BuiltinToolName {
   return (BUILTIN_TOOL_NAMES as readonly string[]).includes(name);
@@ -94,13 +80,13 @@ export function createBuiltinTool(name: string, config: Record<string, unknown> 
   if (!isBuiltinToolName(name)) {
     throw new AppError('invalid', `unknown built-in tool "${name}"; known: ${BUILTIN_TOOL_NAMES.join(', ')}`);
   }
-  return definition(name).create(config);
+  return DEFINITIONS[name].create(config);
 }
 
 /** The configuration form of every built-in tool, derived from the same schemas that validate it. */
 export function builtinToolForms(): ToolForm[] {
   return BUILTIN_TOOL_NAMES.map((name) => {
-    const { configSchema, create } = definition(name);
+    const { configSchema, create } = DEFINITIONS[name];
     const schema = z.toJSONSchema(configSchema, { io: 'input' }) as {
       properties?: Record<string, { type?: string; default?: unknown; title?: string; description?: string }>;
     };

@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
-import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { builtinTool, filePathArgument, toolArguments } from './tool-arguments.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 // Editing loads the whole file; beyond this size, write or bash is the better tool.
@@ -13,7 +13,7 @@ const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 const editArguments = toolArguments(
   'edit',
   z.object({
-    path: z.string().min(1).describe('File path, relative to the workspace'),
+    path: filePathArgument,
     oldText: z
       .string()
       .min(1)

@@ -7,12 +7,20 @@ import { AppError } from '../core/errors.ts';
 import { builtinTool, toolArguments } from './tool-arguments.ts';
 import type { MemoryAccess, Tool, ToolContext } from './types.ts';
 
-const searchArguments = toolArguments(
+/** The arguments of a keyword search: what to look for and how many hits. */
+function searchArguments(toolName: string, query: string) {
+  return toolArguments(
+    toolName,
+    z.object({
+      query: z.string().min(1).max(1000).describe(query),
+      limit: z.int().min(1).max(50).default(5).describe('Most hits returned (default 5)'),
+    }),
+  );
+}
+
+const memorySearchArguments = searchArguments(
   'memory_search',
-  z.object({
-    query: z.string().min(1).max(1000).describe('What to look for: names, identifiers, topics'),
-    limit: z.int().min(1).max(50).default(5).describe('Most hits returned (default 5)'),
-  }),
+  'What to look for: names, identifiers, topics',
 );
 const getArguments = toolArguments(
   'memory_get',
@@ -32,35 +40,40 @@ const writeArguments = toolArguments(
       .describe("'today': append to today's note memory/YYYY-MM-DD.md; 'memory': append to MEMORY.md"),
   }),
 );
-const sessionArguments = toolArguments(
-  'session_search',
-  z.object({
-    query: z.string().min(1).max(1000).describe('What to look for in earlier conversations'),
-    limit: z.int().min(1).max(50).default(5).describe('Most hits returned (default 5)'),
-  }),
-);
+const sessionArguments = searchArguments('session_search', 'What to look for in earlier conversations');
 
 function memoryOf(context: ToolContext): MemoryAccess {
   if (!context.memory) throw new AppError('unavailable', 'memory is not available in this run');
   return context.memory;
 }
 
-function lines(entries: string[]): string {
-  return entries.length > 0 ? entries.join('\n\n') : 'no results';
+/** A keyword search over the turn's memory: each hit in `format`, blank lines between them. */
+function searchTool<Hit>(spec: {
+  name: string;
+  description: string;
+  arguments: ReturnType<typeof searchArguments>;
+  search: (memory: MemoryAccess, query: string, limit: number) => Promise<Hit[]>;
+  format: (hit: Hit) => string;
+}): Tool {
+  return builtinTool({
+    name: spec.name,
+    description: spec.description,
+    arguments: spec.arguments,
+    async execute({ query, limit }, context) {
+      const hits = await spec.search(memoryOf(context), query, limit);
+      return hits.length > 0 ? hits.map(spec.format).join('\n\n') : 'no results';
+    },
+  });
 }
 
 export function createMemorySearchTool(): Tool {
-  return builtinTool({
+  return searchTool({
     name: 'memory_search',
     description:
       'Search your memory files (MEMORY.md and the dated notes in memory/) by keywords; hits give path, lines and text. Use it before answering about people, earlier work, decisions or identifiers you may have written down.',
-    arguments: searchArguments,
-    async execute({ query, limit }, context) {
-      const hits = await memoryOf(context).search(query, limit);
-      return lines(
-        hits.map((hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`),
-      );
-    },
+    arguments: memorySearchArguments,
+    search: (memory, query, limit) => memory.search(query, limit),
+    format: (hit) => `${hit.path}:${hit.startLine}-${hit.endLine} (score ${hit.score})\n${hit.snippet}`,
   });
 }
 
@@ -90,18 +103,12 @@ export function createMemoryWriteTool(): Tool {
 }
 
 export function createSessionSearchTool(): Tool {
-  return builtinTool({
+  return searchTool({
     name: 'session_search',
     description:
       'Search the transcripts of your earlier conversations with this user or group (older, compacted parts included) by keywords.',
     arguments: sessionArguments,
-    async execute({ query, limit }, context) {
-      const hits = await memoryOf(context).searchSessions(query, limit);
-      return lines(
-        hits.map(
-          (hit) => `[${hit.at} ${hit.role}, message ${hit.messageId}] (score ${hit.score})\n${hit.snippet}`,
-        ),
-      );
-    },
+    search: (memory, query, limit) => memory.searchSessions(query, limit),
+    format: (hit) => `[${hit.at} ${hit.role}, message ${hit.messageId}] (score ${hit.score})\n${hit.snippet}`,
   });
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
-import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { builtinTool, filePathArgument, toolArguments } from './tool-arguments.ts';
 import { limitField, parseToolConfig } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
@@ -31,7 +31,7 @@ const SNIFF_BYTES = 8192;
 const readArguments = toolArguments(
   'read',
   z.object({
-    path: z.string().min(1).describe('File path, relative to the workspace'),
+    path: filePathArgument,
     offset: z.number().int().min(1).optional().describe('First line to read, counting from 1'),
     limit: z
       .number()

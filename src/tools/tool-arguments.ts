@@ -10,6 +10,9 @@ export interface ToolArguments<T> {
   parse(args: Record<string, unknown>): T;
 }
 
+/** The argument naming one workspace file (read, write, edit). */
+export const filePathArgument = z.string().min(1).describe('File path, relative to the workspace');
+
 /** One zod schema gives a tool both its JSON Schema and its argument validation. */
 export function toolArguments<Schema extends z.ZodObject>(
   toolName: string,

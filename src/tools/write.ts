@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from './types.ts';
-import { builtinTool, toolArguments } from './tool-arguments.ts';
+import { builtinTool, filePathArgument, toolArguments } from './tool-arguments.ts';
 import { limitField, parseToolConfig } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
@@ -16,7 +16,7 @@ export type WriteConfig = z.input<typeof writeConfigSchema>;
 const writeArguments = toolArguments(
   'write',
   z.object({
-    path: z.string().min(1).describe('File path, relative to the workspace'),
+    path: filePathArgument,
     content: z.string().describe('The complete new content of the file'),
   }),
 );

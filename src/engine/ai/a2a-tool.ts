@@ -7,6 +7,7 @@ import { A2ARemoteAgent } from '../../tools/a2a.ts';
 import { parseToolConfig } from '../../tools/tool-config.ts';
 import { pathResolver, renderTemplate } from '../template.ts';
 import type { BoundTool, ToolEntry } from './agent-tools.ts';
+import { TASK_PARAMETERS, taskDescription, taskInput } from './subagent-task.ts';
 
 const configSchema = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
@@ -29,19 +30,12 @@ export function a2aTool(entry: ToolEntry, name: string, deps: A2AToolDeps = {}):
   const remote = new A2ARemoteAgent({ url: config.url, ...(apiKey ? { apiKey } : {}) });
   return {
     name,
-    description:
-      entry.description ??
-      `Asks the remote agent at ${remote.label} to handle a task; give it the whole task as input.`,
-    parameters: {
-      type: 'object',
-      properties: { input: { type: 'string', description: 'The task or question for the agent.' } },
-      required: ['input'],
-    },
+    description: entry.description ?? taskDescription(`the remote agent at ${remote.label}`),
+    parameters: TASK_PARAMETERS,
     toolType: 'subagent',
     timeoutMs: entry.timeout,
     async execute(args, context, node) {
-      const input = typeof args['input'] === 'string' ? args['input'] : JSON.stringify(args);
-      return remote.ask(input, {
+      return remote.ask(taskInput(args), {
         signal: context.signal,
         // The remote's tool calls show in this turn's stream, named after the remote tool.
         onToolEvent: (event) =>

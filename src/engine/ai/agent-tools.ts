@@ -6,6 +6,7 @@ import { AppError, errorMessage } from '../../core/errors.ts';
 import { createBuiltinTool } from '../../tools/builtin.ts';
 import { McpConnection, type McpConnectionOptions } from '../../tools/mcp.ts';
 import { a2aTool } from './a2a-tool.ts';
+import { TASK_PARAMETERS, taskDescription, taskInput } from './subagent-task.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
 import { withAttribution } from '../../usage/attribution.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
@@ -208,18 +209,12 @@ export class AgentToolSet {
     const targetId = this.target(entry);
     return {
       name: toolName(entry.name || targetId),
-      description:
-        entry.description ?? `Asks agent ${targetId} to handle a task; give it the whole task as input.`,
-      parameters: {
-        type: 'object',
-        properties: { input: { type: 'string', description: 'The task or question for the agent.' } },
-        required: ['input'],
-      },
+      description: entry.description ?? taskDescription(`agent ${targetId}`),
+      parameters: TASK_PARAMETERS,
       toolType: 'subagent',
       timeoutMs: entry.timeout,
       async execute(args, _context, node) {
-        const input = typeof args['input'] === 'string' ? args['input'] : JSON.stringify(args);
-        const message = newMessage(input, { dataType: 'TEXT' });
+        const message = newMessage(taskInput(args), { dataType: 'TEXT' });
         return resultText(
           // A sub-agent works in its own workspace, with no shared history.
           // Its model calls are metered as the sub-agent's (same channel, account and user).

@@ -51,26 +51,37 @@ export const COMPARISONS = new Set(['<', '>', '<=', '>=']);
 
 export type PredicateArgument = 'expression' | 'predicate' | 'optional-expression' | 'optional-predicate';
 
-export const PREDICATE_BUILTINS: ReadonlyMap<string, readonly PredicateArgument[]> = new Map<
-  string,
-  PredicateArgument[]
->([
-  ['all', ['expression', 'predicate']],
-  ['none', ['expression', 'predicate']],
-  ['any', ['expression', 'predicate']],
-  ['one', ['expression', 'predicate']],
-  ['filter', ['expression', 'predicate']],
-  ['map', ['expression', 'predicate']],
-  ['count', ['expression', 'optional-predicate']],
-  ['sum', ['expression', 'optional-predicate']],
-  ['find', ['expression', 'predicate']],
-  ['findIndex', ['expression', 'predicate']],
-  ['findLast', ['expression', 'predicate']],
-  ['findLastIndex', ['expression', 'predicate']],
-  ['groupBy', ['expression', 'predicate']],
-  ['sortBy', ['expression', 'predicate', 'optional-expression']],
-  ['reduce', ['expression', 'predicate', 'optional-expression']],
-]);
+/** The builtins that take a predicate, by the arguments they take. */
+const PREDICATE_SHAPES: Array<[readonly PredicateArgument[], string[]]> = [
+  [
+    ['expression', 'predicate'],
+    [
+      'all',
+      'none',
+      'any',
+      'one',
+      'filter',
+      'map',
+      'find',
+      'findIndex',
+      'findLast',
+      'findLastIndex',
+      'groupBy',
+    ],
+  ],
+  [
+    ['expression', 'optional-predicate'],
+    ['count', 'sum'],
+  ],
+  [
+    ['expression', 'predicate', 'optional-expression'],
+    ['sortBy', 'reduce'],
+  ],
+];
+
+export const PREDICATE_BUILTINS: ReadonlyMap<string, readonly PredicateArgument[]> = new Map(
+  PREDICATE_SHAPES.flatMap(([shape, names]) => names.map((name) => [name, shape] as const)),
+);
 
 /** Pointer names a predicate may use: `#`, `#index`, `#acc`. */
 export const POINTERS = new Set(['', 'index', 'acc']);

@@ -3,7 +3,7 @@
 // (see ai/conversation.ts); without them the node runs stateless.
 import { z } from 'zod';
 import type { ModelRegistry } from '../../model-providers/registry.ts';
-import type { ChatMessage, ModelParams } from '../../model-providers/types.ts';
+import type { ChatMessage } from '../../model-providers/types.ts';
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
 import { runAgentLoop } from '../ai/agent-loop.ts';
 import { AgentToolSet, toolEntrySchema } from '../ai/agent-tools.ts';
@@ -15,12 +15,12 @@ import { skillFolders } from '../../tools/skill.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { Template } from '../template.ts';
 import {
+  callParams,
   conversationOf,
   jsonSchemaParam,
   replyFormat,
   replyMessage,
   responseFormatSchema,
-  wireParams,
 } from './ai-io.ts';
 import type { NodeDefinition } from '../types.ts';
 import { nodeEnv, referencedOutputs } from './node-env.ts';
@@ -141,11 +141,6 @@ function modelsConfig(globals: Record<string, unknown>): ModelsConfig {
   return { providers: models?.providers ?? {} };
 }
 
-/** Drops unset fields, so a request that sets no temperature keeps the node's. */
-export function definedParams(params: Record<string, unknown>): ModelParams {
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ModelParams;
-}
-
 export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfig> {
   return {
     type: 'ai/agent',
@@ -209,10 +204,8 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
           const inputs: ChatMessage[] =
             given ?? conversation?.resume ?? (presets.length > 0 ? preset() : [input]);
           const ownSystem = inputs.some((entry) => entry.role === 'system');
-          const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
-          const format = replyFormat(params);
+          const { format, wire } = callParams(config.params, conversation?.params);
           const tools = await toolSet.tools(reportProblem);
-          const wire = definedParams(wireParams(params, format));
           const systemMessages: ChatMessage[] =
             system && !ownSystem ? [{ role: 'system', content: system }] : [];
           const window = contextWindowOf(modelsConfig(deps.globals()), provider.id, model);

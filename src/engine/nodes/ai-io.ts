@@ -62,6 +62,24 @@ export function wireParams(params: Record<string, unknown>, format: ReplyFormat)
   return format.wire === undefined ? rest : { ...rest, responseFormat: format.wire };
 }
 
+/** Drops unset fields, so a request that sets no temperature keeps the node's. */
+function definedParams(params: Record<string, unknown>): ModelParams {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ModelParams;
+}
+
+/**
+ * One model call's parameters: the node's with the turn's laid over them, as the provider takes them,
+ * and the reply format they ask for.
+ */
+export function callParams(
+  node: Record<string, unknown>,
+  turn: ModelParams | undefined,
+): { format: ReplyFormat; wire: ModelParams } {
+  const params: Record<string, unknown> = { ...node, ...turn };
+  const format = replyFormat(params);
+  return { format, wire: definedParams(wireParams(params, format)) };
+}
+
 /** The reply as RuleGo passes it on: data and its type. */
 export function replyMessage(message: RuleMessage, text: string, format: ReplyFormat): RuleMessage {
   let data = text;

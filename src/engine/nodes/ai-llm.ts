@@ -6,8 +6,8 @@ import type { ChatMessage } from '../../model-providers/types.ts';
 import { resolveModel } from '../ai/model-target.ts';
 import { messageResolver, Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { definedParams, modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
-import { conversationOf, replyFormat, replyMessage, wireParams } from './ai-io.ts';
+import { modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
+import { callParams, conversationOf, replyFormat, replyMessage } from './ai-io.ts';
 import { referencedOutputs } from './node-env.ts';
 import { presetMessagesSchema } from './preset-messages.ts';
 
@@ -68,13 +68,12 @@ export function createAiLlmNode(
           for (const entry of templates)
             messages.push({ role: entry.role, content: entry.content.render(resolve) } as ChatMessage);
           const { provider, model } = resolveModel(config, deps.models, deps.globals, vars);
-          const params: Record<string, unknown> = { ...config.params, ...conversation?.params };
-          const format = replyFormat(params);
+          const { format, wire } = callParams(config.params, conversation?.params);
           let text = '';
           for await (const event of provider.stream({
             model,
             messages,
-            params: definedParams(wireParams(params, format)),
+            params: wire,
             signal: node.signal,
           })) {
             if (event.type === 'text-delta') {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { NodeDefinition } from '../types.ts';
+import { BREAK_KEY } from './loop-body.ts';
 
 const configSchema = z.looseObject({});
 
@@ -14,7 +15,10 @@ export const breakNode: NodeDefinition<z.infer<typeof configSchema>> = {
     return {
       process: (message) =>
         Promise.resolve([
-          { relation: 'Success', message: { ...message, metadata: { ...message.metadata, _break: '1' } } },
+          {
+            relation: 'Success',
+            message: { ...message, metadata: { ...message.metadata, [BREAK_KEY]: '1' } },
+          },
         ]),
     };
   },

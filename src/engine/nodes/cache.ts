@@ -3,11 +3,11 @@
 // a trailing * for every key with that prefix, TTLs as Go durations.
 import { z } from 'zod';
 import { cacheOf, parseTtl, type RuleCache } from '../cache.ts';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, exprText, type ExprTemplate } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeContext, NodeDefinition, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { wholeNumberIn } from './config-fields.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const CACHE_MISS = 'cache: key is missing';
 
@@ -25,10 +25,13 @@ const keySchema = z.object({
 
 const getSchema = z.object({
   keys: z.array(keySchema).min(1).meta({ label: 'Keys', description: 'The keys to read.' }),
-  outputMode: z.number().int().min(0).max(2).default(2).meta({
-    label: 'Output',
-    description: '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
-  }),
+  outputMode: wholeNumberIn(
+    0,
+    2,
+    2,
+    'Output',
+    '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
+  ),
   whenKeyNotFound: z.string().default('').meta({
     label: 'When not found',
     description:
@@ -74,20 +77,36 @@ interface Scoped {
   template(text: string, what: string): ExprTemplate;
   /** Compiles a configured key; the result renders it with a message's environment. */
   key(item: { level: string; key: string }): (environment: Record<string, unknown>) => RenderedKey;
+  /** Compiles configured keys; the result renders them all for a message. */
+  keys(
+    items: Array<{ level: string; key: string }>,
+  ): (message: RuleMessage, context: NodeContext) => RenderedKey[];
 }
 
-function scoped({ chainId, nodeId, vars, services, references }: NodeFactoryContext): Scoped {
-  const scope = exprScope(vars, services);
+function scoped(factory: NodeFactoryContext): Scoped {
+  const { chainId, nodeId, services } = factory;
   const template = (text: string, what: string): ExprTemplate =>
     compileExprTemplate(text, `node "${nodeId}" ${what}`);
+  const env = nodeEnvOf(factory, true);
+  const key = (item: { level: string; key: string }) => {
+    const space = item.level === 'global' ? 'global:' : `chain:${chainId}:`;
+    const compiled = template(item.key, 'key');
+    return (environment: Record<string, unknown>): RenderedKey => ({
+      space,
+      key: compiled.render(environment),
+    });
+  };
   return {
     cache: cacheOf(services),
-    env: (message, context) => nodeEnv(message, scope, context, references, true),
+    env,
     template,
-    key(item) {
-      const space = item.level === 'global' ? 'global:' : `chain:${chainId}:`;
-      const key = template(item.key, 'key');
-      return (environment) => ({ space, key: key.render(environment) });
+    key,
+    keys(items) {
+      const renders = items.map(key);
+      return (message, context) => {
+        const environment = env(message, context);
+        return renders.map((render) => render(environment));
+      };
     },
   };
 }
@@ -100,14 +119,12 @@ export const cacheGetNode: NodeDefinition<z.infer<typeof getSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema: getSchema,
   create(config, context) {
-    const { cache, env, key: compileKey } = scoped(context);
-    const keys = config.keys.map(compileKey);
+    const { cache, keys } = scoped(context);
+    const renderKeys = keys(config.keys);
     return {
       async process(message, nodeContext) {
         const values: Record<string, unknown> = {};
-        const environment = env(message, nodeContext);
-        for (const render of keys) {
-          const { space, key } = render(environment);
+        for (const { space, key } of renderKeys(message, nodeContext)) {
           if (key.endsWith('*')) {
             const found = await cache.getByPrefix(space + key.slice(0, -1));
             for (const [name, value] of Object.entries(found)) values[name.slice(space.length)] = value;
@@ -189,13 +206,11 @@ export const cacheDeleteNode: NodeDefinition<z.infer<typeof deleteSchema>> = {
   relations: ['Success', 'Failure'],
   configSchema: deleteSchema,
   create(config, context) {
-    const { cache, env, key: compileKey } = scoped(context);
-    const keys = config.keys.map(compileKey);
+    const { cache, keys } = scoped(context);
+    const renderKeys = keys(config.keys);
     return {
       async process(message, nodeContext) {
-        const environment = env(message, nodeContext);
-        for (const render of keys) {
-          const { space, key } = render(environment);
+        for (const { space, key } of renderKeys(message, nodeContext)) {
           if (key.endsWith('*')) await cache.deleteByPrefix(space + key.slice(0, -1));
           else await cache.delete(space + key);
         }

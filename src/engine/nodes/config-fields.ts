@@ -12,7 +12,31 @@ export function requiredText(label: string, description: string) {
   return z.string().trim().min(1).meta({ label, description });
 }
 
+/** A whole number, `min` or more. */
+export function wholeNumber(min: number, defaultValue: number, label: string, description: string) {
+  return z.number().int().min(min).default(defaultValue).meta({ label, description });
+}
+
+/** A whole number from `min` to `max`: a mode, a count with a cap. */
+export function wholeNumberIn(
+  min: number,
+  max: number,
+  defaultValue: number,
+  label: string,
+  description: string,
+) {
+  return z.number().int().min(min).max(max).default(defaultValue).meta({ label, description });
+}
+
 /** A whole number of seconds, 0 or more. */
 export function seconds(defaultSeconds: number, label: string, description: string) {
-  return z.number().int().min(0).default(defaultSeconds).meta({ label, description });
+  return wholeNumber(0, defaultSeconds, label, description);
+}
+
+/** The items of a comma-separated list, trimmed; empty ones are left out. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

@@ -4,13 +4,14 @@
 // expands into as many placeholders (`IN (?)`). Connections open on the first message and close
 // with the chain.
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
 import { policyOf } from './network-guard.ts';
-import { nodeEnv } from './node-env.ts';
-import { driverOf, openSql, type SqlClient } from './sql/sql-drivers.ts';
+import { nodeEnvOf } from './node-env.ts';
+import { wholeNumberIn } from './config-fields.ts';
+import { lazyConnection } from './lazy-connection.ts';
+import { driverOf, openSql, replacePlaceholders } from './sql/sql-drivers.ts';
 
 const OP_TYPES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'EXEC', 'AUTO'] as const;
 
@@ -24,13 +25,7 @@ const configSchema = z.object({
     description:
       'postgres://user:password@host:5432/db, mysql://user:password@host:3306/db or user:password@tcp(host:3306)/db, or a SQLite file path.',
   }),
-  poolSize: z
-    .number()
-    .int()
-    .min(0)
-    .max(100)
-    .default(5)
-    .meta({ label: 'Pool size', description: 'Connections kept open; 0 is 5.' }),
+  poolSize: wholeNumberIn(0, 100, 5, 'Pool size', 'Connections kept open; 0 is 5.'),
   opType: z.string().default('').meta({
     label: 'Operation',
     description: 'SELECT, INSERT, UPDATE, DELETE or EXEC; empty or AUTO reads it from the SQL.',
@@ -65,7 +60,8 @@ export const dbClientNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
+    const { nodeId, services } = factory;
     const driver = driverOf(config.driverName);
     const opType = config.opType.trim().toUpperCase();
     if (opType !== '' && !(OP_TYPES as readonly string[]).includes(opType))
@@ -76,25 +72,19 @@ export const dbClientNode: NodeDefinition<Config> = {
         ? { template: compileExprTemplate(param, `node "${nodeId}" params`) }
         : { value: param },
     );
-    const scope = exprScope(vars, services);
-    let client: Promise<SqlClient> | undefined;
-    const connect = (): Promise<SqlClient> => {
-      client ??= openSql(driver, config.dsn, config.poolSize || 5, policyOf(services)).catch(
-        (error: unknown) => {
-          client = undefined;
-          throw error;
-        },
-      );
-      return client;
-    };
+    const envOf = nodeEnvOf(factory, true);
+    const client = lazyConnection(
+      () => openSql(driver, config.dsn, config.poolSize || 5, policyOf(services)),
+      (open) => open.close(),
+    );
     return {
       async process(message, context) {
-        const env = nodeEnv(message, scope, context, references, true);
+        const env = envOf(message, context);
         const text = sql.isStatic ? config.sql : sql.render(env);
         const operation = opType === '' || opType === 'AUTO' ? opTypeOf(text) : opType;
         const values = params.map((param) => (param.template ? param.template.evaluate(env) : param.value));
         const expanded = expandInClause(text, values);
-        const result = await (await connect()).run(expanded.sql, expanded.params, operation === 'SELECT');
+        const result = await (await client.get()).run(expanded.sql, expanded.params, operation === 'SELECT');
         const metadata = { ...message.metadata };
         if (operation === 'SELECT') {
           const rows = result.rows.map(plainRow);
@@ -105,11 +95,7 @@ export const dbClientNode: NodeDefinition<Config> = {
         if (operation === 'INSERT') metadata['lastInsertId'] = String(result.lastInsertId);
         return [{ relation: 'Success', message: { ...message, metadata } }];
       },
-      async destroy() {
-        const open = client;
-        client = undefined;
-        if (open) await (await open.catch(() => undefined))?.close();
-      },
+      destroy: () => client.close(),
     };
   },
 };
@@ -121,30 +107,20 @@ export const dbClientNode: NodeDefinition<Config> = {
  */
 export function expandInClause(sql: string, params: unknown[]): { sql: string; params: unknown[] } {
   if (!params.some(Array.isArray)) return { sql, params };
-  let out = '';
   const values: unknown[] = [];
-  let quote: string | undefined;
-  let index = 0;
-  for (const char of sql) {
-    if (quote) {
-      if (char === quote) quote = undefined;
-    } else if (char === "'" || char === '"') quote = char;
-    else if (char === '?' && index < params.length) {
-      const param = params[index];
-      index += 1;
-      if (!Array.isArray(param)) values.push(param);
-      else if (param.length === 0) {
-        out += 'NULL';
-        continue;
-      } else {
-        values.push(...(param as unknown[]));
-        out += param.map(() => '?').join(', ');
-        continue;
-      }
+  let used = 0;
+  const expanded = replacePlaceholders(sql, (index) => {
+    if (index >= params.length) return '?';
+    used = index + 1;
+    const param = params[index];
+    if (!Array.isArray(param)) {
+      values.push(param);
+      return '?';
     }
-    out += char;
-  }
-  return { sql: out, params: [...values, ...params.slice(index)] };
+    values.push(...(param as unknown[]));
+    return param.length === 0 ? 'NULL' : param.map(() => '?').join(', ');
+  });
+  return { sql: expanded, params: [...values, ...params.slice(used)] };
 }
 
 /** A row as JSON values: dates as ISO text, big integers and buffers as text. */

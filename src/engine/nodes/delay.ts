@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { sleep } from '../../core/async.ts';
-import { exprScope } from '../expr-env.ts';
-import type { ExprScope } from '../expr-env.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { ExprTemplate } from '../expr-template.ts';
 import type { NodeContext, NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf, type NodeEnvOf } from './node-env.ts';
 
 /** Metadata key whose milliseconds are taken off the wait (RuleGo's KeyDelayOffsetMs). */
 const OFFSET_KEY = '_delayOffsetMs';
@@ -59,9 +57,9 @@ export const delayNode: NodeDefinition<Config> = {
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
     const limit = config.maxPendingMsgs > 0 ? config.maxPendingMsgs : 1000;
-    const waitFor = compileWait(config, `node "${nodeId}"`, exprScope(vars, services), references);
+    const waitFor = compileWait(config, `node "${factory.nodeId}"`, nodeEnvOf(factory, true));
     let pending = 0;
     let held: Held | undefined;
     return {
@@ -92,19 +90,14 @@ export const delayNode: NodeDefinition<Config> = {
 type Wait = (message: RuleMessage, context: NodeContext) => number;
 
 /** The wait of one message in ms: a fixed number, or a template read with the message (as RuleGo). */
-function compileWait(
-  config: Config,
-  where: string,
-  scope: ExprScope,
-  references: readonly string[] | undefined,
-): Wait {
+function compileWait(config: Config, where: string, env: NodeEnvOf): Wait {
   const { delayMs } = config;
   const text = typeof delayMs === 'number' ? String(delayMs) : (delayMs ?? '').trim();
   if (text === '') {
     if (config.periodInSecondsPattern.trim() === '') return () => config.periodInSeconds * 1000;
     const seconds = compileExprTemplate(config.periodInSecondsPattern, where);
     return (message, context) => {
-      const value = renderAsString(seconds, nodeEnv(message, scope, context, references, true)).trim();
+      const value = renderAsString(seconds, env(message, context)).trim();
       if (!INTEGER.test(value)) throw new Error(`strconv.Atoi: parsing "${value}": invalid syntax`);
       return Number(value) * 1000;
     };
@@ -121,7 +114,7 @@ function compileWait(
     return () => fixed;
   }
   const template = compileExprTemplate(text, where);
-  return (message, context) => readInteger(template, nodeEnv(message, scope, context, references, true));
+  return (message, context) => readInteger(template, env(message, context));
 }
 
 function readInteger(template: ExprTemplate, env: Record<string, unknown>): number {

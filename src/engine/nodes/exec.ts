@@ -4,10 +4,9 @@
 import { execFile } from 'node:child_process';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const EXEC_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -40,7 +39,8 @@ export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema: execSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
+    const { nodeId, services } = factory;
     if (services['allowExec'] !== true) {
       throw new AppError(
         'invalid',
@@ -52,10 +52,10 @@ export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
     const args = config.args
       .flatMap((arg) => (arg.startsWith('"') ? [arg] : arg.split(' ')))
       .map((arg) => compileExprTemplate(arg, `node "${nodeId}" args`));
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory, true);
     return {
       async process(message, context) {
-        const env = nodeEnv(message, scope, context, references, true);
+        const env = envOf(message, context);
         const output = await new Promise<string>((resolve, reject) => {
           execFile(
             cmd.render(env),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   expr: z
@@ -22,15 +21,14 @@ export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
   configSchema,
-  create(config, { vars, services, references }) {
+  create(config, factory) {
     // Compiled once per chain load; an evaluation error (member access on text, say) is a Failure.
     const expression = compileRuleExpression(config.expr, 'expr');
-    const scope = exprScope(vars, services);
+    const env = nodeEnvOf(factory);
     return {
       process(message, context) {
         // As RuleGo: only the boolean true is True; any other value, nil included, is False.
-        const relation =
-          expression.evaluate(nodeEnv(message, scope, context, references)) === true ? 'True' : 'False';
+        const relation = expression.evaluate(env(message, context)) === true ? 'True' : 'False';
         return Promise.resolve([{ relation, message }]);
       },
     };

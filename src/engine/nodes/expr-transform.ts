@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
-import { compileRuleExpression, exprText } from '../expr-template.ts';
+import { compileMapping, compileRuleExpression, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   expr: z.string().default('').meta({
@@ -24,26 +23,22 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
-    const where = `node "${nodeId}"`;
+  create(config, factory) {
+    const where = `node "${factory.nodeId}"`;
     const single = config.expr.trim();
     const expression = single === '' ? undefined : compileRuleExpression(single, where);
-    const mapping = Object.entries(config.mapping).map(
-      ([field, source]) => [field, compileRuleExpression(source, `${where} mapping "${field}"`)] as const,
-    );
-    const scope = exprScope(vars, services);
+    const mapping = compileMapping(config.mapping, where);
+    const envOf = nodeEnvOf(factory);
     return {
       process(message, context) {
-        const env = nodeEnv(message, scope, context, references);
+        const env = envOf(message, context);
         if (expression) {
           // As RuleGo: the value as text is the new data; the data type stays.
           const data = exprText(expression.evaluate(env));
           return Promise.resolve([{ relation: 'Success', message: { ...message, data } }]);
         }
-        const result: Record<string, unknown> = {};
-        for (const [field, compiled] of mapping) result[field] = compiled.evaluate(env);
         // As RuleGo, which marshals a Go map: keys sorted.
-        const data = goJson(result);
+        const data = goJson(mapping(env));
         return Promise.resolve([{ relation: 'Success', message: { ...message, dataType: 'JSON', data } }]);
       },
     };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { NodeDefinition } from '../types.ts';
+import { commaList } from './config-fields.ts';
 
 const configSchema = z.object({
   checkAllKeys: z.boolean().default(false).meta({
@@ -24,8 +25,8 @@ export const fieldFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   relations: ['True', 'False', 'Failure'],
   configSchema,
   create(config) {
-    const dataNames = names(config.dataNames);
-    const metadataNames = names(config.metadataNames);
+    const dataNames = commaList(config.dataNames);
+    const metadataNames = commaList(config.metadataNames);
     return {
       process(message) {
         // As RuleGo: only JSON data is read (a JSON that is not an object fails); other data has no fields.
@@ -47,10 +48,3 @@ export const fieldFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
     };
   },
 };
-
-function names(list: string): string[] {
-  return list
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-}

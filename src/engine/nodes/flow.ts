@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ID_PATTERN } from '../../core/id-schema.ts';
 import { withErrorMessage } from '../message.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage, RunEnd, RunResult } from '../types.ts';
+import { endRecord } from './node-group.ts';
 
 const configSchema = z.object({
   targetId: z.string().regex(ID_PATTERN, 'must be a rule chain id').meta({
@@ -74,8 +75,7 @@ function merge(message: RuleMessage, ends: RunEnd[]): NodeOutput {
       failure = error;
       cause = end.cause;
     } else Object.assign(metadata, end.message.metadata);
-    const { ts, id, dataType, type, data } = end.message;
-    return { msg: { ts, id, dataType, type, data, metadata: {} }, err: error, nodeId: end.nodeId };
+    return endRecord(end.message, error, end.nodeId);
   });
   const merged: RuleMessage = { ...message, dataType: 'JSON', data: JSON.stringify(records), metadata };
   if (failure === undefined) return { relation: 'Success', message: merged };

@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
-import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
-import { nodeEnv } from './node-env.ts';
-
-const CHAIN_PREFIX = 'chain:';
-/** RuleGo's break node sets this metadata to "1" to end the loop after the current item. */
-const BREAK_KEY = '_break';
+import { wholeNumberIn } from './config-fields.ts';
+import { CHAIN_PREFIX, resultValue, runBody, takeBreak } from './loop-body.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   range: z.string().default('').meta({
@@ -20,11 +17,13 @@ const configSchema = z.object({
     label: 'Body',
     description: 'Id of the node that starts the body for each item, or chain:<id> to run another chain.',
   }),
-  mode: z.number().int().min(0).max(3).default(0).meta({
-    label: 'Mode',
-    description:
-      '0: pass the incoming data on; 1: data becomes the array of every result; 2: each iteration gets the previous result, the last passes on; 3: start each body without waiting.',
-  }),
+  mode: wholeNumberIn(
+    0,
+    3,
+    0,
+    'Mode',
+    '0: pass the incoming data on; 1: data becomes the array of every result; 2: each iteration gets the previous result, the last passes on; 3: start each body without waiting.',
+  ),
 });
 
 type Config = z.infer<typeof configSchema>;
@@ -38,18 +37,21 @@ export const forNode: NodeDefinition<Config> = {
   relations: ['Success', 'Failure'],
   configSchema,
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
     const source = config.range.trim();
-    const range = source === '' ? undefined : compileRuleExpression(source, `node "${nodeId}" range`);
+    const range = source === '' ? undefined : compileRuleExpression(source, `node "${factory.nodeId}" range`);
     // An integer range (1..3) leaves the data as it is; only _loopItem carries the number (RuleGo's []int).
     const isNumberRange = /\.\./.test(
       unwrapExpression(source).replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''),
     );
-    const scope = exprScope(vars, services);
+    const env = nodeEnvOf(factory);
+    const body = config.do.startsWith(CHAIN_PREFIX)
+      ? { chain: true, id: config.do.slice(CHAIN_PREFIX.length).trim() }
+      : { chain: false, id: config.do };
     return {
       async process(incoming, context) {
         const items: unknown = range
-          ? range.evaluate(nodeEnv(incoming, scope, context, references))
+          ? range.evaluate(env(incoming, context))
           : readData({ ...incoming, dataType: 'JSON' });
         let message: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
         const collected: unknown[] = [];
@@ -66,24 +68,21 @@ export const forNode: NodeDefinition<Config> = {
             input = withItem(input, itemText);
           }
           if (config.mode === 3) {
-            void runBody(config.do, input, context).catch(() => undefined);
+            void runBody(body, input, context).catch(() => undefined);
             message = input;
           } else {
-            const result = await runBody(config.do, input, context);
+            const result = await runBody(body, input, context);
             if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
             // The body's metadata is laid over the loop message, as RuleGo does for every end.
             for (const output of result.results) Object.assign(input.metadata, output.metadata);
             if (config.mode === 1) {
-              for (const output of result.results) collected.push(itemValue(incoming, output));
+              for (const output of result.results) collected.push(resultValue(incoming, output));
             }
             const last = result.results.at(-1);
             message = config.mode === 2 && last ? { ...last, metadata: { ...input.metadata } } : input;
           }
           index += 1;
-          if (message.metadata[BREAK_KEY] === '1') {
-            delete message.metadata[BREAK_KEY];
-            break;
-          }
+          if (takeBreak(message)) break;
         }
         if (config.mode === 1) {
           return [{ relation: 'Success', message: { ...message, data: JSON.stringify(collected) } }];
@@ -95,20 +94,6 @@ export const forNode: NodeDefinition<Config> = {
     };
   },
 };
-
-function runBody(target: string, message: RuleMessage, context: NodeContext): Promise<RunResult> {
-  if (target.startsWith(CHAIN_PREFIX)) {
-    return context.runChain(target.slice(CHAIN_PREFIX.length).trim(), message);
-  }
-  if (!context.runNode) throw new Error('this engine cannot run a node body');
-  return context.runNode(target, message);
-}
-
-/** A result as RuleGo's mode 1 collects it: parsed when the loop's message is JSON, else the text. */
-function itemValue(incoming: RuleMessage, output: RuleMessage): unknown {
-  if (incoming.dataType !== 'JSON') return output.data;
-  return readData({ ...output, dataType: 'JSON' });
-}
 
 /**
  * The item as the data, as RuleGo's msg.SetData(str.ToString(item)): text as it is, other values as

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate } from '../expr-template.ts';
 import { FunctionRegistry, ruleFunctions } from '../functions.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   functionName: z.string().trim().min(1).meta({
@@ -28,16 +27,17 @@ export const functionsNode: NodeDefinition<Config> = {
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
+    const { nodeId, services } = factory;
     const registry =
       services['functions'] instanceof FunctionRegistry ? services['functions'] : ruleFunctions;
     const name = compileExprTemplate(config.functionName, `node "${nodeId}" functionName`);
     const param =
       config.param === '' ? undefined : compileExprTemplate(config.param, `node "${nodeId}" param`);
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory, true);
     return {
       async process(message, context) {
-        const env = () => nodeEnv(message, scope, context, references, true);
+        const env = () => envOf(message, context);
         const functionName = name.isStatic ? config.functionName : name.render(env());
         const run = registry.get(functionName);
         if (!run) throw new Error(`can not found the function=${functionName}`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { exprText } from '../expr-template.ts';
 import { lookupPath } from '../template.ts';
-import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import { finishers, nodeScript } from '../message-script.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
 
 const configSchema = z.object({
@@ -26,15 +26,14 @@ export const iteratorNode: NodeDefinition<Config> = {
   category: 'flow',
   relations: ['Success', 'Failure', 'True', 'False'],
   configSchema,
-  async create(config, { vars, services }) {
+  async create(config, factory) {
     const script =
       config.jsScript === ''
         ? undefined
-        : await MessageScript.create(
+        : await nodeScript(
             `const item = msg[0]; const index = msg[1];\nreturn (function ItemFilter(item, index, metadata) {\n${config.jsScript}\n})(item, index, metadata);`,
             finishers.strictBoolean,
-            services,
-            scriptScope(vars, services),
+            factory,
           );
     return {
       async process(message, context) {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { goJson } from '../go-json.ts';
-import { readData } from '../message.ts';
 import type { JoinArrival, NodeDefinition, RuleMessage } from '../types.ts';
+import { endRecord, mergeToMap } from './node-group.ts';
 
 /** RuleGo's default wait, also used for a timeout of 0 or less. */
 const DEFAULT_TIMEOUT_S = 30;
@@ -61,34 +60,11 @@ export function mergeArrivals(
   }
   const senders = arrivals.filter((arrival) => arrival.nodeId !== '');
   // A merged map is a Go map in RuleGo (keys sorted); the records a struct list (fields in order).
-  const data = toMap ? goJson(mergeToMap(senders)) : JSON.stringify(senders.map(record));
+  const data = toMap
+    ? mergeToMap(senders)
+    : JSON.stringify(
+        senders.map((arrival) => endRecord(arrival.message, arrival.error ?? '', arrival.nodeId)),
+      );
   const message: RuleMessage = { ...first.message, dataType: 'JSON', data, metadata };
   return errors === '' ? { message } : { message, error: errors };
-}
-
-function record(arrival: JoinArrival): { msg: unknown; err: string; nodeId: string } {
-  const { message } = arrival;
-  const msg = {
-    ts: message.ts,
-    id: message.id,
-    dataType: message.dataType,
-    type: message.type,
-    data: message.data,
-    metadata: {},
-  };
-  return { msg, err: arrival.error ?? '', nodeId: arrival.nodeId };
-}
-
-function mergeToMap(arrivals: JoinArrival[]): Record<string, unknown> {
-  const merged: Record<string, unknown> = {};
-  for (const arrival of arrivals) {
-    const value = readData(arrival.message);
-    if (arrival.message.dataType === 'JSON' && isObject(value)) Object.assign(merged, value);
-    else merged[arrival.nodeId] = value;
-  }
-  return merged;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import { finishers, scriptNode } from '../message-script.ts';
 import type { NodeDefinition } from '../types.ts';
 
 const configSchema = z.object({
@@ -16,19 +16,8 @@ export const jsFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
   configSchema,
-  async create(config, { vars, services }) {
-    const script = await MessageScript.create(
-      config.jsScript,
-      finishers.strictBoolean,
-      services,
-      scriptScope(vars, services),
-    );
-    return {
-      async process(message, context) {
-        const relation = (await script.run(message, context)) === '1' ? 'True' : 'False';
-        return [{ relation, message }];
-      },
-      destroy: () => script.dispose(),
-    };
-  },
+  create: (config, factory) =>
+    scriptNode(config.jsScript, finishers.strictBoolean, factory, (result, message) => [
+      { relation: result === '1' ? 'True' : 'False', message },
+    ]),
 };

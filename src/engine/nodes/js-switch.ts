@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import { finishers, scriptNode } from '../message-script.ts';
 import type { NodeDefinition } from '../types.ts';
 
 const configSchema = z.object({
@@ -18,20 +18,9 @@ export const jsSwitchNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['Default', 'Failure'],
   configSchema,
-  async create(config, { vars, services }) {
-    const script = await MessageScript.create(
-      config.jsScript,
-      finishers.relationArray,
-      services,
-      scriptScope(vars, services),
-    );
-    return {
-      async process(message, context) {
-        const relations = JSON.parse(await script.run(message, context)) as string[];
-        // As RuleGo's TellNextOrElse: a relation without a connection goes to Default instead.
-        return relations.map((relation) => ({ relation, message, otherwise: 'Default' }));
-      },
-      destroy: () => script.dispose(),
-    };
-  },
+  create: (config, factory) =>
+    scriptNode(config.jsScript, finishers.relationArray, factory, (result, message) =>
+      // As RuleGo's TellNextOrElse: a relation without a connection goes to Default instead.
+      (JSON.parse(result) as string[]).map((relation) => ({ relation, message, otherwise: 'Default' })),
+    ),
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import { finishers, scriptNode } from '../message-script.ts';
 import { toMetadata } from '../message.ts';
 import type { DataType, NodeDefinition, RuleMessage } from '../types.ts';
 
@@ -24,24 +24,14 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  async create(config, { vars, services }) {
+  async create(config, factory) {
     // As RuleGo: without a script the node passes the message on unchanged.
     if (config.jsScript.trim() === '') {
       return { process: (message) => Promise.resolve([{ relation: 'Success', message }]) };
     }
-    const script = await MessageScript.create(
-      config.jsScript,
-      finishers.message,
-      services,
-      scriptScope(vars, services),
-    );
-    return {
-      async process(message, context) {
-        const output = await script.run(message, context);
-        return [{ relation: 'Success', message: decode(output, message) }];
-      },
-      destroy: () => script.dispose(),
-    };
+    return scriptNode(config.jsScript, finishers.message, factory, (output, message) => [
+      { relation: 'Success', message: decode(output, message) },
+    ]);
   },
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishers, MessageScript, scriptScope } from '../message-script.ts';
+import { finishers, scriptNode } from '../message-script.ts';
 import { silentLogger } from '../../core/logger.ts';
 import type { NodeDefinition } from '../types.ts';
 
@@ -26,22 +26,13 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'action',
   relations: ['Success', 'Failure'],
   configSchema,
-  async create(config, { services, chainId, nodeId, vars }) {
-    const logger = services.logger ?? silentLogger;
+  create(config, factory) {
+    const { chainId, nodeId } = factory;
+    const logger = factory.services.logger ?? silentLogger;
     // As RuleGo: the script always runs; a script error or a result that is not a string is a Failure.
-    const script = await MessageScript.create(
-      config.jsScript,
-      finishers.string,
-      services,
-      scriptScope(vars, services),
-    );
-    return {
-      async process(message, context) {
-        const text = await script.run(message, context);
-        logger.info({ chainId, nodeId, messageId: message.id }, text);
-        return [{ relation: 'Success', message }];
-      },
-      destroy: () => script.dispose(),
-    };
+    return scriptNode(config.jsScript, finishers.string, factory, (text, message) => {
+      logger.info({ chainId, nodeId, messageId: message.id }, text);
+      return [{ relation: 'Success', message }];
+    });
   },
 };

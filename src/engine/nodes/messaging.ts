@@ -4,22 +4,20 @@
 import { createSocket } from 'node:dgram';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate } from '../expr-template.ts';
-import type { NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
-import { optionalText, requiredText, seconds } from './config-fields.ts';
+import type { NodeContext, NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
+import { commaList, optionalText, requiredText, seconds, wholeNumberIn } from './config-fields.ts';
+import { lazyConnection, type LazyConnection } from './lazy-connection.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 /** Renders `${...}` in a config text with the message's environment (metadata keys also bare). */
 function renderer(context: NodeFactoryContext) {
-  const scope = exprScope(context.vars, context.services);
+  const env = nodeEnvOf(context, true);
   return (text: string, where: string) => {
     const template = compileExprTemplate(text, `node "${context.nodeId}" ${where}`);
-    return (message: RuleMessage, nodeContext: Parameters<typeof nodeEnv>[2]) =>
-      template.isStatic
-        ? text
-        : template.render(nodeEnv(message, scope, nodeContext, context.references, true));
+    return (message: RuleMessage, nodeContext: NodeContext) =>
+      template.isStatic ? text : template.render(env(message, nodeContext));
   };
 }
 
@@ -40,28 +38,11 @@ function lazy<T>(
   target: { host: string; port: number },
   open: (address: string) => Promise<T>,
   close: (value: T) => void,
-) {
-  let current: Promise<T> | undefined;
-  const connect = async (): Promise<T> =>
-    open(await guardedAddress(policyOf(context.services), target.host, target.port));
-  return {
-    get(): Promise<T> {
-      current ??= connect().catch((error: unknown) => {
-        current = undefined;
-        throw error;
-      });
-      return current;
-    },
-    reset(): void {
-      current = undefined;
-    },
-    async close(): Promise<void> {
-      const open = current;
-      current = undefined;
-      const value = await open?.catch(() => undefined);
-      if (value !== undefined) close(value);
-    },
-  };
+): LazyConnection<T> {
+  return lazyConnection(
+    async () => open(await guardedAddress(policyOf(context.services), target.host, target.port)),
+    close,
+  );
 }
 
 const mqttSchema = z.object({
@@ -69,7 +50,7 @@ const mqttSchema = z.object({
   username: optionalText('User', 'Broker user name.'),
   password: optionalText('Password', 'Broker password.'),
   topic: requiredText('Topic', 'Where to publish; ${metadata.key} and ${msg.key} are replaced.'),
-  qos: z.number().int().min(0).max(2).default(0).meta({ label: 'QoS', description: '0, 1 or 2.' }),
+  qos: wholeNumberIn(0, 2, 0, 'QoS', '0, 1 or 2.'),
   cleanSession: z
     .boolean()
     .default(true)
@@ -123,13 +104,7 @@ export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
 
 const emailSchema = z.object({
   smtpHost: requiredText('SMTP host', 'The mail server.'),
-  smtpPort: z
-    .number()
-    .int()
-    .min(1)
-    .max(65535)
-    .default(25)
-    .meta({ label: 'SMTP port', description: 'Its port; default 25.' }),
+  smtpPort: wholeNumberIn(1, 65535, 25, 'SMTP port', 'Its port; default 25.'),
   username: optionalText('User', 'SMTP user; empty sends without logging in.'),
   password: optionalText('Password', 'SMTP password.'),
   enableTls: z.boolean().default(false).meta({
@@ -160,11 +135,6 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
     const render = renderer(context);
     const subject = render(config.email.subject, 'subject');
     const body = render(config.email.body, 'body');
-    const list = (text: string) =>
-      text
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
     return {
       async process(message, nodeContext) {
         const address = await guardedAddress(policyOf(context.services), config.smtpHost, config.smtpPort);
@@ -180,9 +150,9 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
         try {
           await transport.sendMail({
             from: config.email.from,
-            to: list(config.email.to),
-            cc: list(config.email.cc),
-            bcc: list(config.email.bcc),
+            to: commaList(config.email.to),
+            cc: commaList(config.email.cc),
+            bcc: commaList(config.email.bcc),
             subject: subject(message, nodeContext),
             html: body(message, nodeContext),
           });

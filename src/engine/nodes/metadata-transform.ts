@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
-import { compileRuleExpression, exprText } from '../expr-template.ts';
+import { compileMapping, exprText } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   mapping: z.record(z.string(), z.string()).default({}).meta({
@@ -23,16 +22,14 @@ export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>>
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
-    const mapping = Object.entries(config.mapping).map(
-      ([key, source]) => [key, compileRuleExpression(source, `node "${nodeId}" mapping "${key}"`)] as const,
-    );
-    const scope = exprScope(vars, services);
+  create(config, factory) {
+    const mapping = compileMapping(config.mapping, `node "${factory.nodeId}"`);
+    const env = nodeEnvOf(factory);
     return {
       process(message, context) {
-        const env = nodeEnv(message, scope, context, references);
         const mapped: Record<string, string> = {};
-        for (const [key, compiled] of mapping) mapped[key] = exprText(compiled.evaluate(env));
+        for (const [key, value] of Object.entries(mapping(env(message, context))))
+          mapped[key] = exprText(value);
         const metadata = config.isNew ? mapped : { ...message.metadata, ...mapped };
         return Promise.resolve([{ relation: 'Success', message: { ...message, metadata } }]);
       },

@@ -2,9 +2,21 @@
 // configuration refers to (`${n1.msg.x}`, found when the chain loads), that node's last output in the
 // run, as RuleGo's GetEnv does with the chain's node dependencies. A node whose output the run has not
 // got yet is absent, so reading through it is an evaluation error.
-import { exprEnv } from '../expr-env.ts';
+import { exprEnv, exprScope } from '../expr-env.ts';
 import type { ExprScope } from '../expr-env.ts';
-import type { NodeContext, RuleMessage } from '../types.ts';
+import type { NodeContext, NodeFactoryContext, RuleMessage } from '../types.ts';
+
+/** A node's environment for one message (see nodeEnv), with its vars and globals fixed when it loads. */
+export type NodeEnvOf = (message: RuleMessage, context: NodeContext) => Record<string, unknown>;
+
+/** `nodeEnv` for the node `factory` builds: the scope is made once, at load. */
+export function nodeEnvOf(
+  { vars, services, references }: NodeFactoryContext,
+  withMetadata = false,
+): NodeEnvOf {
+  const scope = exprScope(vars, services);
+  return (message, context) => nodeEnv(message, scope, context, references, withMetadata);
+}
 
 /** `withMetadata`: each metadata key also by its bare name, as RuleGo's GetEvnAndMetadata gives it. */
 export function nodeEnv(

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprScope } from '../expr-env.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import { wholeNumber } from './config-fields.ts';
 import { GuardedClient } from './guarded-request.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
 
 const configSchema = z.object({
@@ -24,18 +24,13 @@ const configSchema = z.object({
     .record(z.string(), z.string())
     .default({})
     .meta({ label: 'Headers', description: 'Request headers; values are templated like the URL.' }),
-  readTimeoutMs: z
-    .number()
-    .int()
-    .min(0)
-    .default(2000)
-    .meta({ label: 'Timeout (ms)', description: 'Time limit of the whole request; 0 for none.' }),
-  maxParallelRequestsCount: z
-    .number()
-    .int()
-    .min(1)
-    .default(200)
-    .meta({ label: 'Max parallel', description: 'Requests this node sends at once; more wait their turn.' }),
+  readTimeoutMs: wholeNumber(0, 2000, 'Timeout (ms)', 'Time limit of the whole request; 0 for none.'),
+  maxParallelRequestsCount: wholeNumber(
+    1,
+    200,
+    'Max parallel',
+    'Requests this node sends at once; more wait their turn.',
+  ),
   body: z.string().default('').meta({
     label: 'Body',
     description: 'Request body template such as {"name": "${msg.name}"}; empty sends the message data.',
@@ -56,8 +51,8 @@ export const restApiCallNode: NodeDefinition<Config> = {
   category: 'external',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
-    const where = `node "${nodeId}"`;
+  create(config, factory) {
+    const where = `node "${factory.nodeId}"`;
     const url = compileExprTemplate(config.restEndpointUrlPattern, where);
     const headers = Object.entries(config.headers).map(
       ([name, value]) => [compileExprTemplate(name, where), compileExprTemplate(value, where)] as const,
@@ -67,14 +62,14 @@ export const restApiCallNode: NodeDefinition<Config> = {
       !url.isStatic ||
       body?.isStatic === false ||
       headers.some(([name, value]) => !name.isStatic || !value.isStatic);
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory, true);
     const slots = new Slots(config.maxParallelRequestsCount);
-    const client = new GuardedClient(services.network);
+    const client = new GuardedClient(factory.services.network);
     return {
       async process(message, context) {
         // RuleGo's env for these templates also has each metadata key at the top level, and the
         // outputs of the nodes they name; a template that fails to evaluate renders as "".
-        const env = templated ? nodeEnv(message, scope, context, references, true) : {};
+        const env = templated ? envOf(message, context) : {};
         const requestHeaders: Record<string, string> = {};
         for (const [name, value] of headers) {
           const key = renderAsString(name, env);

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const caseSchema = z.object({
   case: z.string().min(1).meta({
@@ -30,15 +29,15 @@ export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'filter',
   relations: ['Default', 'Failure'],
   configSchema,
-  create(config, { vars, services, references }) {
+  create(config, factory) {
     const cases = config.cases.map((item, index) => ({
       expression: compileRuleExpression(item.case, `cases[${index}].case`),
       relation: item.then,
     }));
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory);
     return {
       process(message, context) {
-        const env = nodeEnv(message, scope, context, references);
+        const env = envOf(message, context);
         for (const item of cases) {
           // As RuleGo: a case that fails to evaluate is skipped, so the message may reach Default.
           let result: unknown;

@@ -3,9 +3,8 @@
 // `-}}` trim markers. The template is parsed once at load; anything else is refused there.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { exprScope } from '../expr-env.ts';
 import type { NodeDefinition } from '../types.ts';
-import { nodeEnv } from './node-env.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 type Step =
   | { kind: 'text'; text: string }
@@ -28,7 +27,8 @@ export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
   category: 'transform',
   relations: ['Success', 'Failure'],
   configSchema,
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
+    const { nodeId } = factory;
     if (config.template.startsWith('file:')) {
       throw new AppError(
         'invalid',
@@ -41,11 +41,11 @@ export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
     } catch (error) {
       throw new AppError('invalid', `node "${nodeId}": ${(error as Error).message}`);
     }
-    const scope = exprScope(vars, services);
+    const envOf = nodeEnvOf(factory);
     return {
       process(message, context) {
         // `{{ .node1.msg.x }}` reads the output of node1, as RuleGo's template env has it.
-        const env = { ...nodeEnv(message, scope, context, references), type: message.type };
+        const env = { ...envOf(message, context), type: message.type };
         const data = render(steps, env, env);
         return Promise.resolve([{ relation: 'Success', message: { ...message, data } }]);
       },

@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { exprScope } from '../expr-env.ts';
 import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeContext, NodeDefinition, RuleMessage, RunResult } from '../types.ts';
+import type { NodeDefinition, RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
-import { nodeEnv } from './node-env.ts';
-
-const CHAIN_PREFIX = 'chain:';
-/** The break node sets this metadata to "1" to end the loop after the current iteration. */
-const BREAK_KEY = '_break';
+import { wholeNumberIn } from './config-fields.ts';
+import { CHAIN_PREFIX, resultValue, runBody, takeBreak, type LoopBody } from './loop-body.ts';
+import { nodeEnvOf } from './node-env.ts';
 
 const configSchema = z.object({
   condition: z.string().trim().min(1, 'condition is empty').meta({
@@ -19,17 +16,19 @@ const configSchema = z.object({
     label: 'Body',
     description: 'Id of the node that starts the body of each iteration, or chain:<id> to run another chain.',
   }),
-  mode: z.number().int().min(0).max(2).default(2).meta({
-    label: 'Mode',
-    description:
-      "0: pass the incoming message on; 1: data becomes the array of every iteration's results; 2: each iteration gets the previous result, the last passes on.",
-  }),
+  mode: wholeNumberIn(
+    0,
+    2,
+    2,
+    'Mode',
+    "0: pass the incoming message on; 1: data becomes the array of every iteration's results; 2: each iteration gets the previous result, the last passes on.",
+  ),
 });
 
 type Config = z.infer<typeof configSchema>;
 
 /** `nodeId` or `chain:chainId`, as RuleGo's while reads `do`. */
-function bodyOf(target: string): { chain: boolean; id: string } {
+function bodyOf(target: string): LoopBody {
   const parts = target.split(':');
   if (parts.length === 1) return { chain: false, id: target };
   if (parts.length === 2) {
@@ -62,10 +61,10 @@ export const whileNode: NodeDefinition<Config> = {
       return []; // create refuses the form with RuleGo's words
     }
   },
-  create(config, { nodeId, vars, services, references }) {
+  create(config, factory) {
     const body = bodyOf(config.do);
-    const condition = compileRuleExpression(config.condition, `node "${nodeId}" condition`);
-    const scope = exprScope(vars, services);
+    const condition = compileRuleExpression(config.condition, `node "${factory.nodeId}" condition`);
+    const env = nodeEnvOf(factory);
     return {
       async process(incoming, context) {
         const original: RuleMessage = { ...incoming, metadata: { ...incoming.metadata } };
@@ -74,16 +73,13 @@ export const whileNode: NodeDefinition<Config> = {
         for (let index = 0; ; index += 1) {
           await context.checkpoint();
           message.metadata['_loopIndex'] = String(index);
-          if (!truthy(condition.evaluate(nodeEnv(message, scope, context, references)))) break;
+          if (!truthy(condition.evaluate(env(message, context)))) break;
           const result = await runBody(body, message, context);
           if (result.outcome === 'failure') throw runFailure(result, `iteration ${index} failed`);
-          if (config.mode === 1) for (const end of result.results) merged.push(valueOf(message, end));
+          if (config.mode === 1) for (const end of result.results) merged.push(resultValue(message, end));
           const last = result.results.at(-1);
           if (last) message = { ...last, metadata: { ...last.metadata } };
-          if (message.metadata[BREAK_KEY] === '1') {
-            delete message.metadata[BREAK_KEY];
-            break;
-          }
+          if (takeBreak(message)) break;
         }
         if (config.mode === 0) return [{ relation: 'Success', message: original }];
         if (config.mode === 1) {
@@ -96,23 +92,3 @@ export const whileNode: NodeDefinition<Config> = {
     };
   },
 };
-
-function runBody(
-  body: { chain: boolean; id: string },
-  message: RuleMessage,
-  context: NodeContext,
-): Promise<RunResult> {
-  if (body.chain) return context.runChain(body.id, message);
-  if (!context.runNode) throw new Error('this engine cannot run a node body');
-  return context.runNode(body.id, message);
-}
-
-/** An iteration's result as RuleGo merges it: parsed when the loop's message is JSON (and it parses), else the text. */
-function valueOf(loop: RuleMessage, end: RuleMessage): unknown {
-  if (loop.dataType !== 'JSON') return end.data;
-  try {
-    return JSON.parse(end.data) as unknown;
-  } catch {
-    return end.data;
-  }
-}

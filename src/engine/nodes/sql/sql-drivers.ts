@@ -26,8 +26,8 @@ export function driverOf(name: string): DriverName {
   throw new Error(`unsupported driverName "${name}": postgres, mysql or sqlite3`);
 }
 
-/** `?` outside quotes as `$1`, `$2`... (RuleGo's ConvertDollarPlaceholder for postgres). */
-export function dollarPlaceholders(sql: string): string {
+/** `sql` with the n-th `?` outside quotes (n from 0) replaced by `replace(n)`. */
+export function replacePlaceholders(sql: string, replace: (index: number) => string): string {
   let out = '';
   let quote: string | undefined;
   let index = 0;
@@ -36,13 +36,18 @@ export function dollarPlaceholders(sql: string): string {
       if (char === quote) quote = undefined;
     } else if (char === "'" || char === '"') quote = char;
     else if (char === '?') {
+      out += replace(index);
       index += 1;
-      out += `$${index}`;
       continue;
     }
     out += char;
   }
   return out;
+}
+
+/** `?` outside quotes as `$1`, `$2`... (RuleGo's ConvertDollarPlaceholder for postgres). */
+export function dollarPlaceholders(sql: string): string {
+  return replacePlaceholders(sql, (index) => `$${index + 1}`);
 }
 
 interface Endpoint {
