@@ -4,9 +4,12 @@
 // recognised and gets a random one.
 import { randomUUID } from 'node:crypto';
 import { PLATFORMS, type Platform } from '../config/schema.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
 import type { DurableWork } from '../storage/durable-work.ts';
-import type { InboundDeps } from './inbound.ts';
-import type { InboundMessage } from './types.ts';
+import { APOLOGY, type InboundDeps } from './inbound.ts';
+import { withSendRetry } from './send-retry.ts';
+import type { ChannelAccount, ChannelAdapter, InboundMessage } from './types.ts';
 
 export const INBOX_KIND = 'channel';
 
@@ -49,4 +52,31 @@ export function inboxHooks(
     resumeRef: replyRef,
     onReplyStarted: (ref) => work.note(id, { ...entry, replyRef: ref } satisfies InboxEntry),
   };
+}
+
+/**
+ * A recorded message given up after repeated attempts (every instance that took it stalled or died)
+ * still gets a visible answer: the apology, so no acknowledged message goes without a reply.
+ */
+export async function apologizeGivenUp(
+  entry: InboxEntry | undefined,
+  adapter: ChannelAdapter | undefined,
+  account: ChannelAccount | undefined,
+  logger: Logger,
+): Promise<void> {
+  logger.warn(
+    { platform: entry?.platform, accountId: entry?.accountId, chatId: entry?.message.chatId },
+    'a channel message failed on every attempt; given up',
+  );
+  if (!entry || !adapter || !account) return;
+  const { message } = entry;
+  await withSendRetry(() =>
+    adapter.sendText(account, message.chatId, APOLOGY, {
+      replyTo: message.chatType === 'group' ? message.messageId : undefined,
+      threadId: message.threadId,
+      replyContext: message.replyContext,
+    }),
+  ).catch((error: unknown) =>
+    logger.warn({ chatId: message.chatId, err: errorMessage(error) }, 'could not send the apology'),
+  );
 }

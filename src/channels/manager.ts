@@ -15,7 +15,7 @@ import { apiAccount } from './api-account.ts';
 import { RecentIds } from './dedupe.ts';
 import { crashPoint } from '../core/fault-points.ts';
 import type { DurableWork, WorkOutcome } from '../storage/durable-work.ts';
-import { INBOX_KIND, inboxHooks, inboxId, readInboxEntry, type InboxEntry } from './inbox.ts';
+import { INBOX_KIND, apologizeGivenUp, inboxHooks, inboxId, readInboxEntry } from './inbox.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import type { PairingStore } from './pairing-store.ts';
@@ -158,19 +158,23 @@ export class ChannelManager {
     this.reconcile(this.store.current);
     this.options.work?.handle(
       INBOX_KIND,
-      (work) => this.recover(work.id, readInboxEntry(work.payload)),
+      (work) => this.recover(work.id, work.payload),
       async (work) => {
         const entry = readInboxEntry(work.payload);
-        this.logger.warn(
-          { platform: entry?.platform, accountId: entry?.accountId, chatId: entry?.message.chatId },
-          'a channel message failed on every attempt; given up',
+        const runner = entry && this.runners.get(key(entry.platform, entry.accountId));
+        await apologizeGivenUp(
+          entry,
+          entry && this.adapters.get(entry.platform),
+          runner?.account,
+          this.logger,
         );
       },
     );
   }
 
   /** A message recorded in the durable inbox by an instance that did not finish it. */
-  private async recover(id: string, entry: InboxEntry | undefined): Promise<WorkOutcome> {
+  private async recover(id: string, payload: unknown): Promise<WorkOutcome> {
+    const entry = readInboxEntry(payload);
     if (!entry) return 'failed';
     if (this.stopped) return 'released';
     const runner = this.runners.get(key(entry.platform, entry.accountId));
