@@ -240,18 +240,8 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   if (stream) {
     // As sendPlain does: nothing leaves once another instance has taken the message over.
     if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
-    try {
-      const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
-      await withSendRetry(() => stream.finish(final), retrying(deps, where));
-      return outcome;
-    } catch (error) {
-      if (!deps.signal.aborted)
-        deps.logger?.warn(
-          { ...where, err: errorMessage(error) },
-          'could not finish the channel reply; given up after retries',
-        );
-      return 'failed';
-    }
+    const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
+    return delivered(() => stream.finish(final), 'finish', deps, where, outcome);
   }
   if (reply.trim() === '') {
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
@@ -284,23 +274,32 @@ async function sendPlain(
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
   if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
+  const send = (): Promise<unknown> =>
+    deps.adapter.sendText(deps.account, message.chatId, text, {
+      replyTo: message.chatType === 'group' ? message.messageId : undefined,
+      threadId: message.threadId,
+      replyContext: message.replyContext,
+      signal: deps.signal,
+    });
+  return delivered(send, 'send', deps, where, outcome);
+}
+
+/** Sends with retries: `outcome` once it went through, 'failed' (logged unless stopped) if it never did. */
+async function delivered(
+  send: () => Promise<unknown>,
+  what: 'finish' | 'send',
+  deps: InboundDeps,
+  where: object,
+  outcome: InboundOutcome,
+): Promise<InboundOutcome> {
   try {
-    await withSendRetry(
-      () =>
-        deps.adapter.sendText(deps.account, message.chatId, text, {
-          replyTo: message.chatType === 'group' ? message.messageId : undefined,
-          threadId: message.threadId,
-          replyContext: message.replyContext,
-          signal: deps.signal,
-        }),
-      retrying(deps, where),
-    );
+    await withSendRetry(send, retrying(deps, where));
     return outcome;
   } catch (error) {
     if (!deps.signal.aborted)
       deps.logger?.warn(
         { ...where, err: errorMessage(error) },
-        'could not send the channel reply; given up after retries',
+        `could not ${what} the channel reply; given up after retries`,
       );
     return 'failed';
   }

@@ -2,6 +2,7 @@
 // the tool calls the server runs, as they happen.
 import type { ApiClient } from './client.ts';
 import { CliError } from './errors.ts';
+import { SseFrames } from './sse-frames.ts';
 
 export type ChatEvent =
   | { type: 'text-delta'; text: string }
@@ -43,20 +44,10 @@ function* eventsOf(chunk: Chunk): Generator<ChatEvent> {
 
 export async function* readChatStream(response: Response): AsyncGenerator<ChatEvent> {
   if (!response.body) return;
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const frames = new SseFrames();
   for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes as Uint8Array, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trimStart())
-        .join('\n');
-      if (!data || data === '[DONE]') continue;
+    for (const data of frames.push(bytes as Uint8Array)) {
+      if (data === '[DONE]') continue;
       let chunk: Chunk;
       try {
         chunk = JSON.parse(data) as Chunk;

@@ -2,19 +2,14 @@
 // model is shown them: a summary as a system message, a stopped answer marked as stopped, a failed
 // turn as its error. Pure functions, shared by the store and compaction.
 import type { Selectable } from 'kysely';
-import type { ChatMessage } from '../model-providers/types.ts';
+import type { ChatMessage, Usage } from '../model-providers/types.ts';
 import type { SessionSummariesTable } from './database.ts';
 
-/** A finished turn's token usage, kept with its answer (what the chat's usage footer shows). */
-export interface MessageUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  cachedTokens?: number;
-  reasoningTokens?: number;
-  /** The model the turn last called, as the agent names it, where known. */
-  model?: string;
-}
+/**
+ * A finished turn's token usage, kept with its answer (what the chat's usage footer shows); its
+ * model is the one the turn last called, as the agent names it, where known.
+ */
+export type MessageUsage = Usage;
 
 export interface StoredMessage {
   id: number;

@@ -6,6 +6,7 @@ import { AppError, errorMessage } from '../core/errors.ts';
 import type { Attribution } from './attribution.ts';
 import { reached, ZERO, type Amount, type BudgetCounters, type CounterEntry } from './budget-counters.ts';
 import { formatLocal, periodOf, type Period } from './periods.ts';
+import { Listeners } from './listeners.ts';
 import { nanos, usd } from './pricing.ts';
 import type { UsageStore } from './usage-store.ts';
 import type { Logger } from '../core/logger.ts';
@@ -86,7 +87,7 @@ function fraction(spent: Amount, budget: BudgetConfig): number {
 
 export class Budgets {
   private readonly seeded = new Map<string, Promise<void>>();
-  private readonly listeners = new Set<(event: BudgetEvent) => void>();
+  private readonly listeners = new Listeners<BudgetEvent>('a budget event listener');
   private readonly now: () => number;
 
   constructor(private readonly options: BudgetsOptions) {
@@ -95,8 +96,7 @@ export class Budgets {
 
   /** The metric hook: every warning, limit reached and refused call. */
   onEvent(listener: (event: BudgetEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   applicable(who: Attribution): BudgetConfig[] {
@@ -244,13 +244,7 @@ export class Budgets {
           );
       }
     }
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.options.logger?.warn({ err: errorMessage(error) }, 'a budget event listener failed');
-      }
-    }
+    this.listeners.emit(event, this.options.logger);
   }
 }
 

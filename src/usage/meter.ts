@@ -9,6 +9,7 @@ import type { ModelEvent, ModelProvider, ModelRequest, Usage } from '../model-pr
 import { currentAttribution, type Attribution } from './attribution.ts';
 import type { Budgets, Reservation } from './budgets.ts';
 import { estimateInputTokens, reservationTokens } from './estimate.ts';
+import { Listeners } from './listeners.ts';
 import { localDay } from './periods.ts';
 import { costNanos, modelName, pricingOf, type TokenCounts } from './pricing.ts';
 import type { UsageRow } from './usage-store.ts';
@@ -26,7 +27,7 @@ export interface UsageMeterOptions {
 }
 
 export class UsageMeter implements ModelMeter {
-  private readonly listeners = new Set<(row: UsageRow) => void>();
+  private readonly listeners = new Listeners<UsageRow>('a usage listener');
   private readonly now: () => number;
 
   constructor(private readonly options: UsageMeterOptions) {
@@ -35,8 +36,7 @@ export class UsageMeter implements ModelMeter {
 
   /** The metric hook of calls: every row recorded. */
   onCall(listener: (row: UsageRow) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   wrap(provider: ModelProvider, entry: ProviderConfig | undefined): ModelProvider {
@@ -189,16 +189,7 @@ export class UsageMeter implements ModelMeter {
 
   private record(row: UsageRow): void {
     this.options.sink.add(row);
-    for (const listener of this.listeners) {
-      try {
-        listener(row);
-      } catch (error) {
-        this.options.logger?.warn(
-          { err: error instanceof Error ? error.message : String(error) },
-          'a usage listener failed',
-        );
-      }
-    }
+    this.listeners.emit(row, this.options.logger);
   }
 }
 

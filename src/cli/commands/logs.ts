@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiClient } from '../client.ts';
 import type { Context } from '../context.ts';
 import type { LogLineView } from '../../resources/server-logs/server-logs.schema.ts';
+import { SseFrames } from '../sse-frames.ts';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
@@ -39,24 +40,12 @@ function human(cx: Context, line: LogLineView): string {
 async function* frames(response: Response, signal: AbortSignal): AsyncGenerator<string> {
   const reader = response.body?.getReader();
   if (!reader) return;
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const sse = new SseFrames();
   signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined));
   for (;;) {
     const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
     if (done || signal.aborted) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame
-        .split('\n')
-        .filter((row) => row.startsWith('data:'))
-        .map((row) => row.slice(5).trimStart())
-        .join('\n');
-      if (data) yield data;
-    }
+    yield* sse.push(value);
   }
 }
 

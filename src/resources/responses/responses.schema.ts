@@ -82,6 +82,14 @@ const ITEM_SCHEMAS: Record<string, z.ZodType> = {
   reasoning: reasoningItemSchema,
 };
 
+/** Checks `value` with `schema`, adding each of its issues (with its path) to the outer check. */
+function checkWith(schema: z.ZodType, value: unknown, context: z.RefinementCtx): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    for (const issue of parsed.error.issues)
+      context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+}
+
 /**
  * One input item, checked by its own type's schema so that an error names the item's field
  * (`input.2.call_id: ...`) rather than "no union member matched".
@@ -101,10 +109,7 @@ const inputItemSchema = z.looseObject({ type: z.string().optional() }).superRefi
     });
     return;
   }
-  const parsed = schema.safeParse(item);
-  if (!parsed.success)
-    for (const issue of parsed.error.issues)
-      context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  checkWith(schema, item, context);
 });
 
 export type MessageItem = z.infer<typeof messageItemSchema>;
@@ -137,10 +142,7 @@ const toolSchema = z.looseObject({ type: z.string() }).superRefine((tool, contex
     });
     return;
   }
-  const parsed = functionToolSchema.safeParse(tool);
-  if (!parsed.success)
-    for (const issue of parsed.error.issues)
-      context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  checkWith(functionToolSchema, tool, context);
 });
 
 export type FunctionTool = z.infer<typeof functionToolSchema>;

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RuleMessage } from '../../engine/types.ts';
-import { deleted, successAnswer } from '../../http/answers.ts';
+import { registerCrudRoutes } from '../../http/crud-routes.ts';
 import { paginate } from '../../http/pagination.ts';
 import { runSignal } from '../../http/run-signal.ts';
 import { agentParams, chainBody, chainListQuery } from '../agents/agents.schema.ts';
@@ -33,60 +33,38 @@ export function registerRuleRoutes(app: FastifyInstance, rules: RulesService): v
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['rules'];
 
+  const chains = {
+    tags,
+    item: '/:id',
+    listQuery: chainListQuery,
+    body: chainBody,
+    named: ({ id }: { id: string }) => `"${id}"`,
+  };
   // Every chain.
-  api.get('/rules', { schema: { tags, querystring: chainListQuery } }, async (request) => {
-    const { page, size, ...filter } = request.query;
-    return paginate(rules.list(undefined, filter), { page, size });
+  registerCrudRoutes(app, {
+    ...chains,
+    path: '/rules',
+    params: ruleParams,
+    list: ({ page, size, ...filter }) => paginate(rules.list(undefined, filter), { page, size }),
+    create: (body) => rules.create(body),
+    get: ({ id }) => rules.get(id),
+    replace: ({ id }, body) => rules.update(id, body),
+    remove: ({ id }) => rules.remove(id),
+    reload: ({ id }) => rules.reload(id),
   });
-  api.get('/rules/:id', { schema: { tags, params: ruleParams } }, async (request) =>
-    rules.get(request.params.id),
-  );
-  api.post('/rules', { schema: { tags, body: chainBody } }, async (request, reply) => {
-    reply.code(201);
-    return rules.create(request.body);
-  });
-  api.put('/rules/:id', { schema: { tags, params: ruleParams, body: chainBody } }, async (request) =>
-    rules.update(request.params.id, request.body),
-  );
-  api.delete(
-    '/rules/:id',
-    { schema: { tags, params: ruleParams, response: { 200: successAnswer } } },
-    async (request) => {
-      await rules.remove(request.params.id);
-      return deleted(`"${request.params.id}"`);
-    },
-  );
-  api.post('/rules/:id/reload', { schema: { tags, params: ruleParams } }, async (request) =>
-    rules.reload(request.params.id),
-  );
-
   // The rule chains of one agent.
-  const base = '/agents/:agentId/rules';
-  api.get(base, { schema: { tags, params: agentParams, querystring: chainListQuery } }, async (request) => {
-    const { page, size, ...filter } = request.query;
-    return paginate(rules.list(request.params.agentId, filter), { page, size });
+  registerCrudRoutes(app, {
+    ...chains,
+    path: '/agents/:agentId/rules',
+    collectionParams: agentParams,
+    params: agentRuleParams,
+    list: ({ page, size, ...filter }, { agentId }) => paginate(rules.list(agentId, filter), { page, size }),
+    create: (body, { agentId }) => rules.create(body, agentId),
+    get: ({ id, agentId }) => rules.get(id, agentId),
+    replace: ({ id, agentId }, body) => rules.update(id, body, agentId),
+    remove: ({ id, agentId }) => rules.remove(id, agentId),
+    reload: ({ id, agentId }) => rules.reload(id, agentId),
   });
-  api.get(`${base}/:id`, { schema: { tags, params: agentRuleParams } }, async (request) =>
-    rules.get(request.params.id, request.params.agentId),
-  );
-  api.post(base, { schema: { tags, params: agentParams, body: chainBody } }, async (request, reply) => {
-    reply.code(201);
-    return rules.create(request.body, request.params.agentId);
-  });
-  api.put(`${base}/:id`, { schema: { tags, params: agentRuleParams, body: chainBody } }, async (request) =>
-    rules.update(request.params.id, request.body, request.params.agentId),
-  );
-  api.delete(
-    `${base}/:id`,
-    { schema: { tags, params: agentRuleParams, response: { 200: successAnswer } } },
-    async (request) => {
-      await rules.remove(request.params.id, request.params.agentId);
-      return deleted(`"${request.params.id}"`);
-    },
-  );
-  api.post(`${base}/:id/reload`, { schema: { tags, params: agentRuleParams } }, async (request) =>
-    rules.reload(request.params.id, request.params.agentId),
-  );
 
   const execute = async (
     request: { params: { id: string; msgType?: string }; query: Record<string, string>; body: unknown },

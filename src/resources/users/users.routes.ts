@@ -2,7 +2,7 @@
 // GET/PUT/DELETE /users/{name}; GET /auth/me (anyone signed in); GET/PUT /security (requireAuth).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { deleted, successAnswer } from '../../http/answers.ts';
+import { registerCrudRoutes } from '../../http/crud-routes.ts';
 import {
   createUserBody,
   meView,
@@ -19,33 +19,22 @@ export function registerUserRoutes(app: FastifyInstance, users: UsersService): v
   const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['users'];
 
-  api.get('/users', { schema: { tags, response: { 200: userList } } }, async () => users.list());
-  api.post(
-    '/users',
-    { schema: { tags, body: createUserBody, response: { 201: userView } } },
-    async (request, reply) => {
-      reply.code(201);
-      return users.create(request.body);
-    },
-  );
-  api.get(
-    '/users/:name',
-    { schema: { tags, params: userParams, response: { 200: userView } } },
-    async (request) => users.get(request.params.name),
-  );
-  api.put(
-    '/users/:name',
-    { schema: { tags, params: userParams, body: updateUserBody, response: { 200: userView } } },
-    async (request) => users.update(request.params.name, request.body),
-  );
-  api.delete(
-    '/users/:name',
-    { schema: { tags, params: userParams, response: { 200: successAnswer } } },
-    async (request) => {
-      await users.remove(request.params.name);
-      return deleted(`user "${request.params.name}"`);
-    },
-  );
+  registerCrudRoutes(app, {
+    tags,
+    path: '/users',
+    item: '/:name',
+    params: userParams,
+    body: createUserBody,
+    replaceBody: updateUserBody,
+    listView: userList,
+    view: userView,
+    named: ({ name }) => `user "${name}"`,
+    list: () => users.list(),
+    create: (body) => users.create(body),
+    get: ({ name }) => users.get(name),
+    replace: ({ name }, body) => users.update(name, body),
+    remove: ({ name }) => users.remove(name),
+  });
   api.get('/auth/me', { schema: { tags, response: { 200: meView } } }, async (request) =>
     users.me(request.principal),
   );

@@ -2,7 +2,7 @@
 // trigram table for substrings) and PostgreSQL's full text (`simple` tsvector, ts_rank) with
 // pg_trgm serving ILIKE. Everything else (writes, ranking, scoping) is shared, in keyword-index.ts.
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../database.ts';
+import type { Db, SearchDocumentsTable } from '../database.ts';
 import type { QueryTerms } from './search-terms.ts';
 
 export type Corpus = 'memory' | 'session';
@@ -40,16 +40,10 @@ export interface SearchDialect {
   total(db: Db, scope: SearchScope): Promise<number>;
 }
 
-interface Row {
+type Row = Pick<SearchDocumentsTable, 'source' | 'start_line' | 'end_line' | 'ref_id' | 'at' | 'text'> & {
   id: number;
-  source: string;
-  start_line: number;
-  end_line: number;
-  ref_id: number | null;
-  at: number;
-  text: string;
   rank: number;
-}
+};
 
 const FREQUENCY_CAP = 5000;
 
@@ -109,6 +103,23 @@ async function total(db: Db, scope: SearchScope): Promise<number> {
   return Number(rows[0]?.count ?? 0);
 }
 
+/** The best `limit` documents of the scope matching `match` in one of the FTS5 indexes, by bm25. */
+async function ranked(
+  db: Db,
+  index: 'search_words' | 'search_trigrams',
+  match: string,
+  filter: RawBuilder<unknown>,
+  limit: number,
+): Promise<Candidate[]> {
+  const table = sql.raw(index);
+  const { rows } = await sql<Row>`
+    select ${COLUMNS}, -bm25(${table}) as rank
+    from ${table} cross join search_documents d on d.id = ${table}.rowid
+    where ${table} match ${match} and ${filter}
+    order by bm25(${table}) limit ${limit}`.execute(db);
+  return rows.map(toCandidate);
+}
+
 export const sqliteSearch: SearchDialect = {
   // The vocabulary counts words over the whole index, so the total is the whole index too.
   async total(db) {
@@ -124,21 +135,11 @@ export const sqliteSearch: SearchDialect = {
             .map((group) => `(${group.map((word) => `${quote(word)}*`).join(' AND ')})`)
             .join(' OR ')
         : terms.words.map((word) => `${quote(word)}*`).join(' OR ');
-      const { rows } = await sql<Row>`
-        select ${COLUMNS}, -bm25(search_words) as rank
-        from search_words cross join search_documents d on d.id = search_words.rowid
-        where search_words match ${match} and ${filter}
-        order by bm25(search_words) limit ${limit}`.execute(db);
-      lists.push(rows.map(toCandidate));
+      lists.push(await ranked(db, 'search_words', match, filter, limit));
     }
     if (terms.substrings.length > 0) {
       const match = terms.substrings.map(quote).join(' OR ');
-      const { rows } = await sql<Row>`
-        select ${COLUMNS}, -bm25(search_trigrams) as rank
-        from search_trigrams cross join search_documents d on d.id = search_trigrams.rowid
-        where search_trigrams match ${match} and ${filter}
-        order by bm25(search_trigrams) limit ${limit}`.execute(db);
-      lists.push(rows.map(toCandidate));
+      lists.push(await ranked(db, 'search_trigrams', match, filter, limit));
     }
     for (const pair of terms.pairs) {
       const { rows } = await sql<Row>`
