@@ -4,14 +4,18 @@
 /** How a message's `data` string is to be read. */
 export type DataType = 'JSON' | 'TEXT' | 'BINARY';
 
-/** A message as logged: data cut to MAX_LOGGED_DATA characters. */
-export interface LoggedMessage {
+/** A RuleGo message. `data` is always a string (JSON text for dataType JSON). */
+export interface RuleMessage {
   id: string;
   ts: number;
   type: string;
   dataType: DataType;
   data: string;
   metadata: Record<string, string>;
+}
+
+/** A message as logged: data cut to MAX_LOGGED_DATA characters. */
+export interface LoggedMessage extends RuleMessage {
   /** Present when `data` was cut. */
   truncated?: true;
 }

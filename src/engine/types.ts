@@ -6,19 +6,9 @@ import type { ToolType } from '../tools/types.ts';
 import type { ChatMessage, ToolCallRequest, Usage } from '../model-providers/types.ts';
 import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { Conversation } from './ai/conversation.ts';
-import type { DataType } from './run-log-types.ts';
+import type { RuleMessage } from './run-log-types.ts';
 
-export type { DataType } from './run-log-types.ts';
-
-/** A RuleGo message. `data` is always a string (JSON text for dataType JSON). */
-export interface RuleMessage {
-  id: string;
-  ts: number;
-  type: string;
-  dataType: DataType;
-  data: string;
-  metadata: Record<string, string>;
-}
+export type { DataType, RuleMessage } from './run-log-types.ts';
 
 /** Events of one run, in order. Drivers (chat, REST, scheduler) turn them into bytes. */
 export type RunEvent =

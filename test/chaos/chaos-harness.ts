@@ -141,3 +141,25 @@ export async function kill9(proc: Proc): Promise<void> {
 export function answersTo(slack: FakeSlack, channel: string, marker: string): string[] {
   return slack.textsIn(channel).filter((text) => text.includes(`Answer to: ${marker}`));
 }
+
+/** An API answer: its status and JSON body (a body that is not JSON comes back as `{text}`). */
+export interface Answer {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+/** One API call to an instance, with a JSON body when `body` is given. */
+export async function call(proc: Proc, method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${proc.url}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  try {
+    return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  } catch {
+    return { status: response.status, json: { text } };
+  }
+}

@@ -5,28 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
-import { kill9, site, until, type Proc, type Site } from './chaos-harness.ts';
-
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-}
+import { call, kill9, site, until, type Proc, type Site } from './chaos-harness.ts';
 
 interface RunView {
   scheduledAt?: string;
   status: string;
   reply?: string;
   error?: string;
-}
-
-async function call(proc: Proc, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${proc.url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
 /** A six-field schedule firing once a year, at `at` (a whole second, UTC). */

@@ -15,35 +15,13 @@ import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts'
 import { startRedisProcess, type RedisProcess } from '../fakes/redis-process.ts';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.ts';
 import { createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
-import { site, until, type Proc, type Site } from './chaos-harness.ts';
+import { call, site, until, type Answer, type Proc, type Site } from './chaos-harness.ts';
 
 const OUTAGE_MS = Number(process.env['DEPENDENCY_OUTAGE_MS'] ?? 6_000);
 const TURN_TIMEOUT_MS = 5_000;
 /** What a turn may take past its timeout on a busy machine (the answer or error still has to go out). */
 const MARGIN_MS = 3_000;
 const REDIS_DOWN = 'the cluster coordination service (Redis) is unreachable';
-
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-}
-
-async function call(proc: Proc, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${proc.url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    json = { text };
-  }
-  return { status: response.status, json };
-}
 
 /** A chat turn; with its duration. */
 async function turn(proc: Proc, sessionId: string, content: string): Promise<Answer & { ms: number }> {

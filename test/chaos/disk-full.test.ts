@@ -8,23 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { DISK_FULL_MESSAGE } from '../../src/core/disk-space.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import { smallDisk, type SmallDisk } from '../fakes/small-disk.ts';
-import { site, until, type Proc, type Site } from './chaos-harness.ts';
-
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-}
-
-async function call(proc: Proc, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${proc.url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+import { call, site, until, type Proc, type Site } from './chaos-harness.ts';
 
 const agent = (id: string) => ({ ruleChain: { id, name: `Agent ${id}` }, metadata: { nodes: [] } });
 const chat = (proc: Proc, sessionId: string, content: string) =>
