@@ -2,6 +2,7 @@
 // needs no join; cron_runs keeps the last RUNS_KEPT runs of each task.
 import { PostgresAdapter, sql } from 'kysely';
 import type { CronTasksTable, Db } from '../storage/database.ts';
+import type { DurableWorkTable } from '../storage/durable-work.ts';
 import type { CronRun, CronTaskFields } from './cron-types.ts';
 
 export const REPLY_LIMIT = 2000;
@@ -31,6 +32,8 @@ export interface RunRecord {
   status: 'success' | 'failure';
   reply?: string;
   error?: string;
+  /** PostgreSQL: the durable work row (id, owner) of this fire, marked done in the same statement. */
+  finishWork?: { id: string; owner: string } | undefined;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -151,6 +154,41 @@ export class CronStore {
     return { task: toTask(task), recorded: recorded === true || Number(recorded) === 1 };
   }
 
+  /** Whether claimFire and recordRun's finishWork are available (PostgreSQL: one statement each). */
+  get claimsInOneStatement(): boolean {
+    return this.postgres;
+  }
+
+  /**
+   * PostgreSQL: fireState and the fire's durable work row inserted in one statement. The row is
+   * inserted only when the task exists, is enabled and has no run of this fire; `claimed` is false
+   * when it was not (or another instance holds it already).
+   */
+  async claimFire(
+    taskId: string,
+    scheduledAt: number,
+    work: DurableWorkTable,
+  ): Promise<{ task: StoredCronTask | undefined; recorded: boolean; claimed: boolean }> {
+    const { rows } = await sql<CronTasksTable & { recorded: boolean; claimed: number | string }>`
+      with task as (
+        select t.*, exists (select 1 from cron_runs r where r.task_id = t.id
+                                and r.scheduled_at = ${scheduledAt}::bigint) as recorded
+          from cron_tasks t where t.id = ${taskId}
+      ), claimed as (
+        insert into durable_work (id, kind, payload, status, owner, lease_until, attempts, created_at, updated_at)
+        select ${work.id}, ${work.kind}, ${work.payload}, ${work.status}, ${work.owner},
+               ${work.lease_until}::bigint, ${work.attempts}, ${work.created_at}::bigint, ${work.updated_at}::bigint
+          from task where not task.recorded and task.disabled = 0
+        on conflict (id) do nothing
+        returning id
+      )
+      select task.*, (select count(*) from claimed) as claimed from task`.execute(this.db);
+    const row = rows[0];
+    if (!row) return { task: undefined, recorded: false, claimed: false };
+    const { recorded, claimed, ...task } = row;
+    return { task: toTask(task), recorded: recorded === true, claimed: Number(claimed) > 0 };
+  }
+
   /** Which of `scheduledAt` (fire times of the task) have a recorded run. */
   async recordedFires(taskId: string, scheduledAt: readonly number[]): Promise<Set<number>> {
     if (scheduledAt.length === 0) return new Set();
@@ -256,7 +294,14 @@ export class CronStore {
            and id not in (select id from cron_runs where task_id = ${run.taskId}
                            order by id desc limit ${RUNS_KEPT - 1})
            and (scheduled_at is null or scheduled_at < ${remembered}::bigint)
-      )
+      )${
+        run.finishWork
+          ? sql`, finished as (
+        update durable_work set status = 'done', updated_at = ${run.endedAt}::bigint
+         where id = ${run.finishWork.id} and owner = ${run.finishWork.owner}
+      )`
+          : sql``
+      }
       select (select count(*) from task) as found, (select count(*) from run) as inserted`.execute(this.db);
     const counts = rows[0];
     if (Number(counts?.found ?? 0) === 0) return 'gone';

@@ -14,6 +14,7 @@ import {
   type CronRun,
   type CronStore,
   type CronTaskFields,
+  type RunRecord,
   type StoredCronTask,
 } from './cron-store.ts';
 import { CronerTrigger } from './croner-trigger.ts';
@@ -219,10 +220,21 @@ export class CronScheduler {
     const early = scheduledAt - Date.now();
     if (early > 0) await sleep(early);
     if (this.stopped) throw new Error('the scheduler is stopping');
-    const { task, recorded } = await this.store.fireState(taskId, scheduledAt);
-    if (recorded || !task || task.disabled) return;
     const work = this.options.work;
     const id = fireId(taskId, scheduledAt);
+    if (work && this.store.claimsInOneStatement) {
+      // PostgreSQL: the task read and the fire claimed in one statement, the run recorded and the
+      // claim marked done in another.
+      const state = await this.store.claimFire(taskId, scheduledAt, work.newRow('cron', id, { taskId, scheduledAt }));
+      if (!state.claimed || !state.task) return;
+      work.adopt(id);
+      const finish = { id, owner: work.owner };
+      if (await this.track(state.task, scheduledAt, finish)) work.finishedElsewhere(id);
+      else await work.finish(id, 'done');
+      return;
+    }
+    const { task, recorded } = await this.store.fireState(taskId, scheduledAt);
+    if (recorded || !task || task.disabled) return;
     // Taken by another instance already (BullMQ handed a stalled fire on while it still ran).
     if (work && !(await work.record('cron', id, { taskId, scheduledAt }))) return;
     await this.track(task, scheduledAt);
@@ -262,18 +274,29 @@ export class CronScheduler {
     });
   }
 
-  private track(task: StoredCronTask, scheduledAt?: number): Promise<void> {
+  /** Runs and records a task; true when the record also marked `finishWork` done. */
+  private async track(
+    task: StoredCronTask,
+    scheduledAt?: number,
+    finishWork?: RunRecord['finishWork'],
+  ): Promise<boolean> {
     const controller = new AbortController();
-    const run = { controller, done: this.execute(task, controller, scheduledAt) };
+    const done = this.execute(task, controller, scheduledAt, finishWork);
+    const run = { controller, done: done.then(() => undefined) };
     this.running.add(run);
-    return run.done.finally(() => this.running.delete(run));
+    try {
+      return await done;
+    } finally {
+      this.running.delete(run);
+    }
   }
 
   private async execute(
     task: StoredCronTask,
     controller: AbortController,
     scheduledAt?: number,
-  ): Promise<void> {
+    finishWork?: RunRecord['finishWork'],
+  ): Promise<boolean> {
     const timeoutMs = this.options.runTimeoutMs ?? 10 * 60_000;
     const timer = setTimeout(
       () => controller.abort(new Error(`the run did not finish within ${timeoutMs} ms`)),
@@ -300,16 +323,16 @@ export class CronScheduler {
     } finally {
       clearTimeout(timer);
     }
-    const record = { taskId: task.id, scheduledAt, startedAt, endedAt: Date.now(), ...outcome };
+    const record = { taskId: task.id, scheduledAt, startedAt, endedAt: Date.now(), finishWork, ...outcome };
     // The run happened: a database busy or away for a moment must not lose its record.
     for (let attempt = 1; ; attempt++) {
       try {
         await this.store.recordRun(record);
-        return;
+        return finishWork !== undefined;
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) {
           this.logger.warn({ task: task.id, err: errorMessage(error) }, 'could not record a cron run');
-          return;
+          return false;
         }
         await sleep(500 * attempt);
       }

@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import { errorMessage } from '../core/errors.ts';
 import type { Db } from './database.ts';
 
-interface DurableWorkTable {
+export interface DurableWorkTable {
   id: string;
   kind: string;
   payload: string;
@@ -129,6 +129,35 @@ export class DurableWork {
     const inserted = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
     if (inserted) this.active.add(id);
     return inserted;
+  }
+
+  /**
+   * The row `record` would insert, for a caller that inserts it in a statement of its own (a cron
+   * fire claimed in the query that reads its task); `adopt` it once inserted.
+   */
+  newRow(kind: string, id: string, payload: unknown): DurableWorkTable {
+    const now = this.now();
+    return {
+      id,
+      kind,
+      payload: JSON.stringify(payload),
+      status: 'running',
+      owner: this.owner,
+      lease_until: now + this.leaseMs,
+      attempts: 1,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  /** A row from `newRow` that the caller inserted: renewed by this instance until finished. */
+  adopt(id: string): void {
+    this.active.add(id);
+  }
+
+  /** A row the caller marked finished in a statement of its own (status as `finish` sets it). */
+  finishedElsewhere(id: string): void {
+    this.active.delete(id);
   }
 
   /** Marks this instance's row finished; retried, since losing it would run the work again. */

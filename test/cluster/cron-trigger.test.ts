@@ -14,6 +14,7 @@ import {
   RUNS_KEPT,
   type StoredCronTask,
 } from '../../src/scheduler/cron-store.ts';
+import { DurableWork } from '../../src/storage/durable-work.ts';
 import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 import { REDIS_URL, eventually } from './instances.ts';
 
@@ -174,6 +175,42 @@ for (const kind of DATABASE_KINDS)
       assert.deepEqual([...(await store.recordedFires('t', [at, at + 1000]))], [at]);
       assert.equal(await store.recordRun({ ...run, taskId: 'gone', startedAt: at, endedAt: at }), 'gone');
     });
+
+    if (kind === 'postgres')
+      it('a fire is claimed with its task read in one statement, and marked done with its record', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const store = new CronStore(db);
+        assert.equal(store.claimsInOneStatement, true);
+        const a = new DurableWork(db, 'a');
+        const b = new DurableWork(db, 'b');
+        await store.insert('t', { name: 't', schedule: '* * * * * *', message: 'm', target: 'main' });
+        await store.insert('off', { name: 'off', schedule: '* * * * * *', message: 'm', target: 'main' }, true);
+        const at = 1_750_000_000_000;
+        const claim = (work: DurableWork, taskId: string, when = at) =>
+          store.claimFire(taskId, when, work.newRow('cron', `${taskId}@${when}`, { taskId, scheduledAt: when }));
+        const first = await claim(a, 't');
+        assert.equal(first.claimed, true);
+        assert.equal(first.recorded, false);
+        assert.equal(first.task?.schedule, '* * * * * *');
+        // Another instance handed the same fire finds it taken.
+        assert.equal((await claim(b, 't')).claimed, false);
+        assert.deepEqual(await claim(a, 'gone'), { task: undefined, recorded: false, claimed: false });
+        const disabled = await claim(a, 'off');
+        assert.equal(disabled.claimed, false);
+        assert.equal(disabled.task?.disabled, true);
+        assert.equal(await a.status('off@' + at), undefined);
+        assert.equal((await a.status(`t@${at}`))?.status, 'running');
+        // The record marks the claim done only for its owner.
+        const run = { taskId: 't', scheduledAt: at, startedAt: at, endedAt: at + 1, status: 'success' as const };
+        assert.equal(await store.recordRun({ ...run, finishWork: { id: `t@${at}`, owner: 'b' } }), 'recorded');
+        assert.equal((await a.status(`t@${at}`))?.status, 'running');
+        assert.equal(await store.recordRun({ ...run, finishWork: { id: `t@${at}`, owner: 'a' } }), 'duplicate');
+        assert.equal((await a.status(`t@${at}`))?.status, 'done');
+        // A recorded fire is not claimed again, even under a new claim id.
+        const again = await store.claimFire('t', at, a.newRow('cron', 'other', {}));
+        assert.deepEqual([again.claimed, again.recorded], [false, true]);
+      });
 
     it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {
       database = await createTestDatabase(kind, process.env);
