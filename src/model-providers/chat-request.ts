@@ -73,7 +73,8 @@ function send(
   return target.fetch(url, { method: 'POST', headers, body, signal }).then((response) => ({
     status: response.status,
     headers: () => response.headers,
-    body: response.body ? response.body.getReader() : null,
+    // Only a 2xx body is streamed; another one is read whole as the error's text (a reader locks it).
+    body: response.ok && response.body ? response.body.getReader() : null,
     text: () => response.text(),
   }));
 }
