@@ -92,11 +92,14 @@ describe('a message taken over is answered in one reply', () => {
     } finally {
       a.child.kill('SIGCONT');
     }
+    // Seen once in a full run: this wait timed out. Its output names what the woken instance did.
     await until(
       () => a.output().includes('taken over by another instance'),
       30_000,
       'the woken instance sees the message taken over',
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nthe woken instance's last output:\n${a.output().slice(-4000)}`);
+    });
     assert.deepEqual(shown(slack, 'DF1'), ['Answer to: FROZEN hello']);
     await kill9(a);
   });
