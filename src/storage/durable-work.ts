@@ -110,20 +110,9 @@ export class DurableWork {
    * message delivered again (or a fire already taken by another instance).
    */
   async record(kind: string, id: string, payload: unknown): Promise<boolean> {
-    const now = this.now();
     const result = await this.db
       .insertInto('durable_work')
-      .values({
-        id,
-        kind,
-        payload: JSON.stringify(payload),
-        status: 'running',
-        owner: this.owner,
-        lease_until: now + this.leaseMs,
-        attempts: 1,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(this.newRow(kind, id, payload))
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     const inserted = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
