@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { createTestApp, type TestApp, type TestAppOptions } from '../fakes/app-harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -153,4 +153,24 @@ export async function screenshotAllModes(ui: UiPage, name: string): Promise<void
   }
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(viewport);
+}
+
+/**
+ * Where `locator` is drawn once it stopped moving (a graph fitting itself into view after a load
+ * moves its nodes): its box, the same over two animation frames. A drag started from a box read
+ * mid-move lands beside the node.
+ */
+export async function steadyBox(
+  locator: Locator,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  let last = await locator.boundingBox();
+  for (let read = 0; read < 200; read += 1) {
+    await locator
+      .page()
+      .evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    const box = await locator.boundingBox();
+    if (box && last && box.x === last.x && box.y === last.y && box.width === last.width) return box;
+    last = box;
+  }
+  throw new Error('the element kept moving');
 }
