@@ -1,8 +1,9 @@
 // What observability costs, measured side by side in one run on a machine shared with other work.
 //
-// 1. Chat throughput and server CPU per turn of two services on the same fake upstream: "off" (the
+// 1. Chat throughput and server CPU per turn of services on the same fake upstream: "off" (the
 //    default config: metrics counted, nobody scraping, no OTLP endpoint) and "on" (spans exported
-//    over OTLP/HTTP to a local collector, /metrics scraped every BENCH_SCRAPE_MS while it is loaded).
+//    over OTLP/HTTP to a local collector, /metrics scraped every BENCH_SCRAPE_MS while it is loaded),
+//    and this checkout's "sampled" (as "on", with BENCH_SAMPLE_RATIO of the traces recorded).
 //    Rounds alternate the services and the figure is the median of the rounds, so drift and other
 //    programs' bursts hit both. CPU per turn is read from /proc for the service alone: it moves far
 //    less than throughput when something else runs on the machine.
@@ -35,6 +36,8 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 20);
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SCRAPE_MS = Number(process.env['BENCH_SCRAPE_MS'] ?? 1000);
+/** The sampling ratio of the third, "sampled" service of this checkout (traced as "on" otherwise). */
+const SAMPLE_RATIO = Number(process.env['BENCH_SAMPLE_RATIO'] ?? 0.1);
 const BASELINE = process.env['BENCH_BASELINE_ENTRY'];
 const WARM_S = 2;
 const SUBSCRIBERS = 100;
@@ -118,8 +121,11 @@ async function measure(service: Service, rate?: number): Promise<Measured> {
  * its chain run (two nodes), one model call (three streamed events), twenty text deltas, usage and
  * a tool call, nobody subscribed; with tracing off, and on (spans exported to a local collector).
  */
-async function observerMicrosPerTurn(otlpEndpoint: string): Promise<{ wall: number; cpu: number }> {
-  const telemetry = await Telemetry.create({ otlpEndpoint, captureContent: false });
+async function observerMicrosPerTurn(
+  otlpEndpoint: string,
+  traceSampleRatio = 1,
+): Promise<{ wall: number; cpu: number }> {
+  const telemetry = await Telemetry.create({ otlpEndpoint, captureContent: false, traceSampleRatio });
   const provider = telemetry.provider({
     id: 'fake',
     demo: false,
@@ -172,9 +178,11 @@ interface Code {
   name: 'after' | 'before';
   off: Service;
   on: Service;
+  /** Traced with SAMPLE_RATIO of the traces recorded (this checkout only: the key is new). */
+  sampled?: Service;
   collector: Collector;
   onTurns: number;
-  throughput: { off: Measured[]; on: Measured[] };
+  throughput: { off: Measured[]; on: Measured[]; sampled: Measured[] };
   latency: { quiet: Measured[]; watched: Measured[]; pacedQuiet: Measured[]; pacedWatched: Measured[] };
   eventsDelivered: number;
   eventTypes: string;
@@ -195,20 +203,27 @@ try {
     const options = entry ? { entry } : {};
     const off = await startService({ models }, options);
     const on = await startService({ models, observability: { otlp_endpoint: collector.url } }, options);
+    const sampled = entry
+      ? undefined
+      : await startService({
+          models,
+          observability: { otlp_endpoint: collector.url, trace_sample_ratio: SAMPLE_RATIO },
+        });
     codes.push({
       name,
       off,
       on,
+      ...(sampled ? { sampled } : {}),
       collector,
       onTurns: 0,
-      throughput: { off: [], on: [] },
+      throughput: { off: [], on: [], sampled: [] },
       latency: { quiet: [], watched: [], pacedQuiet: [], pacedWatched: [] },
       eventsDelivered: 0,
       eventTypes: '',
     });
   }
   for (const code of codes) {
-    for (const service of [code.off, code.on]) {
+    for (const service of [code.off, code.on, ...(code.sampled ? [code.sampled] : [])]) {
       await postJson(`${service.url}/api/v1/agents`, BENCH_AGENT);
       const warm = await loadPost(`${service.url}/api/v1/chat/completions`, BODY, CONNECTIONS, WARM_S);
       if (service === code.on) code.onTurns += warm.requests;
@@ -219,14 +234,15 @@ try {
   const slots = codes.flatMap((code) => [
     { code, kind: 'off' as const },
     { code, kind: 'on' as const },
+    ...(code.sampled ? [{ code, kind: 'sampled' as const }] : []),
   ]);
   for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
     for (let index = 0; index < slots.length; index++) {
       const { code, kind } = slots[(index + roundIndex) % slots.length] as (typeof slots)[number];
       progress(`observability: round ${roundIndex + 1}/${ROUNDS}, ${code.name} ${kind}`);
-      const service = code[kind];
+      const service = code[kind] as Service;
       const scraper =
-        kind === 'on'
+        kind !== 'off'
           ? setInterval(
               () =>
                 void fetch(`${service.url}/metrics`)
@@ -275,6 +291,7 @@ try {
   const observerCollector = await startCollector();
   const observerOff = await observerMicrosPerTurn('');
   const observerTracing = await observerMicrosPerTurn(observerCollector.url);
+  const observerSampled = await observerMicrosPerTurn(observerCollector.url, SAMPLE_RATIO);
   observerCollector.close();
 
   const figures: Record<string, unknown> = {};
@@ -282,9 +299,9 @@ try {
   for (const code of codes) {
     const prefix = code.name === 'after' ? '' : 'before.';
     const med = (list: Measured[], key: keyof Measured) => round(median(list.map((entry) => entry[key])), 3);
-    const { off, on } = code.throughput;
+    const { off, on, sampled } = code.throughput;
     const { quiet, watched, pacedQuiet, pacedWatched } = code.latency;
-    for (const list of [off, on, quiet, watched, pacedQuiet, pacedWatched])
+    for (const list of [off, on, sampled, quiet, watched, pacedQuiet, pacedWatched])
       for (const entry of list) errors += entry.failed;
     const watchedTurns = [...watched, ...pacedWatched].reduce((sum, entry) => sum + entry.requests, 0);
     Object.assign(figures, {
@@ -295,6 +312,15 @@ try {
       [`${prefix}onCpuMsPerTurn`]: med(on, 'cpuMsPerTurn'),
       [`${prefix}cpuOnVsOff`]: round(med(on, 'cpuMsPerTurn') / med(off, 'cpuMsPerTurn'), 3),
       [`${prefix}onVsOffRounds`]: on.map((entry, index) => round(entry.rps / (off[index]?.rps ?? 1), 3)),
+      ...(sampled.length > 0
+        ? {
+            sampleRatio: SAMPLE_RATIO,
+            sampledRps: med(sampled, 'rps'),
+            sampledVsOff: round(med(sampled, 'rps') / med(off, 'rps'), 3),
+            sampledCpuMsPerTurn: med(sampled, 'cpuMsPerTurn'),
+            cpuSampledVsOff: round(med(sampled, 'cpuMsPerTurn') / med(off, 'cpuMsPerTurn'), 3),
+          }
+        : {}),
       [`${prefix}spanBytesPerTurn`]: round(code.collector.bytes() / Math.max(1, code.onTurns)),
       [`${prefix}p99MsNoSubscribers`]: med(quiet, 'p99Ms'),
       [`${prefix}p99MsWith100Subscribers`]: med(watched, 'p99Ms'),
@@ -326,6 +352,7 @@ try {
       // The observer's own work per turn, measured alone: metrics and monitor state; and with spans.
       observerCpuMicrosPerTurn: observerOff.cpu,
       observerCpuMicrosPerTurnTracing: observerTracing.cpu,
+      observerCpuMicrosPerTurnSampled: observerSampled.cpu,
       // What that is of the server's CPU per turn (tracing off).
       observerShareOfTurnCpu: round(observerOff.cpu / offCpuMicros, 3),
       observerShareOfTurnCpuTracing: round(observerTracing.cpu / offCpuMicros, 3),
@@ -336,6 +363,7 @@ try {
   for (const code of codes) {
     await code.off.stop();
     await code.on.stop();
+    await code.sampled?.stop();
     code.collector.close();
   }
   await upstream.stop();

@@ -15,6 +15,7 @@ import { prettyLogStream } from './http/pretty-log.ts';
 import { logDestinations } from './http/log-destinations.ts';
 import { parseUserEntry } from './auth/users.ts';
 import { createServices } from './services.ts';
+import { sampleRatioFromEnv } from './observability/tracing.ts';
 import { defaultInstanceId } from './cluster/cluster.ts';
 import { lockDataRoot, type DataRootLock } from './storage/data-root-lock.ts';
 
@@ -62,11 +63,13 @@ function overrides(options: ServeOptions): (config: Config) => Config {
       ...(portText !== undefined && portText !== '' ? { port: Number(portText) } : {}),
     },
     data: dataRoot ? { ...config.data, root_dir: dataRoot, logs_dir: join(dataRoot, 'logs') } : config.data,
-    // The standard OpenTelemetry variable turns traces on when the config names no collector.
-    observability:
-      config.observability.otlp_endpoint || !env['OTEL_EXPORTER_OTLP_ENDPOINT']
-        ? config.observability
-        : { ...config.observability, otlp_endpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+    // The standard OpenTelemetry variables turn traces on and set their sampling where the config
+    // says nothing.
+    observability: {
+      ...config.observability,
+      otlp_endpoint: config.observability.otlp_endpoint || (env['OTEL_EXPORTER_OTLP_ENDPOINT'] ?? ''),
+      trace_sample_ratio: config.observability.trace_sample_ratio ?? sampleRatioFromEnv(env),
+    },
   });
 }
 

@@ -138,6 +138,9 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const telemetry = await Telemetry.create({
     otlpEndpoint: config.observability.otlp_endpoint,
     captureContent: config.observability.capture_content,
+    ...(config.observability.trace_sample_ratio !== undefined
+      ? { traceSampleRatio: config.observability.trace_sample_ratio }
+      : {}),
     ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
     ...(liveTransport ? { transport: liveTransport } : {}),
     logger,

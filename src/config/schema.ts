@@ -302,6 +302,11 @@ export const configSchema = z
           .default(''),
         /** Prompts, completions and tool arguments in spans (off: only sizes, models and timings). */
         capture_content: z.boolean().default(false),
+        /**
+         * Share of new traces recorded, 0 to 1 (a trace continued from a caller keeps the caller's
+         * decision). Unset: OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, else every trace.
+         */
+        trace_sample_ratio: z.number().min(0).max(1).optional(),
       })
       .prefault({}),
     /** Memory search: the optional embeddings layer (config/memory.ts). */

@@ -16,6 +16,8 @@ import { TurnWatch, type TurnStart, type WatchContext } from './turn-watch.ts';
 export interface ObservabilitySettings {
   otlpEndpoint: string;
   captureContent: boolean;
+  /** Share of new traces recorded (default 1). */
+  traceSampleRatio?: number;
   serviceName?: string;
   serviceVersion?: string;
   /** Bytes a WebSocket subscriber may hold unsent before it is dropped. */
@@ -79,6 +81,7 @@ export class Telemetry {
           endpoint: options.otlpEndpoint,
           serviceName: options.serviceName ?? 'agent-service',
           serviceVersion: options.serviceVersion ?? '0.0.0',
+          ...(options.traceSampleRatio !== undefined ? { sampleRatio: options.traceSampleRatio } : {}),
         })
       : undefined;
     return new Telemetry(options, tracing);

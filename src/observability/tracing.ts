@@ -3,6 +3,7 @@
 // Each span is encoded to OTLP/JSON as it ends and sent in batches (otlp-batch.ts, otlp-exporter.ts).
 // Spans are parented explicitly (a turn's spans hang under its invoke_agent span), so no global
 // context manager is installed and nothing of ours touches OpenTelemetry's process-wide state.
+import { randomBytes } from 'node:crypto';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 
 export interface SpanHandle {
@@ -36,6 +37,62 @@ export interface TracingOptions {
   serviceVersion: string;
   /** How often batches are sent, in ms (default 1000). */
   exportIntervalMs?: number;
+  /** Share of new traces recorded (default 1); a continued trace follows its caller's flag. */
+  sampleRatio?: number;
+}
+
+/**
+ * The sampling ratio the standard variables ask for, or undefined when they say nothing usable.
+ * OTEL_TRACES_SAMPLER: always_on, always_off, traceidratio (with OTEL_TRACES_SAMPLER_ARG, 0 to 1,
+ * default 1) and their parentbased_ forms. Every form is applied parent-based: a trace continued
+ * from a caller keeps the caller's decision, so no trace is recorded in part.
+ */
+export function sampleRatioFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const name = env['OTEL_TRACES_SAMPLER']
+    ?.trim()
+    .toLowerCase()
+    .replace(/^parentbased_/u, '');
+  if (name === 'always_on') return 1;
+  if (name === 'always_off') return 0;
+  if (name !== 'traceidratio') return undefined;
+  const ratio = Number(env['OTEL_TRACES_SAMPLER_ARG'] ?? '1');
+  return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1;
+}
+
+interface RemoteParent {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote: true;
+}
+
+/** The parent an incoming W3C traceparent names, or undefined for a malformed or all-zero one. */
+function remoteParent(traceparent: string): RemoteParent | undefined {
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/u.exec(traceparent.trim());
+  if (!match || /^0+$/u.test(match[1] as string) || /^0+$/u.test(match[2] as string)) return undefined;
+  return {
+    traceId: match[1] as string,
+    spanId: match[2] as string,
+    traceFlags: Number.parseInt(match[3] as string, 16) & 1,
+    isRemote: true,
+  };
+}
+
+/**
+ * A span of a trace that is not recorded (sampled out): nothing of it reaches the SDK, and its
+ * children cost an object each. Its traceparent carries the trace on with the sampled flag off, so
+ * the model provider and anything after it leave the trace unrecorded too.
+ */
+class Unrecorded implements SpanHandle {
+  private spanId: string | undefined;
+  constructor(readonly traceId: string) {}
+  setAttributes(): void {}
+  fail(): void {}
+  end(): void {}
+  traceparent(): string {
+    this.spanId ??= randomBytes(8).toString('hex');
+    return `00-${this.traceId}-${this.spanId}-00`;
+  }
 }
 
 export function tracesUrl(endpoint: string): string {
@@ -57,7 +114,11 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
     url: tracesUrl(options.endpoint),
     ...otlpEnvironmentOptions(),
   });
+  const ratio = options.sampleRatio ?? 1;
   const provider = new sdk.TracerProvider({
+    sampler: new sdk.ParentBasedSampler({
+      root: ratio >= 1 ? new sdk.AlwaysOnSampler() : new sdk.TraceIdRatioBasedSampler(ratio),
+    }),
     resource: resources.resourceFromAttributes({
       'service.name': options.serviceName,
       'service.version': options.serviceVersion,
@@ -98,27 +159,23 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
     }
   }
 
-  const parentContext = (parent: SpanHandle | string | undefined) => {
+  const parentContext = (parent: Handle | RemoteParent | undefined) => {
     if (parent === undefined) return api.ROOT_CONTEXT;
-    if (typeof parent === 'string') {
-      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/u.exec(parent.trim());
-      if (!match || /^0+$/u.test(match[1] as string) || /^0+$/u.test(match[2] as string))
-        return api.ROOT_CONTEXT;
-      return api.trace.setSpanContext(api.ROOT_CONTEXT, {
-        traceId: match[1] as string,
-        spanId: match[2] as string,
-        traceFlags: Number.parseInt(match[3] as string, 16) & 1,
-        isRemote: true,
-      });
-    }
-    if (!(parent instanceof Handle)) return api.ROOT_CONTEXT;
+    if (!(parent instanceof Handle)) return api.trace.setSpanContext(api.ROOT_CONTEXT, parent);
     parent.parentContext ??= api.trace.setSpan(api.ROOT_CONTEXT, parent.span);
     return parent.parentContext;
   };
 
   return {
     start(name, kind, parent, attributes) {
-      return new Handle(tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(parent)));
+      // The sampler is parent-based: under a parent not recorded nothing is, and the SDK is skipped.
+      if (parent instanceof Unrecorded) return new Unrecorded(parent.traceId);
+      const from =
+        typeof parent === 'string' ? remoteParent(parent) : parent instanceof Handle ? parent : undefined;
+      if (from !== undefined && !(from instanceof Handle) && (from.traceFlags & 1) === 0)
+        return new Unrecorded(from.traceId);
+      const span = tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(from));
+      return span.isRecording() ? new Handle(span) : new Unrecorded(span.spanContext().traceId);
     },
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
