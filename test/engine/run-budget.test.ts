@@ -14,7 +14,7 @@ import type { NodeSpec } from './helpers.ts';
 const tooLarge = (message: RegExp) => (error: unknown) =>
   error instanceof AppError && error.kind === 'too-large' && message.test(error.message);
 
-test('a fork into two flows back to its own chain fails within a second on the budget, the event loop turning meanwhile', () => {
+test('a fork into two flows back to its own chain fails on the budget, the event loop turning meanwhile', () => {
   const fixture = new URL('./fixtures/fork-bomb.ts', import.meta.url);
   const child = spawnSync(process.execPath, ['--import', 'tsx', fixture.pathname], {
     encoding: 'utf8',
@@ -25,7 +25,10 @@ test('a fork into two flows back to its own chain fails within a second on the b
   const report = JSON.parse(child.stdout) as Record<string, unknown>;
   assert.equal(report['rejected'], 'the run of rule chain "bomb" exceeded 10000 node executions');
   assert.equal(report['kind'], 'too-large');
-  assert.ok(Number(report['elapsedMs']) < 1000, `the run took ${String(report['elapsedMs'])} ms`);
+  // Unbounded, the fork doubles its messages at every step and never ends. Bounded, it ends in well
+  // under a second on a quiet machine; the bound here leaves room for a busy one (1.2 s was seen at
+  // load 18 on two cores), and a benchmark is the place for its speed.
+  assert.ok(Number(report['elapsedMs']) < 10_000, `the run took ${String(report['elapsedMs'])} ms`);
   assert.equal(report['immediateDuringRun'], true, 'a setImmediate ran before the run ended');
   assert.ok(Number(report['timersDuringRun']) > 0, 'a timer fired before the run ended');
 });
