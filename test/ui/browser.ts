@@ -174,3 +174,16 @@ export async function steadyBox(
   }
   throw new Error('the element kept moving');
 }
+
+/**
+ * Waits until `expression` is true in the page, polling from here. Not page.waitForFunction with a
+ * string: its first check passes, but polling one evaluates the string in the page, which the
+ * page's CSP refuses (no 'unsafe-eval'), so a check that is not true at once fails the test.
+ */
+export async function pageUntil(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await page.evaluate(expression)) !== true) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -15,6 +15,7 @@ import {
   steadyBox,
   uiSuite,
   type UiPage,
+  pageUntil,
 } from './browser.ts';
 
 interface StoredNode {
@@ -88,7 +89,7 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Add jsFilter node' }).click();
     await graphNode('jsFilter1').waitFor();
     // The new node's form has the focus: its name field first.
-    await ui.page.waitForFunction("document.activeElement?.id === 'graph-node-name'");
+    await pageUntil(ui.page, "document.activeElement?.id === 'graph-node-name'");
     await ui.page.getByLabel('Name', { exact: true }).fill('Is it warm?');
     await ui.page.getByLabel(/^Filter script/).fill('return msg.temperature > 20;');
 
@@ -262,7 +263,7 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.getByRole('button', { name: 'Save' }).click();
     // Saved once the editor shows the chain the server answered: the secret back to a blank field.
     // (The Save button alone is no sign: it is off while the save is in flight too.)
-    await ui.page.waitForFunction("document.querySelector('[data-field=\"password\"] input')?.value === ''");
+    await pageUntil(ui.page, "document.querySelector('[data-field=\"password\"] input')?.value === ''");
     file = await readFile(join(server.dir, 'data', 'rules', 'mailer.json'), 'utf8');
     assert.match(file, /n3w-pass/);
     assert.doesNotMatch(file, /s3cret-pass/);
@@ -300,7 +301,7 @@ describe('web UI: the visual chain editor', () => {
     await ui.page.keyboard.press('Enter');
     await graphNode('log1').waitFor();
     const active = () => ui.page.evaluate<string>("document.activeElement?.id ?? ''");
-    await ui.page.waitForFunction("document.activeElement?.id === 'graph-node-name'");
+    await pageUntil(ui.page, "document.activeElement?.id === 'graph-node-name'");
     await ui.page.keyboard.press('Tab');
     assert.equal(await active(), 'graph-config-log1-jsScript');
     await ui.page.keyboard.press('Tab');

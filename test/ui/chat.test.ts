@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../fakes/app-harness.ts';
 import { agentDefinition } from '../fakes/builders.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
-import { assertNoConsoleErrors, PHONE, screenshotAllModes, uiSuite, type UiPage } from './browser.ts';
+import {
+  assertNoConsoleErrors,
+  PHONE,
+  screenshotAllModes,
+  uiSuite,
+  type UiPage,
+  pageUntil,
+} from './browser.ts';
 
 const MARKDOWN = [
   '## Files',
@@ -99,7 +106,11 @@ describe('web UI: Chat', () => {
   it('shows the same history after a reload, from the server: same paragraphs, same token footer', async () => {
     const url = ui.page.url();
     const live = await answerView();
-    assert.equal(live.paragraphs[0], 'Let me look.', 'the words before the tool call are their own paragraph');
+    assert.equal(
+      live.paragraphs[0],
+      'Let me look.',
+      'the words before the tool call are their own paragraph',
+    );
     assert.match(live.footer ?? '', /^\d+ \+ \d+ = \d+ tokens$/);
     await ui.page.reload();
     assert.equal(ui.page.url(), url);
@@ -119,7 +130,7 @@ describe('web UI: Chat', () => {
     await composer().fill('hello there');
     await ui.page.getByRole('button', { name: 'Send' }).click();
     await ui.page.locator('.markdown', { hasText: 'Plain answer.' }).waitFor();
-    await ui.page.waitForFunction("document.querySelectorAll('.session-list .session-item').length === 2");
+    await pageUntil(ui.page, "document.querySelectorAll('.session-list .session-item').length === 2");
     // The first conversation is still on the server, with its messages.
     await sessionItems().filter({ hasText: 'list files' }).locator('.session-link').click();
     await ui.page.waitForURL(first);
@@ -151,7 +162,7 @@ describe('web UI: Chat', () => {
       .getByRole('button', { name: /^Delete/ })
       .click();
     await confirm.getByRole('button', { name: 'Delete' }).click();
-    // A locator wait, not waitForFunction("..."): the page's CSP forbids the eval that polling a string needs.
+    // A locator wait (pageUntil would do too; not waitForFunction("..."), see pageUntil).
     await sessionItems().nth(1).waitFor({ state: 'detached' });
     const listed = await server.app.inject({ method: 'GET', url: '/api/v1/agents/main/sessions' });
     assert.equal(listed.json().total, 1);
@@ -166,7 +177,8 @@ describe('web UI: Chat', () => {
     // It survives a reload too, as a draft of this conversation.
     await ui.page.reload();
     await composer().waitFor();
-    await ui.page.waitForFunction(
+    await pageUntil(
+      ui.page,
       `document.querySelector('textarea[aria-label="Message"]')?.value === 'do not lose me'`,
     );
     await ui.page.unroute('**/api/v1/chat/completions');

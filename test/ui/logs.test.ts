@@ -8,7 +8,14 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { assertNoConsoleErrors, ensureUiBuilt, launchBrowser, openPage, screenshotAllModes, type UiPage } from './browser.ts';
+import {
+  assertNoConsoleErrors,
+  ensureUiBuilt,
+  launchBrowser,
+  openPage,
+  screenshotAllModes,
+  type UiPage,
+} from './browser.ts';
 
 describe('web UI: Logs', () => {
   let dir: string;

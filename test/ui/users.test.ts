@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../fakes/app-harness.ts';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
-import { assertNoConsoleErrors, uiSuite, type UiPage } from './browser.ts';
+import { assertNoConsoleErrors, uiSuite, type UiPage, pageUntil } from './browser.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';
 
@@ -55,7 +55,7 @@ describe('web UI: users, security switch and pairing', () => {
       .getByText(/admin password is still the default one/)
       .first()
       .waitFor();
-    await ui.page.waitForFunction("!document.querySelector('[role=switch]').checked");
+    await pageUntil(ui.page, "!document.querySelector('[role=switch]').checked");
     assert.equal(server.store.current.security.requireAuth, false);
   });
 
