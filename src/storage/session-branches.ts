@@ -66,6 +66,12 @@ export async function leafOf(db: Db, key: string): Promise<number | null | undef
   return row.leaf_id === null ? null : Number(row.leaf_id);
 }
 
+/** The rows on the active path of `tree`, by the message id `idOf` names; all while it never branched. */
+export function onActivePath<T>(rows: T[], tree: SessionTree | undefined, idOf: (row: T) => unknown): T[] {
+  const onPath = tree?.onPath;
+  return onPath ? rows.filter((row) => onPath.has(Number(idOf(row)))) : rows;
+}
+
 /** The session's tree, or undefined while it never branched. */
 export async function treeOf(db: Db, key: string): Promise<SessionTree | undefined> {
   const leaf = await leafOf(db, key);

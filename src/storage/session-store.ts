@@ -6,7 +6,7 @@ import type { ChatMessage } from '../model-providers/types.ts';
 import { sql, type Selectable } from 'kysely';
 import type { Db, SessionsTable } from './database.ts';
 import { KeywordIndex } from './search/keyword-index.ts';
-import { checkout, treeOf, type SessionTree } from './session-branches.ts';
+import { checkout, onActivePath, treeOf, type SessionTree } from './session-branches.ts';
 import { findByTitle, moveSession, setMarks, type SessionMarks } from './session-catalog.ts';
 import {
   appendInOneStatement,
@@ -111,8 +111,7 @@ export class SessionStore {
       .where('id', '>', afterId)
       .orderBy('id')
       .execute();
-    const onPath = branches?.onPath;
-    return (onPath ? rows.filter((row) => onPath.has(Number(row.id))) : rows).map(storedMessage);
+    return onActivePath(rows, branches, (row) => row.id).map(storedMessage);
   }
 
   /**
@@ -228,8 +227,7 @@ export class SessionStore {
       .where('session_key', '=', key)
       .orderBy('last_id')
       .execute();
-    const onPath = branches?.onPath;
-    return (onPath ? rows.filter((row) => onPath.has(Number(row.last_id))) : rows).map(storedSummary);
+    return onActivePath(rows, branches, (row) => row.last_id).map(storedSummary);
   }
 
   /**

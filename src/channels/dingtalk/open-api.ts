@@ -6,6 +6,7 @@
 import { digest } from '../../core/secrets.ts';
 import { AppError } from '../../core/errors.ts';
 import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
+import { withTokenRenewal } from '../token-renewal.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { DingTalkAccount } from './account.ts';
 
@@ -164,19 +165,15 @@ export class DingTalkOpenApi {
   }
 
   /** Runs `request` with a valid token; a token the platform no longer accepts is renewed once. */
-  private async withToken<T>(
+  private withToken<T>(
     account: ChannelAccount<DingTalkAccount>,
     request: (token: string) => Promise<T>,
   ): Promise<T> {
-    const first = await this.token(account);
-    try {
-      return await request(first.token);
-    } catch (error) {
-      if (!(error instanceof PlatformError) || !isTokenRefusal(error)) throw error;
-      if (this.tokens.get(account.id) === first) this.tokens.delete(account.id);
-      const fresh = await this.token(account);
-      return request(fresh.token);
-    }
+    return withTokenRenewal(
+      { tokens: this.tokens, key: account.id, current: () => this.token(account) },
+      (error) => error instanceof PlatformError && isTokenRefusal(error),
+      (cached) => request(cached.token),
+    );
   }
 
   private async token(account: ChannelAccount<DingTalkAccount>): Promise<CachedToken> {

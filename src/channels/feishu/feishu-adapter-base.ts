@@ -6,6 +6,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { Platform } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { RecentIds } from '../dedupe.ts';
+import { mediaIdOf } from '../media-id.ts';
 import type {
   ChannelAccount,
   ChannelAdapter,
@@ -104,7 +105,7 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
     const credentials = credentialsOf(account);
     const upload =
       kind === 'image' ? this.api.uploadImage.bind(this.api) : this.api.uploadFile.bind(this.api);
-    const key = media.kind === 'reference' ? media.id : await upload(credentials, media.data, media.fileName);
+    const key = await mediaIdOf(media, (data, fileName) => upload(credentials, data, fileName));
     const content = JSON.stringify(kind === 'image' ? { image_key: key } : { file_key: key });
     const id = await this.post(credentials, { chatId, inThread: false }, { msgType: kind, content });
     return { messageId: id };

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.ts';
 import { PlatformError, platformFailure, platformFetch, type PlatformResponse } from '../platform-http.ts';
+import { withTokenRenewal } from '../token-renewal.ts';
 import type { ChannelAccount } from '../types.ts';
 import type { WecomAccount } from './account.ts';
 
@@ -97,21 +98,16 @@ export class WecomAppApi {
     });
   }
 
-  private async withToken<T>(
+  private withToken<T>(
     account: ChannelAccount<WecomAccount>,
     signal: AbortSignal | undefined,
     run: (token: string) => Promise<T>,
   ): Promise<T> {
-    const stale = await this.token(account);
-    try {
-      return await run(stale.value);
-    } catch (error) {
-      if (!(error instanceof PlatformError) || !TOKEN_ERRORS.has(Number(error.code)) || signal?.aborted)
-        throw error;
-      const key = this.keyOf(account);
-      if (this.tokens.get(key) === stale) this.tokens.delete(key);
-      return run((await this.token(account)).value);
-    }
+    return withTokenRenewal(
+      { tokens: this.tokens, key: this.keyOf(account), current: () => this.token(account) },
+      (error) => error instanceof PlatformError && TOKEN_ERRORS.has(Number(error.code)) && !signal?.aborted,
+      (token) => run(token.value),
+    );
   }
 
   private token(account: ChannelAccount<WecomAccount>): Promise<Token> {

@@ -16,6 +16,7 @@ import { AppError } from '../../core/errors.ts';
 import { WecomAppApi } from './app-api.ts';
 import { openPayload, signatureValid, xmlFields, type CallbackKeys } from './callback-crypto.ts';
 import { imageDataUrl, splitUtf8 } from './media.ts';
+import { mediaIdOf } from '../media-id.ts';
 import { sendPieces } from '../split-text.ts';
 import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
@@ -107,22 +108,20 @@ export class WecomApp {
     kind: 'image' | 'file',
     media: OutboundMedia,
   ): Promise<SendResult> {
-    let mediaId: string;
-    if (media.kind === 'reference') mediaId = media.id;
-    else {
+    const mediaId = await mediaIdOf(media, async (data, fileName) => {
       const uploaded = await this.api.call(account, '/cgi-bin/media/upload', {
         query: { type: kind },
         form: () => {
           const form = new FormData();
-          form.set('media', media.data, media.fileName);
+          form.set('media', data, fileName);
           return form;
         },
       });
       if (typeof uploaded['media_id'] !== 'string') {
         throw new PlatformError('wecom /cgi-bin/media/upload: no media_id in the answer');
       }
-      mediaId = uploaded['media_id'];
-    }
+      return uploaded['media_id'];
+    });
     return this.send(account, chatId, { msgtype: kind, [kind]: { media_id: mediaId } });
   }
 

@@ -18,6 +18,7 @@ import type {
 } from '../types.ts';
 import { downloadImage, readBotMessage } from './bot-message.ts';
 import { splitUtf8 } from './media.ts';
+import { mediaIdOf } from '../media-id.ts';
 import { sendPieces } from '../split-text.ts';
 import { PlatformError } from '../platform-http.ts';
 import type { WecomAccount } from './account.ts';
@@ -203,17 +204,15 @@ export class WecomBot {
     media: OutboundMedia,
   ): Promise<SendResult> {
     const { secret } = credentials(account);
-    let mediaId: string;
-    if (media.kind === 'reference') mediaId = media.id;
-    else {
-      const bytes = Buffer.from(await media.data.arrayBuffer());
+    const mediaId = await mediaIdOf(media, async (data, filename) => {
+      const bytes = Buffer.from(await data.arrayBuffer());
       const uploaded = await acked(
         'aibot_upload_media',
-        this.client(account).uploadMedia(bytes, { type: kind, filename: media.fileName }),
+        this.client(account).uploadMedia(bytes, { type: kind, filename }),
         secret,
       );
-      mediaId = uploaded.media_id;
-    }
+      return uploaded.media_id;
+    });
     const ack = await acked(
       'aibot_send_msg',
       this.client(account).sendMediaMessage(chatId, kind, mediaId),

@@ -1,7 +1,6 @@
 // The three WebSocket event routes as HTTP sees them: documented here (OpenAPI), answered 426 to a
 // request that does not upgrade. The upgrade itself is handled by events.socket.ts.
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   agentSocketQuerySchema,
@@ -20,47 +19,28 @@ const DESCRIPTION =
 const UPGRADE_REQUIRED = 'this route is a WebSocket: connect with Upgrade: websocket';
 
 export function registerEventRoutes(app: FastifyInstance): void {
-  const api = app.withTypeProvider<ZodTypeProvider>();
   const answer = { 101: liveEventSchema, 426: upgradeRequiredSchema };
-  api.get(
-    '/ws',
-    {
-      config: { auth: 'chat' },
-      schema: {
-        tags: ['events'],
-        description: DESCRIPTION,
-        querystring: agentSocketQuerySchema,
-        response: answer,
+  /** A WebSocket route as plain HTTP sees it: documented, and answered 426. */
+  const socketRoute = (
+    url: string,
+    parts: { description?: string; params?: z.ZodType; querystring: z.ZodType },
+  ) =>
+    app.get(
+      url,
+      {
+        config: { auth: 'chat' },
+        schema: { tags: ['events'], description: DESCRIPTION, ...parts, response: answer },
       },
-    },
-    async (_request, reply) => reply.code(426).send({ error: UPGRADE_REQUIRED }),
-  );
-  api.get(
-    '/agents/:agentId/ws',
-    {
-      config: { auth: 'chat' },
-      schema: {
-        tags: ['events'],
-        description: DESCRIPTION,
-        params: z.object({ agentId: z.string() }),
-        querystring: agentSocketQuerySchema.omit({ agentId: true }),
-        response: answer,
-      },
-    },
-    async (_request, reply) => reply.code(426).send({ error: UPGRADE_REQUIRED }),
-  );
-  api.get(
-    '/event/ws/:clientId',
-    {
-      config: { auth: 'chat' },
-      schema: {
-        tags: ['events'],
-        description: `${DESCRIPTION} Chain subscriptions get each node's start and end (progress events with phase, relation, durationMs and error) and the run's end.`,
-        params: z.object({ clientId: z.string() }),
-        querystring: chainSocketQuerySchema,
-        response: answer,
-      },
-    },
-    async (_request, reply) => reply.code(426).send({ error: UPGRADE_REQUIRED }),
-  );
+      async (_request, reply) => reply.code(426).send({ error: UPGRADE_REQUIRED }),
+    );
+  socketRoute('/ws', { querystring: agentSocketQuerySchema });
+  socketRoute('/agents/:agentId/ws', {
+    params: z.object({ agentId: z.string() }),
+    querystring: agentSocketQuerySchema.omit({ agentId: true }),
+  });
+  socketRoute('/event/ws/:clientId', {
+    description: `${DESCRIPTION} Chain subscriptions get each node's start and end (progress events with phase, relation, durationMs and error) and the run's end.`,
+    params: z.object({ clientId: z.string() }),
+    querystring: chainSocketQuerySchema,
+  });
 }

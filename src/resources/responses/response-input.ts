@@ -46,6 +46,9 @@ export interface ConvertedMessage {
 /** Items as chat messages, in order; assistant text and the calls that follow it share one message. */
 export function itemsToMessages(items: InputItem[]): ConvertedMessage[] {
   const result: ConvertedMessage[] = [];
+  const add = (message: ChatMessage, fromFunctionOutput = false): void => {
+    result.push({ message, fromFunctionOutput });
+  };
   const lastAssistant = (): Extract<ChatMessage, { role: 'assistant' }> | undefined => {
     const last = result.at(-1)?.message;
     return last?.role === 'assistant' ? last : undefined;
@@ -56,16 +59,11 @@ export function itemsToMessages(items: InputItem[]): ConvertedMessage[] {
       case 'message': {
         const message = item as MessageItem;
         const text = contentText(message.content);
-        if (message.role === 'system' || message.role === 'developer')
-          result.push({ message: { role: 'system', content: text }, fromFunctionOutput: false });
-        else if (message.role === 'assistant')
-          result.push({ message: { role: 'assistant', content: text }, fromFunctionOutput: false });
+        if (message.role === 'system' || message.role === 'developer') add({ role: 'system', content: text });
+        else if (message.role === 'assistant') add({ role: 'assistant', content: text });
         else {
           const images = contentImages(message.content);
-          result.push({
-            message: { role: 'user', content: text, ...(images.length > 0 ? { images } : {}) },
-            fromFunctionOutput: false,
-          });
+          add({ role: 'user', content: text, ...(images.length > 0 ? { images } : {}) });
         }
         break;
       }
@@ -74,19 +72,12 @@ export function itemsToMessages(items: InputItem[]): ConvertedMessage[] {
         const request = { id: call.call_id, name: call.name, arguments: call.arguments };
         const open = lastAssistant();
         if (open) open.toolCalls = [...(open.toolCalls ?? []), request];
-        else
-          result.push({
-            message: { role: 'assistant', content: null, toolCalls: [request] },
-            fromFunctionOutput: false,
-          });
+        else add({ role: 'assistant', content: null, toolCalls: [request] });
         break;
       }
       case 'function_call_output': {
         const output = item as FunctionCallOutputItem;
-        result.push({
-          message: { role: 'tool', toolCallId: output.call_id, content: contentText(output.output) },
-          fromFunctionOutput: true,
-        });
+        add({ role: 'tool', toolCallId: output.call_id, content: contentText(output.output) }, true);
         break;
       }
       case 'mcp_call': {
@@ -95,16 +86,9 @@ export function itemsToMessages(items: InputItem[]): ConvertedMessage[] {
         const request = { id: call.id, name: call.name, arguments: call.arguments };
         const open = lastAssistant();
         if (open && !open.toolCalls?.length) open.toolCalls = [request];
-        else
-          result.push({
-            message: { role: 'assistant', content: null, toolCalls: [request] },
-            fromFunctionOutput: false,
-          });
+        else add({ role: 'assistant', content: null, toolCalls: [request] });
         const error = call.error == null ? '' : `error: ${JSON.stringify(call.error)}`;
-        result.push({
-          message: { role: 'tool', toolCallId: call.id, content: call.output ?? error },
-          fromFunctionOutput: false,
-        });
+        add({ role: 'tool', toolCallId: call.id, content: call.output ?? error });
         break;
       }
       case 'reasoning':

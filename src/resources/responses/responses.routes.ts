@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { watchClient } from '../../http/disconnect.ts';
+import { jsonRoutes } from '../../http/json-routes.ts';
 import { pipeSse } from '../../http/sse.ts';
 import { reasoningStream, reasoningView, wantsReasoningView } from './response-compat.ts';
 import {
@@ -63,60 +64,34 @@ export function registerResponseRoutes(app: FastifyInstance, responses: Response
     return reply;
   });
 
-  api.get(
+  const stored = jsonRoutes(app, tags, config);
+  stored.get(
     '/responses/:responseId',
     {
-      config,
-      schema: {
-        tags,
-        summary: 'A stored (or running) response',
-        params: responseParamsSchema,
-        querystring: retrieveQuerySchema,
-        response: { 200: responseObjectSchema },
-      },
+      summary: 'A stored (or running) response',
+      params: responseParamsSchema,
+      querystring: retrieveQuerySchema,
+      answer: responseObjectSchema,
     },
     async (request) => asResponse(responses.get(request.params.responseId, request.principal)),
   );
-
-  api.delete(
+  stored.delete(
     '/responses/:responseId',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Delete a stored response',
-        params: responseParamsSchema,
-        response: { 200: deletedResponseSchema },
-      },
-    },
+    { summary: 'Delete a stored response', params: responseParamsSchema, answer: deletedResponseSchema },
     async (request) => responses.delete(request.params.responseId, request.principal),
   );
-
-  api.post(
+  stored.post(
     '/responses/:responseId/cancel',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Cancel a running response',
-        params: responseParamsSchema,
-        response: { 200: responseObjectSchema },
-      },
-    },
+    { summary: 'Cancel a running response', params: responseParamsSchema, answer: responseObjectSchema },
     async (request) => asResponse(responses.cancel(request.params.responseId, request.principal)),
   );
-
-  api.get(
+  stored.get(
     '/responses/:responseId/input_items',
     {
-      config,
-      schema: {
-        tags,
-        summary: 'The input items of a stored response, newest first by default',
-        params: responseParamsSchema,
-        querystring: inputItemsQuerySchema,
-        response: { 200: inputItemListSchema },
-      },
+      summary: 'The input items of a stored response, newest first by default',
+      params: responseParamsSchema,
+      querystring: inputItemsQuerySchema,
+      answer: inputItemListSchema,
     },
     async (request) => responses.inputItems(request.params.responseId, request.query, request.principal),
   );

@@ -1,7 +1,7 @@
 // The first-run wizard: GET /setup (is it needed?), POST /setup/provider and POST /setup/telegram
 // (each proven live before it is saved).
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonRoutes } from '../../http/json-routes.ts';
 import {
   setupProviderAnswer,
   setupProviderBody,
@@ -12,17 +12,12 @@ import {
 import type { SetupService } from './setup.service.ts';
 
 export function registerSetupRoutes(app: FastifyInstance, setup: SetupService): void {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ['setup'];
-  api.get('/setup', { schema: { tags, response: { 200: setupStatus } } }, async () => setup.status());
-  api.post(
-    '/setup/provider',
-    { schema: { tags, body: setupProviderBody, response: { 200: setupProviderAnswer } } },
-    async (request) => setup.addProvider(request.body),
+  const api = jsonRoutes(app, ['setup']);
+  api.get('/setup', { answer: setupStatus }, async () => setup.status());
+  api.post('/setup/provider', { body: setupProviderBody, answer: setupProviderAnswer }, async (request) =>
+    setup.addProvider(request.body),
   );
-  api.post(
-    '/setup/telegram',
-    { schema: { tags, body: setupTelegramBody, response: { 200: setupTelegramAnswer } } },
-    async (request) => setup.addTelegram(request.body),
+  api.post('/setup/telegram', { body: setupTelegramBody, answer: setupTelegramAnswer }, async (request) =>
+    setup.addTelegram(request.body),
   );
 }

@@ -1,7 +1,7 @@
 // Users over REST (admins only: a member gets 403 from the auth hook): GET/POST /users,
 // GET/PUT/DELETE /users/{name}; GET /auth/me (anyone signed in); GET/PUT /security (requireAuth).
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonRoutes } from '../../http/json-routes.ts';
 import { registerCrudRoutes } from '../../http/crud-routes.ts';
 import {
   createUserBody,
@@ -16,8 +16,8 @@ import {
 import type { UsersService } from './users.service.ts';
 
 export function registerUserRoutes(app: FastifyInstance, users: UsersService): void {
-  const api = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['users'];
+  const api = jsonRoutes(app, tags);
 
   registerCrudRoutes(app, {
     tags,
@@ -35,13 +35,9 @@ export function registerUserRoutes(app: FastifyInstance, users: UsersService): v
     replace: ({ name }, body) => users.update(name, body),
     remove: ({ name }) => users.remove(name),
   });
-  api.get('/auth/me', { schema: { tags, response: { 200: meView } } }, async (request) =>
-    users.me(request.principal),
-  );
-  api.get('/security', { schema: { tags, response: { 200: securityView } } }, async () => users.security());
-  api.put(
-    '/security',
-    { schema: { tags, body: securityBody, response: { 200: securityView } } },
-    async (request) => users.setRequireAuth(request.body.requireAuth),
+  api.get('/auth/me', { answer: meView }, async (request) => users.me(request.principal));
+  api.get('/security', { answer: securityView }, async () => users.security());
+  api.put('/security', { body: securityBody, answer: securityView }, async (request) =>
+    users.setRequireAuth(request.body.requireAuth),
   );
 }

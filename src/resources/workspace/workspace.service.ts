@@ -10,7 +10,7 @@ import { AppError, conflict, forbidden, invalid, isAppError, notFound } from '..
 import { resolveInWorkspace } from '../../tools/workspace-path.ts';
 import type { AgentCheck } from '../agents/agents.service.ts';
 import type { WorkspaceEntry } from './workspace.schema.ts';
-import { openRegularFile } from '../../core/open-regular-file.ts';
+import { openRegularFile, type RegularFile } from '../../core/open-regular-file.ts';
 
 /** Largest file returned as text by `readText`; bigger files are for download only. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -45,9 +45,7 @@ export class WorkspaceService {
   /** The content of a UTF-8 text file of at most MAX_TEXT_BYTES. */
   readText(agentId: string, requested: string): Promise<string> {
     return this.guarded(requested, async () => {
-      const root = await this.root(agentId);
-      const file = await resolveInWorkspace(root, requested, { mustExist: true });
-      const { handle } = await openRegularFile(file, requested);
+      const { handle } = await this.openFile(agentId, requested);
       try {
         const tooLarge = (size: number) =>
           new AppError(
@@ -130,9 +128,7 @@ export class WorkspaceService {
   /** Opens a regular file for streaming; the stream closes the file when done. */
   download(agentId: string, requested: string): Promise<Download> {
     return this.guarded(requested, async () => {
-      const root = await this.root(agentId);
-      const file = await resolveInWorkspace(root, requested, { mustExist: true });
-      const { handle } = await openRegularFile(file, requested);
+      const { file, handle } = await this.openFile(agentId, requested);
       try {
         const { size } = await handle.stat();
         // Exactly `size` bytes, so the response matches its Content-Length even if the file grows.
@@ -149,6 +145,17 @@ export class WorkspaceService {
   private async root(agentId: string): Promise<string> {
     this.agents.requireAgent(agentId);
     return this.workspace(agentId);
+  }
+
+  /** An existing regular file of the agent's workspace, opened for reading (the caller closes it). */
+  private async openFile(
+    agentId: string,
+    requested: string,
+  ): Promise<{ file: string; handle: RegularFile['handle'] }> {
+    const root = await this.root(agentId);
+    const file = await resolveInWorkspace(root, requested, { mustExist: true });
+    const { handle } = await openRegularFile(file, requested);
+    return { file, handle };
   }
 
   private async requireAbsent(path: string, requested: string): Promise<void> {

@@ -2,6 +2,7 @@
 // made by the old start-up code passes through this migration unchanged and is then recorded as at 001.
 import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type Dialect } from './column-types.ts';
+import { createIndex, required } from './schema-steps.ts';
 
 export function initial(dialect: Dialect): Migration {
   const type = columnTypes(dialect);
@@ -11,44 +12,28 @@ export function initial(dialect: Dialect): Migration {
         .createTable('sessions')
         .ifNotExists()
         .addColumn('key', type.key, (c) => c.primaryKey())
-        .addColumn('agent_id', type.key, (c) => c.notNull())
-        .addColumn('channel', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('created_at', type.integer, (c) => c.notNull())
-        .addColumn('updated_at', type.integer, (c) => c.notNull())
+        .$call(required(type.key, 'agent_id'))
+        .$call(required('text', 'channel', 'scope'))
+        .$call(required(type.integer, 'created_at', 'updated_at'))
         .execute();
       await db.schema
         .createTable('session_messages')
         .ifNotExists()
         .addColumn('id', type.id, type.idColumn)
-        .addColumn('session_key', type.key, (c) => c.notNull())
-        .addColumn('message', 'text', (c) => c.notNull())
-        .addColumn('tokens', type.integer, (c) => c.notNull())
-        .addColumn('created_at', type.integer, (c) => c.notNull())
+        .$call(required(type.key, 'session_key'))
+        .$call(required('text', 'message'))
+        .$call(required(type.integer, 'tokens', 'created_at'))
         .execute();
-      await db.schema
-        .createIndex('session_messages_by_key')
-        .ifNotExists()
-        .on('session_messages')
-        .columns(['session_key', 'id'])
-        .execute();
-      await db.schema
-        .createIndex('sessions_by_agent')
-        .ifNotExists()
-        .on('sessions')
-        .column('agent_id')
-        .execute();
+      await createIndex(db, 'session_messages_by_key', 'session_messages', ['session_key', 'id']);
+      await createIndex(db, 'sessions_by_agent', 'sessions', ['agent_id']);
       await db.schema
         .createTable('cron_tasks')
         .ifNotExists()
         .addColumn('id', type.key, (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('schedule', 'text', (c) => c.notNull())
-        .addColumn('message', 'text', (c) => c.notNull())
-        .addColumn('target', type.key, (c) => c.notNull())
+        .$call(required('text', 'name', 'schedule', 'message'))
+        .$call(required(type.key, 'target'))
         .addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('created_at', type.integer, (c) => c.notNull())
-        .addColumn('updated_at', type.integer, (c) => c.notNull())
+        .$call(required(type.integer, 'created_at', 'updated_at'))
         .addColumn('last_run_at', type.integer)
         .addColumn('last_run_ended_at', type.integer)
         .addColumn('last_run_status', 'text')
@@ -56,29 +41,18 @@ export function initial(dialect: Dialect): Migration {
         .addColumn('last_run_reply', 'text')
         .addColumn('last_run_ms', type.integer)
         .execute();
-      await db.schema
-        .createIndex('cron_tasks_by_target')
-        .ifNotExists()
-        .on('cron_tasks')
-        .column('target')
-        .execute();
+      await createIndex(db, 'cron_tasks_by_target', 'cron_tasks', ['target']);
       await db.schema
         .createTable('cron_runs')
         .ifNotExists()
         .addColumn('id', type.id, type.idColumn)
-        .addColumn('task_id', type.key, (c) => c.notNull())
-        .addColumn('started_at', type.integer, (c) => c.notNull())
-        .addColumn('ended_at', type.integer, (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
+        .$call(required(type.key, 'task_id'))
+        .$call(required(type.integer, 'started_at', 'ended_at'))
+        .$call(required('text', 'status'))
         .addColumn('reply', 'text')
         .addColumn('error', 'text')
         .execute();
-      await db.schema
-        .createIndex('cron_runs_by_task')
-        .ifNotExists()
-        .on('cron_runs')
-        .columns(['task_id', 'id'])
-        .execute();
+      await createIndex(db, 'cron_runs_by_task', 'cron_runs', ['task_id', 'id']);
     },
   };
 }

@@ -5,6 +5,7 @@
 // Japanese and Korean) and, on PostgreSQL, a `simple` tsvector plus a pg_trgm index.
 import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely';
 import { columnTypes, hasColumn, type Dialect } from './column-types.ts';
+import { createIndex, required } from './schema-steps.ts';
 
 /** Held while pg_trgm is installed: schemas migrating at once would race on the one extension row. */
 const EXTENSION_LOCK = 7_301_022;
@@ -21,48 +22,37 @@ export function memory(dialect: Dialect): Migration {
         .createTable('session_summaries')
         .ifNotExists()
         .addColumn('id', type.id, type.idColumn)
-        .addColumn('session_key', type.key, (c) => c.notNull())
-        .addColumn('first_id', type.integer, (c) => c.notNull())
-        .addColumn('last_id', type.integer, (c) => c.notNull())
-        .addColumn('content', 'text', (c) => c.notNull())
-        .addColumn('tokens', type.integer, (c) => c.notNull())
-        .addColumn('created_at', type.integer, (c) => c.notNull())
+        .$call(required(type.key, 'session_key'))
+        .$call(required(type.integer, 'first_id', 'last_id'))
+        .$call(required('text', 'content'))
+        .$call(required(type.integer, 'tokens', 'created_at'))
         .execute();
-      await db.schema
-        .createIndex('session_summaries_by_key')
-        .ifNotExists()
-        .unique()
-        .on('session_summaries')
-        .columns(['session_key', 'last_id'])
-        .execute();
+      await createIndex(db, 'session_summaries_by_key', 'session_summaries', ['session_key', 'last_id'], {
+        unique: true,
+      });
       await db.schema
         .createTable('memory_files')
         .ifNotExists()
-        .addColumn('agent_id', type.key, (c) => c.notNull())
-        .addColumn('path', type.key, (c) => c.notNull())
-        .addColumn('mtime_ms', type.integer, (c) => c.notNull())
-        .addColumn('size', type.integer, (c) => c.notNull())
+        .$call(required(type.key, 'agent_id', 'path'))
+        .$call(required(type.integer, 'mtime_ms', 'size'))
         .addPrimaryKeyConstraint('memory_files_pk', ['agent_id', 'path'])
         .execute();
       await db.schema
         .createTable('search_documents')
         .ifNotExists()
         .addColumn('id', type.id, type.idColumn)
-        .addColumn('corpus', 'text', (c) => c.notNull())
-        .addColumn('agent_id', type.key, (c) => c.notNull())
-        .addColumn('source', type.key, (c) => c.notNull())
-        .addColumn('start_line', type.integer, (c) => c.notNull())
-        .addColumn('end_line', type.integer, (c) => c.notNull())
+        .$call(required('text', 'corpus'))
+        .$call(required(type.key, 'agent_id', 'source'))
+        .$call(required(type.integer, 'start_line', 'end_line'))
         .addColumn('ref_id', type.integer)
-        .addColumn('at', type.integer, (c) => c.notNull())
-        .addColumn('text', 'text', (c) => c.notNull())
+        .$call(required(type.integer, 'at'))
+        .$call(required('text', 'text'))
         .execute();
-      await db.schema
-        .createIndex('search_documents_by_source')
-        .ifNotExists()
-        .on('search_documents')
-        .columns(['corpus', 'agent_id', 'source'])
-        .execute();
+      await createIndex(db, 'search_documents_by_source', 'search_documents', [
+        'corpus',
+        'agent_id',
+        'source',
+      ]);
       if (dialect === 'sqlite') {
         await sql`create virtual table if not exists search_words using fts5(text, content='search_documents', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`.execute(
           db,

@@ -3,6 +3,7 @@
 // `item_reference`, `GET /responses/{id}/input_items` and `previous_response_id` read back.
 import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type Dialect } from './column-types.ts';
+import { createIndex, required } from './schema-steps.ts';
 
 export function responses(dialect: Dialect): Migration {
   const type = columnTypes(dialect);
@@ -12,47 +13,28 @@ export function responses(dialect: Dialect): Migration {
         .createTable('responses')
         .ifNotExists()
         .addColumn('id', type.key, (c) => c.primaryKey())
-        .addColumn('owner', type.key, (c) => c.notNull())
-        .addColumn('agent_id', type.key, (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        /** The whole Response object as JSON, as GET answers it. */
-        .addColumn('body', 'text', (c) => c.notNull())
+        .$call(required(type.key, 'owner', 'agent_id'))
+        /** `body` is the whole Response object as JSON, as GET answers it. */
+        .$call(required('text', 'status', 'body'))
         /** The session the turn ran in (null: a stateless turn, its input items hold the history). */
         .addColumn('session_key', type.key)
         /** The session's last message id once the turn was stored: a later one means a fork. */
         .addColumn('session_end', type.integer)
-        .addColumn('created_at', type.integer, (c) => c.notNull())
-        .addColumn('updated_at', type.integer, (c) => c.notNull())
+        .$call(required(type.integer, 'created_at', 'updated_at'))
         .execute();
-      await db.schema
-        .createIndex('responses_by_owner')
-        .ifNotExists()
-        .on('responses')
-        .columns(['owner', 'created_at'])
-        .execute();
+      await createIndex(db, 'responses_by_owner', 'responses', ['owner', 'created_at']);
       await db.schema
         .createTable('response_items')
         .ifNotExists()
         .addColumn('seq', type.id, type.idColumn)
-        .addColumn('response_id', type.key, (c) => c.notNull())
-        .addColumn('owner', type.key, (c) => c.notNull())
-        /** `input` or `output`. */
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('item_id', type.key, (c) => c.notNull())
-        .addColumn('item', 'text', (c) => c.notNull())
+        .$call(required(type.key, 'response_id', 'owner'))
+        /** `kind`: `input` or `output`. */
+        .$call(required('text', 'kind'))
+        .$call(required(type.key, 'item_id'))
+        .$call(required('text', 'item'))
         .execute();
-      await db.schema
-        .createIndex('response_items_by_response')
-        .ifNotExists()
-        .on('response_items')
-        .columns(['response_id', 'kind', 'seq'])
-        .execute();
-      await db.schema
-        .createIndex('response_items_by_item')
-        .ifNotExists()
-        .on('response_items')
-        .columns(['owner', 'item_id'])
-        .execute();
+      await createIndex(db, 'response_items_by_response', 'response_items', ['response_id', 'kind', 'seq']);
+      await createIndex(db, 'response_items_by_item', 'response_items', ['owner', 'item_id']);
     },
   };
 }

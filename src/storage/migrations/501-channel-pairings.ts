@@ -2,6 +2,7 @@
 // code once; an admin approves it (the sender goes onto the account's allow_from) or rejects it.
 import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type Dialect } from './column-types.ts';
+import { createIndex, required } from './schema-steps.ts';
 
 export function channelPairings(dialect: Dialect): Migration {
   const type = columnTypes(dialect);
@@ -11,20 +12,19 @@ export function channelPairings(dialect: Dialect): Migration {
         .createTable('channel_pairings')
         .ifNotExists()
         .addColumn('code', type.key, (c) => c.primaryKey())
-        .addColumn('platform', type.key, (c) => c.notNull())
-        .addColumn('account_id', type.key, (c) => c.notNull())
-        .addColumn('sender_id', type.key, (c) => c.notNull())
+        .$call(required(type.key, 'platform', 'account_id', 'sender_id'))
         .addColumn('sender_name', 'text')
-        .addColumn('created_at', type.integer, (c) => c.notNull())
-        .addColumn('expires_at', type.integer, (c) => c.notNull())
+        .$call(required(type.integer, 'created_at', 'expires_at'))
         .execute();
-      await db.schema
-        .createIndex('channel_pairings_by_sender')
-        .ifNotExists()
-        .on('channel_pairings')
-        .columns(['platform', 'account_id', 'sender_id'])
-        .unique()
-        .execute();
+      await createIndex(
+        db,
+        'channel_pairings_by_sender',
+        'channel_pairings',
+        ['platform', 'account_id', 'sender_id'],
+        {
+          unique: true,
+        },
+      );
     },
   };
 }

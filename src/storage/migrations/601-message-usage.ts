@@ -1,13 +1,13 @@
 // The token usage of a turn, kept with its answer (the last assistant message of the turn) as JSON,
 // so the chat's usage footer reads the same after a reload as while the answer streamed.
 import type { Kysely, Migration } from 'kysely';
-import { hasColumn, type Dialect } from './column-types.ts';
+import type { Dialect } from './column-types.ts';
+import { addColumnIfMissing } from './schema-steps.ts';
 
 export function messageUsage(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      if (await hasColumn(db, dialect, 'session_messages', 'usage')) return;
-      await db.schema.alterTable('session_messages').addColumn('usage', 'text').execute();
+      await addColumnIfMissing(db, dialect, 'session_messages', 'usage', 'text');
     },
   };
 }

@@ -5,6 +5,7 @@
 // recognised by every instance for as long as the row is kept.
 import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type Dialect } from './column-types.ts';
+import { createIndex, required } from './schema-steps.ts';
 
 export function durableWork(dialect: Dialect): Migration {
   const type = columnTypes(dialect);
@@ -14,21 +15,12 @@ export function durableWork(dialect: Dialect): Migration {
         .createTable('durable_work')
         .ifNotExists()
         .addColumn('id', type.key, (c) => c.primaryKey())
-        .addColumn('kind', type.key, (c) => c.notNull())
-        .addColumn('payload', 'text', (c) => c.notNull())
-        .addColumn('status', type.key, (c) => c.notNull())
-        .addColumn('owner', type.key, (c) => c.notNull())
-        .addColumn('lease_until', type.integer, (c) => c.notNull())
-        .addColumn('attempts', type.integer, (c) => c.notNull())
-        .addColumn('created_at', type.integer, (c) => c.notNull())
-        .addColumn('updated_at', type.integer, (c) => c.notNull())
+        .$call(required(type.key, 'kind'))
+        .$call(required('text', 'payload'))
+        .$call(required(type.key, 'status', 'owner'))
+        .$call(required(type.integer, 'lease_until', 'attempts', 'created_at', 'updated_at'))
         .execute();
-      await db.schema
-        .createIndex('durable_work_by_lease')
-        .ifNotExists()
-        .on('durable_work')
-        .columns(['status', 'lease_until'])
-        .execute();
+      await createIndex(db, 'durable_work_by_lease', 'durable_work', ['status', 'lease_until']);
     },
   };
 }

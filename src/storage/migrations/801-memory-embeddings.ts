@@ -4,14 +4,14 @@
 // (`vector32`), compared with `vector_distance_cos`. PostgreSQL (clustered) gets the hash column
 // only: without pgvector there, memory search is keyword-only.
 import { sql, type Kysely, type Migration } from 'kysely';
-import { columnTypes, hasColumn, type Dialect } from './column-types.ts';
+import { columnTypes, type Dialect } from './column-types.ts';
+import { addColumnIfMissing, createIndex } from './schema-steps.ts';
 
 export function memoryEmbeddings(dialect: Dialect): Migration {
   const type = columnTypes(dialect);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      if (!(await hasColumn(db, dialect, 'search_documents', 'content_hash')))
-        await db.schema.alterTable('search_documents').addColumn('content_hash', type.key).execute();
+      await addColumnIfMissing(db, dialect, 'search_documents', 'content_hash', type.key);
       if (dialect !== 'sqlite') return;
       // F32_BLOB without a length: the length is the configured model's, not the schema's; rows
       // of one model all have one length (its `dimensions`), which every query filters on.
@@ -27,12 +27,7 @@ export function memoryEmbeddings(dialect: Dialect): Migration {
       await sql`create unique index if not exists memory_vectors_by_hash on memory_vectors (model, hash)`.execute(
         db,
       );
-      await db.schema
-        .createIndex('search_documents_by_hash')
-        .ifNotExists()
-        .on('search_documents')
-        .column('content_hash')
-        .execute();
+      await createIndex(db, 'search_documents_by_hash', 'search_documents', ['content_hash']);
     },
   };
 }
