@@ -44,11 +44,23 @@ function anyValue(value: unknown): string {
   return '{}';
 }
 
+/** `{"key":<key>,"value":` of the attribute names seen (ours, a few dozen), each escaped once. */
+const keyParts = new Map<string, string>();
+
+function keyPart(key: string): string {
+  let part = keyParts.get(key);
+  if (part === undefined) {
+    part = `{"key":${JSON.stringify(key)},"value":`;
+    if (keyParts.size < 1000) keyParts.set(key, part);
+  }
+  return part;
+}
+
 function attributes(attributes: Attributes): string {
   let out = '';
-  for (const key of Object.keys(attributes)) {
+  for (const key in attributes) {
     const value: AttributeValue | undefined = attributes[key];
-    out += `${out === '' ? '' : ','}{"key":${JSON.stringify(key)},"value":${anyValue(value)}}`;
+    out += `${out === '' ? '' : ','}${keyPart(key)}${anyValue(value)}}`;
   }
   return `[${out}]`;
 }
@@ -114,25 +126,39 @@ function scope(scope: ScopeWithAttributes): string {
   }}`;
 }
 
-/** The spans of one resource and scope in a batch: their JSON, comma-separated, as UTF-8 bytes. */
+/**
+ * The spans of one resource and scope in a batch: their JSON, comma-separated, as UTF-8 bytes. A few
+ * spans' text is gathered and written into the buffer in one go: a write per span cost as much as
+ * encoding it (the buffer's argument checks on every call).
+ */
 class Group {
   private bytes = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
+  private pending = '';
   constructor(readonly scope: Scope) {}
 
   append(json: string): void {
+    this.pending = this.pending === '' ? json : `${this.pending},${json}`;
+    if (this.pending.length >= 8 * 1024) this.write();
+  }
+
+  private write(): void {
+    const text = this.pending;
+    if (text === '') return;
+    this.pending = '';
     // At most 3 bytes per UTF-16 unit, and one for the comma.
-    const needed = this.length + json.length * 3 + 1;
+    const needed = this.length + text.length * 3 + 1;
     if (needed > this.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.bytes.length * 2));
       this.bytes.copy(grown, 0, 0, this.length);
       this.bytes = grown;
     }
     if (this.length > 0) this.bytes[this.length++] = 0x2c;
-    this.length += this.bytes.write(json, this.length);
+    this.length += this.bytes.write(text, this.length);
   }
 
   spans(): Buffer {
+    this.write();
     return this.bytes.subarray(0, this.length);
   }
 }
