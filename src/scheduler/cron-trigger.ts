@@ -27,9 +27,16 @@ export function serverTimeZone(): string {
 /**
  * First fire times of schedules, computed by croner, so both triggers and the preview agree to the
  * second. Paused jobs are kept per schedule and zone (cleared past 10,000 distinct ones).
+ *
+ * Croner takes tens of microseconds a call (time zone conversions), and a clustered fire asks
+ * several times (BullMQ's next due time, the catch-up check), as often as tasks fire. So answers
+ * are kept: the first fire strictly after `after` is the same for every `after` from the time asked
+ * up to the answer (no fire lies between them), so the last answer of a schedule serves every task
+ * on it asking within that span; and the fire following a fire time (what a catch-up walk asks, task
+ * after task over the same seconds) is kept per fire time.
  */
 export class FireTimes {
-  private readonly jobs = new Map<string, Cron>();
+  private readonly jobs = new Map<string, ScheduleTimes>();
 
   /** The first fire time of `schedule` strictly after `after` (ms), in `timeZone` (default: the server's). */
   next(schedule: string, timeZone: string | undefined, after: number): number | undefined {
@@ -37,9 +44,31 @@ export class FireTimes {
     let job = this.jobs.get(key);
     if (!job) {
       if (this.jobs.size >= 10_000) this.jobs.clear();
-      job = new Cron(schedule, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+      const cron = new Cron(schedule, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+      job = { cron, from: Number.POSITIVE_INFINITY, next: Number.NEGATIVE_INFINITY, following: new Map() };
       this.jobs.set(key, job);
     }
-    return job.nextRun(new Date(after))?.getTime();
+    if (after >= job.from && after < job.next) return job.next;
+    const known = job.following.get(after);
+    if (known !== undefined) return known;
+    const next = job.cron.nextRun(new Date(after))?.getTime();
+    if (next === undefined) return undefined;
+    job.from = after;
+    job.next = next;
+    if (job.following.size >= FOLLOWING_KEPT) job.following.clear();
+    job.following.set(after, next);
+    return next;
   }
 }
+
+interface ScheduleTimes {
+  cron: Cron;
+  /** The last answer (`next`) and the time it was asked for (`from`). */
+  from: number;
+  next: number;
+  /** Answers by the time asked for. */
+  following: Map<number, number>;
+}
+
+/** Answers kept per schedule (a catch-up walk of an every-second task over 15 minutes asks 900). */
+const FOLLOWING_KEPT = 2_000;

@@ -212,6 +212,64 @@ for (const kind of DATABASE_KINDS)
         assert.deepEqual([again.claimed, again.recorded], [false, true]);
       });
 
+    if (kind === 'postgres')
+      it('claims asked for together go in one statement, each answered as if alone', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const a = new DurableWork(db, 'a');
+        const b = new DurableWork(db, 'b');
+        let statements = 0;
+        const store = new CronStore(
+          db.withPlugin({
+            transformQuery: (args) => {
+              statements++;
+              return args.node;
+            },
+            transformResult: async (args) => args.result,
+          }),
+        );
+        const fields = { schedule: '* * * * * *', message: 'm', target: 'main' };
+        for (const id of ['t1', 't2', 't3']) await store.insert(id, { name: id, ...fields });
+        await store.insert('off', { name: 'off', ...fields }, true);
+        const at = 1_750_000_000_000;
+        await store.recordRun({ taskId: 't3', scheduledAt: at, startedAt: at, endedAt: at, status: 'success' });
+        const claim = (work: DurableWork, taskId: string) =>
+          store.claimFire(taskId, at, work.newRow('cron', `${taskId}@${at}`, { taskId, scheduledAt: at }));
+        statements = 0;
+        const together = await Promise.all([
+          claim(a, 't1'),
+          // The same fire twice in one batch (a job handed over twice): claimed once.
+          claim(a, 't2'),
+          claim(b, 't2'),
+          claim(a, 't3'),
+          claim(a, 'off'),
+          claim(a, 'gone'),
+        ]);
+        assert.equal(statements, 1);
+        assert.deepEqual(
+          together.map((one) => [one.task?.id ?? null, one.claimed, one.recorded]),
+          [
+            ['t1', true, false],
+            ['t2', true, false],
+            ['t2', false, false],
+            ['t3', false, true],
+            ['off', false, false],
+            [null, false, false],
+          ],
+        );
+        assert.equal(together[0]?.task?.schedule, '* * * * * *');
+        assert.equal((await a.status(`t1@${at}`))?.status, 'running');
+        assert.equal((await a.status(`t2@${at}`))?.owner, 'a');
+        assert.equal(await a.status(`t3@${at}`), undefined);
+        assert.equal(await a.status(`off@${at}`), undefined);
+        // Claimed already: another instance's batch finds them taken.
+        const later = await Promise.all([claim(b, 't1'), claim(b, 't2')]);
+        assert.deepEqual(
+          later.map((one) => one.claimed),
+          [false, false],
+        );
+      });
+
     it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {
       database = await createTestDatabase(kind, process.env);
       let now = 1_750_000_000_000;
