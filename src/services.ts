@@ -107,8 +107,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   const root = config.data.root_dir;
   const logger = options.logger ?? silentLogger;
   await mkdir(root, { recursive: true, mode: 0o700 });
-  // Writes a crash cut short leave temp files beside their targets; nothing else removes them.
-  // Clustered, other instances share these folders and may be writing right now: only old ones go.
+  // Temp files of writes a crash cut short (clustered, only old ones: others may be writing now).
   const cleanup = { recursive: false, ...(config.cluster.redis_url ? { olderThanMs: 10 * 60_000 } : {}) };
   await removeStaleTempFiles(dirname(store.path), cleanup);
   await removeStaleTempFiles(root, { ...cleanup, recursive: true });
@@ -272,6 +271,7 @@ export async function createServices(store: ConfigStore, options: ServiceOptions
   // Inbound messages and cron fires are recorded before they are acknowledged or run (README, Durability).
   const work = new DurableWork(db, cluster.instanceId, {
     single: cluster.mode === 'single',
+    ...(cluster.mode === 'clustered' ? { leaseUrl: config.data.database_url } : {}),
     logger,
     ...options.durableWork,
   });

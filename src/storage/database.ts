@@ -155,6 +155,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Postgres statement timeout in ms (default 30 s); `?statement_timeout=` in the URL wins. */
   statementTimeoutMs?: number;
+  /** Postgres: run the migrations (default true); a side pool of a database opened already skips them. */
+  migrate?: boolean;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -379,6 +381,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Db> 
       `cannot reach the database at ${shown}: ${scrubSecrets(messageOf(error), [passwordOf(url)])}`,
     );
   }
+  if (options.migrate === false) return db;
   try {
     const applied = await migrateToLatest(db as Kysely<unknown>, 'postgres', undefined, { where: shown });
     if (applied.length > 0)

@@ -10,7 +10,7 @@
 // redelivery of the same message is recognised by every instance while the row is kept (a day).
 import type { Kysely } from 'kysely';
 import { errorMessage } from '../core/errors.ts';
-import type { Db } from './database.ts';
+import { dialectOf, openDatabase, type Db } from './database.ts';
 
 export interface DurableWorkTable {
   id: string;
@@ -60,6 +60,12 @@ export interface DurableWorkOptions {
   keepMs?: number;
   /** Single mode: no other instance exists, so unfinished rows are claimed at once at start. */
   single?: boolean;
+  /**
+   * Clustered on PostgreSQL: the database URL, where claims are then renewed and confirmed over two
+   * connections of their own. Behind the turns' queries in a busy shared pool, renewals came too late
+   * and another instance took over work still running (cron at 200 fires/s ran hundreds of turns twice).
+   */
+  leaseUrl?: string;
   logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
   now?: () => number;
 }
@@ -68,6 +74,9 @@ type Handler = (work: ClaimedWork) => Promise<WorkOutcome>;
 
 export class DurableWork {
   private readonly db: WorkDb;
+  /** Where claims are renewed and confirmed: the database, or a pool of its own (`leaseUrl`). */
+  private leaseDb: WorkDb;
+  private leasePool: Db | undefined;
   private readonly handlers = new Map<string, Handler>();
   private readonly gaveUp = new Map<string, (work: ClaimedWork) => Promise<void>>();
   /** Rows this instance works on, renewed every tick. */
@@ -87,6 +96,7 @@ export class DurableWork {
     private readonly options: DurableWorkOptions = {},
   ) {
     this.db = db as unknown as WorkDb;
+    this.leaseDb = this.db;
     this.logger = options.logger;
     this.healthySince = this.now();
   }
@@ -189,7 +199,7 @@ export class DurableWork {
     const deadline = this.now() + confirmMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.db
+        const result = await this.leaseDb
           .updateTable('durable_work')
           .set({ lease_until: this.now() + (this.options.sendLeaseMs ?? 10_000) })
           .where('id', '=', id)
@@ -269,6 +279,11 @@ export class DurableWork {
 
   /** Starts renewing claims and picking up lost work. */
   async start(): Promise<void> {
+    const url = this.options.leaseUrl;
+    if (url && dialectOf(url) === 'postgres') {
+      this.leasePool = await openDatabase(url, { poolSize: 2, migrate: false });
+      this.leaseDb = this.leasePool as unknown as WorkDb;
+    }
     if (this.options.single) {
       // Whatever is unfinished was left by this data root's previous process.
       await this.db
@@ -290,6 +305,8 @@ export class DurableWork {
     clearTimeout(this.timer);
     await this.ticking;
     await Promise.all([...this.running]);
+    this.leaseDb = this.db;
+    await this.leasePool?.destroy();
   }
 
   private schedule(delay: number): void {
@@ -307,7 +324,7 @@ export class DurableWork {
     const now = this.now();
     try {
       if (this.active.size > 0) {
-        await this.db
+        await this.leaseDb
           .updateTable('durable_work')
           .set({ lease_until: now + this.leaseMs })
           .where('id', 'in', [...this.active])
