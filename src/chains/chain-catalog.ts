@@ -11,7 +11,7 @@ import { KeyedMutex } from '../core/keyed-mutex.ts';
 import type { ChainFileStore, ChainLocation } from '../storage/chain-files.ts';
 import type { AgentDeletedListener, AgentDirectory } from './agent-directory.ts';
 import { redactChainSecrets, restoreChainSecrets } from './chain-secrets.ts';
-import type { ChainStatus, ChainView } from './chain-view.ts';
+import type { ChainDefinition, ChainStatus, ChainView } from './chain-view.ts';
 
 export const AGENT_CATEGORY = 'agents';
 export const DEFAULT_AGENT_ID = 'main';
@@ -122,7 +122,7 @@ export class ChainCatalog {
     const problems = this.engine.problemsOf(entry.location.id);
     if (problems.length > 0) status.problems = problems;
     if (entry.location.agentId) status.agentId = entry.location.agentId;
-    return { ...(redactChainSecrets(definition) as Omit<ChainView, 'status'>), status };
+    return { ...(redactChainSecrets(definition) as ChainDefinition), status };
   }
 
   private inScope(entry: Entry, scope: Scope): boolean {

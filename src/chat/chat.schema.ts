@@ -111,6 +111,72 @@ export const chatRequestSchema = z
       });
   });
 
+// The streamed answer: Chat Completions chunks as chunks.ts builds them (the web UI and the CLI read
+// these types; the file stays Node-free). It is SSE, so no response schema checks it.
+const toolTypeSchema = z.enum(['builtin', 'rulechain', 'subagent', 'mcp']);
+
+/** A tool call the server runs, in the AG-UI mode (X-Stream-Protocol: agui): its start ... */
+const toolCallStartItem = z.object({
+  type: z.literal('TOOL_CALL_START'),
+  toolCallId: z.string(),
+  toolCallName: z.string(),
+  arguments: z.string(),
+  toolType: toolTypeSchema,
+});
+/** ... and its result, named as the tool message AG-UI creates. */
+const toolCallResultItem = z.object({
+  type: z.literal('TOOL_CALL_RESULT'),
+  messageId: z.string(),
+  role: z.literal('tool'),
+  toolCallId: z.string(),
+  toolCallName: z.string(),
+  content: z.string(),
+  toolType: toolTypeSchema,
+});
+/** A client tool call, as OpenAI streams it: id, type and name first, then the arguments. */
+const clientToolCallItem = z.object({
+  index: z.int(),
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.string() }),
+});
+
+export const chunkDeltaSchema = z.object({
+  role: z.literal('assistant').optional(),
+  content: z.string().optional(),
+  tool_calls: z.array(z.union([toolCallStartItem, toolCallResultItem, clientToolCallItem])).optional(),
+});
+
+export const usageBodySchema = z.object({
+  prompt_tokens: z.int(),
+  completion_tokens: z.int(),
+  total_tokens: z.int(),
+});
+
+export const chatChunkSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.int(),
+      delta: chunkDeltaSchema,
+      finish_reason: z.enum(['stop', 'tool_calls']).nullable(),
+    }),
+  ),
+  /** Only on the last chunk, when stream_options.include_usage asks for it. */
+  usage: usageBodySchema.optional(),
+});
+
+/** The frame that ends a stream that failed once it had started. */
+export const chatErrorFrameSchema = z.object({ error: z.string() });
+
+export type ChunkDelta = z.infer<typeof chunkDeltaSchema>;
+export type UsageBody = z.infer<typeof usageBodySchema>;
+export type ChatCompletionChunk = z.infer<typeof chatChunkSchema>;
+export type ChatErrorFrame = z.infer<typeof chatErrorFrameSchema>;
+
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatRequestMessage = z.infer<typeof chatMessageSchema>;
 

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TurnEvent } from '../turns/turn-events.ts';
 import type { ToolCallRequest, Usage } from '../model-providers/types.ts';
+import type { ChatCompletionChunk, ChunkDelta, UsageBody } from './chat.schema.ts';
 
 export interface CompletionIds {
   id: string;
@@ -13,7 +14,7 @@ export function completionIds(model: string, now = Date.now()): CompletionIds {
   return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(now / 1000), model };
 }
 
-export function usageBody(usage: Usage | undefined) {
+export function usageBody(usage: Usage | undefined): UsageBody {
   return {
     prompt_tokens: usage?.promptTokens ?? 0,
     completion_tokens: usage?.completionTokens ?? 0,
@@ -23,9 +24,9 @@ export function usageBody(usage: Usage | undefined) {
 
 export function chunk(
   ids: CompletionIds,
-  delta: Record<string, unknown>,
-  finishReason: string | null = null,
-) {
+  delta: ChunkDelta,
+  finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+): ChatCompletionChunk {
   return {
     id: ids.id,
     object: 'chat.completion.chunk',
@@ -35,7 +36,7 @@ export function chunk(
   };
 }
 
-export function usageChunk(ids: CompletionIds, usage: Usage | undefined) {
+export function usageChunk(ids: CompletionIds, usage: Usage | undefined): ChatCompletionChunk {
   return {
     id: ids.id,
     object: 'chat.completion.chunk',
@@ -137,4 +138,4 @@ export async function* chatChunks(
 }
 
 /** One frame of the stream: a chunk, or the closing `[DONE]`. */
-export type ChatChunk = ReturnType<typeof chunk> | ReturnType<typeof usageChunk> | '[DONE]';
+export type ChatChunk = ChatCompletionChunk | '[DONE]';

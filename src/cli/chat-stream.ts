@@ -1,5 +1,6 @@
 // Reads a streamed chat completion (with X-Stream-Protocol: agui) as typed events: text deltas and
 // the tool calls the server runs, as they happen.
+import type { ChatCompletionChunk, ChatErrorFrame } from '../chat/chat.schema.ts';
 import type { ApiClient } from './client.ts';
 import { CliError } from './errors.ts';
 import { SseFrames } from './sse-frames.ts';
@@ -9,35 +10,22 @@ export type ChatEvent =
   | { type: 'tool-call-start'; id: string; name: string; arguments: string }
   | { type: 'tool-call-result'; id: string; name: string; content: string };
 
-interface Chunk {
-  error?: unknown;
-  choices?: Array<{
-    delta?: {
-      content?: string;
-      tool_calls?: Array<{
-        type?: string;
-        toolCallId?: string;
-        toolCallName?: string;
-        arguments?: string;
-        content?: string;
-      }>;
-    };
-  }>;
-}
+/** A frame of the stream: a chunk, or the error that ends a failed turn. */
+type Chunk = ChatCompletionChunk | ChatErrorFrame;
 
 function* eventsOf(chunk: Chunk): Generator<ChatEvent> {
-  if (chunk.error !== undefined) {
-    const message = typeof chunk.error === 'string' ? chunk.error : JSON.stringify(chunk.error);
-    throw new CliError(`the turn failed: ${message}`);
-  }
+  if ('error' in chunk) throw new CliError(`the turn failed: ${chunk.error}`);
   const delta = chunk.choices?.[0]?.delta;
   for (const call of delta?.tool_calls ?? []) {
-    const id = call.toolCallId ?? '';
-    const name = call.toolCallName ?? 'tool';
     if (call.type === 'TOOL_CALL_START')
-      yield { type: 'tool-call-start', id, name, arguments: call.arguments ?? '' };
+      yield {
+        type: 'tool-call-start',
+        id: call.toolCallId,
+        name: call.toolCallName,
+        arguments: call.arguments,
+      };
     else if (call.type === 'TOOL_CALL_RESULT')
-      yield { type: 'tool-call-result', id, name, content: call.content ?? '' };
+      yield { type: 'tool-call-result', id: call.toolCallId, name: call.toolCallName, content: call.content };
   }
   if (delta?.content) yield { type: 'text-delta', text: delta.content };
 }

@@ -1,19 +1,14 @@
 // Shapes of the API answers the pages share.
-import type { ChainView } from '@server/chains/chain-view.ts';
+import type { ChainDefinition, ChainView } from '@server/chains/chain-view.ts';
 import { lang, t } from './i18n/index.ts';
 
 export type { ChainStatus } from '@server/chains/chain-view.ts';
 export type { Page } from '@server/http/pagination.ts';
 export type { SessionView } from '@server/resources/sessions/sessions.schema.ts';
 
-export interface AgentDefinition {
-  ruleChain: { id: string; name?: string; additionalInfo?: Record<string, unknown>; [key: string]: unknown };
-  metadata: { nodes?: Array<Record<string, unknown>>; connections?: unknown[]; [key: string]: unknown };
-  [key: string]: unknown;
-}
-
-/** The server's ChainView, with the definition as the pages read it. */
-export interface AgentView extends AgentDefinition, Omit<ChainView, 'ruleChain' | 'metadata'> {}
+/** An agent's definition as the editor changes it: the server's view without its status. */
+export type AgentDefinition = ChainDefinition;
+export type AgentView = ChainView;
 
 export function agentName(agent: AgentDefinition): string {
   return typeof agent.ruleChain.name === 'string' && agent.ruleChain.name

@@ -3,19 +3,13 @@ import type { Command } from 'commander';
 import { confirm } from '../prompt.ts';
 import { usageError } from '../errors.ts';
 import { enc, withJson, type Context } from '../context.ts';
+import type { ChainDefinition, ChainView } from '../../chains/chain-view.ts';
 
-interface AgentNode {
-  type: string;
-  configuration?: Record<string, unknown>;
-}
-export interface AgentDefinition {
-  ruleChain: { id: string; name: string; additionalInfo?: Record<string, unknown> };
-  metadata: { nodes: AgentNode[] };
-  status?: { loaded: boolean; error?: string };
-}
+/** An agent as GET /agents answers it (the template has no status). */
+export type AgentDefinition = ChainDefinition & { status?: ChainView['status'] };
 
 function modelOf(agent: AgentDefinition): string {
-  const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
+  const node = (agent.metadata.nodes ?? []).find((n) => n.type === 'ai/agent');
   const model = node?.configuration?.['model'];
   return typeof model === 'string' && model ? model : '(default)';
 }
@@ -35,7 +29,7 @@ export function registerAgents(program: Command, cx: Context): void {
       cx.print(options.json, page.data, () =>
         cx.table(
           ['ID', 'NAME', 'MODEL', 'STATUS'],
-          page.data.map((a) => [a.ruleChain.id, a.ruleChain.name, modelOf(a), state(a)]),
+          page.data.map((a) => [a.ruleChain.id, a.ruleChain.name ?? '', modelOf(a), state(a)]),
         ),
       );
     },
@@ -45,7 +39,7 @@ export function registerAgents(program: Command, cx: Context): void {
     async (id: string, options: { json?: boolean }, command: Command) => {
       const api = await cx.api(command);
       const agent = await api.get<AgentDefinition>(`/agents/${enc(id)}`);
-      const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
+      const node = (agent.metadata.nodes ?? []).find((n) => n.type === 'ai/agent');
       const tools =
         (node?.configuration?.['tools'] as
           Array<{ type: string; name?: string; targetId?: string }> | undefined) ?? [];
@@ -90,7 +84,7 @@ export function registerAgents(program: Command, cx: Context): void {
             ...agent.ruleChain.additionalInfo,
             description: options.description,
           };
-        const node = agent.metadata.nodes.find((n) => n.type === 'ai/agent');
+        const node = (agent.metadata.nodes ?? []).find((n) => n.type === 'ai/agent');
         if (node && (options.model !== undefined || options.prompt !== undefined)) {
           node.configuration = {
             ...node.configuration,

@@ -5,6 +5,7 @@ import { findCredential, readCachedToken, removeCachedToken, saveCachedToken } f
 import { CliError, usageError } from '../errors.ts';
 import { PipedLines, confirmOrYes, readSecret } from '../prompt.ts';
 import { withJson, type Context } from '../context.ts';
+import type { ApiKeyAnswer, LoginAnswer } from '../../resources/auth/auth.schema.ts';
 
 /** The JWT endpoints need a login; an API key from SERVICE_API_KEY would be refused. */
 async function loginClient(cx: Context, command: Command): Promise<ApiClient> {
@@ -39,7 +40,7 @@ export function registerAuth(program: Command, cx: Context): void {
         new PipedLines(cx.io),
       );
       const api = new ApiClient(server, undefined);
-      const answer = await api.json<{ token: string; expireAt: string }>('POST', '/auth/login', {
+      const answer = await api.json<LoginAnswer>('POST', '/auth/login', {
         body: { username: options.user, password },
       });
       await saveCachedToken(cx.tokenPath, server.url, {
@@ -63,7 +64,7 @@ export function registerAuth(program: Command, cx: Context): void {
   withJson(apiKey.command('show').description('print your API key')).action(
     async (options: { json?: boolean }, command: Command) => {
       const api = await loginClient(cx, command);
-      const answer = await api.get<{ apiKey: string }>('/auth/api-key');
+      const answer = await api.get<ApiKeyAnswer>('/auth/api-key');
       cx.print(options.json, answer, () => `${answer.apiKey}\n`);
     },
   );
@@ -79,7 +80,7 @@ export function registerAuth(program: Command, cx: Context): void {
       return;
     }
     const api = await loginClient(cx, command);
-    const answer = await api.json<{ apiKey: string }>('POST', '/auth/api-key');
+    const answer = await api.json<ApiKeyAnswer>('POST', '/auth/api-key');
     cx.print(options.json, answer, () => `${answer.apiKey}\n`);
   });
 

@@ -4,14 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiClient } from '../client.ts';
 import { CliError } from '../errors.ts';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface AccountState {
-  enabled?: boolean;
-  status?: { state: string; error?: string };
-}
-interface ChannelsAnswer {
-  platforms: Record<string, { enabled: boolean; accounts: Record<string, AccountState> }>;
-}
+import type { ChannelsView, CreatedAccountView } from '../../resources/channels/channels.schema.ts';
 
 const LISTS = new Set(['allow_from']);
 
@@ -22,14 +15,22 @@ function collectField(text: string, previous: Record<string, unknown> = {}): Rec
   const key = text.slice(0, at).trim().replace(/-/g, '_');
   const raw = text.slice(at + 1);
   const value: unknown = LISTS.has(key)
-    ? raw.split(',').map((item) => item.trim()).filter(Boolean)
+    ? raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
     : raw === 'true' || raw === 'false'
       ? raw === 'true'
       : raw;
   return { ...previous, [key]: value };
 }
 
-function accountFields(options: { name?: string; agent?: string; disabled?: boolean; set?: Record<string, unknown> }) {
+function accountFields(options: {
+  name?: string;
+  agent?: string;
+  disabled?: boolean;
+  set?: Record<string, unknown>;
+}) {
   return {
     ...(options.name ? { name: options.name } : {}),
     ...(options.agent ? { agent_id: options.agent } : {}),
@@ -45,10 +46,11 @@ interface Row {
   error?: string;
 }
 
-function rows(answer: ChannelsAnswer): Row[] {
+function rows(answer: ChannelsView): Row[] {
   return Object.entries(answer.platforms).flatMap(([platform, section]) =>
     Object.entries(section.accounts).map(([id, account]) => {
-      const state = !section.enabled || account.enabled === false ? 'disabled' : (account.status?.state ?? 'unknown');
+      const state =
+        !section.enabled || account.enabled === false ? 'disabled' : (account.status?.state ?? 'unknown');
       return { platform, id, state, ...(account.status?.error ? { error: account.status.error } : {}) };
     }),
   );
@@ -58,7 +60,7 @@ function rows(answer: ChannelsAnswer): Row[] {
 async function probe(api: ApiClient, timeoutMs: number): Promise<Row[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const current = rows(await api.get<ChannelsAnswer>('/channels'));
+    const current = rows(await api.get<ChannelsView>('/channels'));
     if (!current.some((row) => row.state === 'connecting') || Date.now() >= deadline) return current;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -83,7 +85,10 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
       .argument('<id>', 'the account id')
       .option('--disabled', 'add it switched off'),
   )
-    .addHelpText('after', '\nExample:\n  agent-service channels add telegram support -s token=123:ABC -a assistant')
+    .addHelpText(
+      'after',
+      '\nExample:\n  agent-service channels add telegram support -s token=123:ABC -a assistant',
+    )
     .action(
       async (
         platform: string,
@@ -92,7 +97,7 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
         command: Command,
       ) => {
         const api = await cx.api(command);
-        const created = await api.json<{ apiKey?: string }>('POST', `/channels/${enc(platform)}/accounts`, {
+        const created = await api.json<CreatedAccountView>('POST', `/channels/${enc(platform)}/accounts`, {
           body: { id, ...accountFields(options) },
         });
         cx.ok(`added ${platform}/${id}`);
@@ -112,7 +117,13 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
     async (
       platform: string,
       id: string,
-      options: { name?: string; agent?: string; enable?: boolean; disable?: boolean; set?: Record<string, unknown> },
+      options: {
+        name?: string;
+        agent?: string;
+        enable?: boolean;
+        disable?: boolean;
+        set?: Record<string, unknown>;
+      },
       command: Command,
     ) => {
       if (options.enable && options.disable) throw new CliError('--enable and --disable together', 2);
@@ -121,7 +132,8 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
         ...(options.enable ? { enabled: true } : {}),
         ...(options.disable ? { enabled: false } : {}),
       };
-      if (Object.keys(body).length === 0) throw new CliError('nothing to change: give --name, --agent, --set or --enable/--disable', 2);
+      if (Object.keys(body).length === 0)
+        throw new CliError('nothing to change: give --name, --agent, --set or --enable/--disable', 2);
       const api = await cx.api(command);
       await api.json('PUT', `/channels/${enc(platform)}/accounts/${enc(id)}`, { body });
       cx.ok(`updated ${platform}/${id}`);
@@ -145,17 +157,21 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
       .command('status')
       .description("each account's connection state; --probe waits for each enabled account to connect")
       .option('--probe', 'wait until every enabled account has connected or failed; exit 1 if any failed')
-      .option('--timeout <ms>', 'how long --probe waits (default 45000: a long-polling account connects when its first poll returns)', (value) => {
-        const number = Number(value);
-        if (!Number.isInteger(number) || number < 0 || number > 600_000)
-          throw new InvalidArgumentError('a whole number of ms from 0 to 600000');
-        return number;
-      }),
+      .option(
+        '--timeout <ms>',
+        'how long --probe waits (default 45000: a long-polling account connects when its first poll returns)',
+        (value) => {
+          const number = Number(value);
+          if (!Number.isInteger(number) || number < 0 || number > 600_000)
+            throw new InvalidArgumentError('a whole number of ms from 0 to 600000');
+          return number;
+        },
+      ),
   ).action(async (options: { probe?: boolean; timeout?: number; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
     const list = options.probe
       ? await cx.spin('probing the accounts', probe(api, options.timeout ?? 45_000))
-      : rows(await api.get<ChannelsAnswer>('/channels'));
+      : rows(await api.get<ChannelsView>('/channels'));
     const s = cx.style;
     cx.print(options.json, list, () =>
       cx.table(
@@ -163,12 +179,18 @@ export function registerChannelAccounts(channels: Command, cx: Context): void {
         list.map((row) => [
           row.platform,
           row.id,
-          row.state === 'connected' ? s.green(row.state) : row.state === 'error' ? s.red(row.state) : row.state,
+          row.state === 'connected'
+            ? s.green(row.state)
+            : row.state === 'error'
+              ? s.red(row.state)
+              : row.state,
           row.error ?? '',
         ]),
       ),
     );
-    const failed = options.probe ? list.filter((row) => row.state === 'error' || row.state === 'connecting') : [];
+    const failed = options.probe
+      ? list.filter((row) => row.state === 'error' || row.state === 'connecting')
+      : [];
     if (failed.length > 0)
       throw new CliError(`${failed.map((row) => `${row.platform}/${row.id}`).join(', ')} did not connect`);
   });

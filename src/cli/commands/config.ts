@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { CliError, usageError } from '../errors.ts';
 import { withJson, type Context } from '../context.ts';
+import type { ConfigUpdateAnswer } from '../../resources/config/config.schema.ts';
 
 function lookup(tree: unknown, key: string): unknown {
   let node = tree;
@@ -73,7 +74,7 @@ export function registerConfig(program: Command, cx: Context): void {
     )
     .action(async (key: string, value: string, _options: unknown, command: Command) => {
       const api = await cx.api(command);
-      const answer = await api.json<{ message: string }>('PUT', '/config', {
+      const answer = await api.json<ConfigUpdateAnswer>('PUT', '/config', {
         body: patchFor(key, parseValue(value)),
       });
       cx.ok(`${key}: ${answer.message}`);
@@ -97,7 +98,7 @@ export function registerConfig(program: Command, cx: Context): void {
     .description('re-read the config file after editing it by hand')
     .action(async (_options: unknown, command: Command) => {
       const api = await cx.api(command);
-      const answer = await api.json<{ message: string }>('POST', '/config/reload');
+      const answer = await api.json<ConfigUpdateAnswer>('POST', '/config/reload');
       cx.ok(answer.message);
     });
 }

@@ -1,17 +1,9 @@
 // `cron list|create|get|delete|enable|disable|run`: scheduled messages to agents.
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
+import type { CronTaskView } from '../../scheduler/cron-types.ts';
 
-interface Task {
-  id: string;
-  name: string;
-  schedule: string;
-  message: string;
-  target: string;
-  disabled?: boolean;
-  nextRunAt?: string | null;
-  lastRun?: { status?: string; startedAt?: string; endedAt?: string; error?: string; reply?: string } | null;
-}
+type Task = CronTaskView;
 
 function lastRun(task: Task): string {
   const run = task.lastRun;

@@ -2,7 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiClient } from '../client.ts';
 import type { Context } from '../context.ts';
-import type { LogLineView } from '../../resources/server-logs/server-logs.schema.ts';
+import type { LogLineView, ServerLogAnswer } from '../../resources/server-logs/server-logs.schema.ts';
 import { SseFrames } from '../sse-frames.ts';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -94,7 +94,7 @@ export function registerLogs(program: Command, cx: Context): void {
           cx.out(options.json ? `${JSON.stringify(line)}\n` : human(cx, line));
         const query = { level: options.level, limit: options.lines ?? 200 };
         if (options.follow) return follow(cx, api, query, print);
-        const answer = await api.get<{ data: LogLineView[] }>('/logs/server', query);
+        const answer = await api.get<ServerLogAnswer>('/logs/server', query);
         for (const line of answer.data) print(line);
       },
     );

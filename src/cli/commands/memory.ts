@@ -2,21 +2,8 @@
 // <agent>`: an agent's memory files and compaction, through the REST API.
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
-
-interface Hit {
-  path: string;
-  startLine: number;
-  endLine: number;
-  score: number;
-  snippet: string;
-}
-
-interface Compacted {
-  compacted: boolean;
-  reason?: string;
-  folded: number;
-  flushed: boolean;
-}
+import type { MemoryFilesAnswer, MemorySearchAnswer } from '../../resources/memory/memory.schema.ts';
+import type { CompactAnswer } from '../../resources/sessions/sessions.schema.ts';
 
 export function registerMemory(program: Command, cx: Context): void {
   const memory = program.command('memory').description("an agent's memory files and session compaction");
@@ -39,7 +26,7 @@ export function registerMemory(program: Command, cx: Context): void {
         command: Command,
       ) => {
         const api = await cx.api(command);
-        const { results } = await api.get<{ results: Hit[] }>(`/agents/${enc(options.agent)}/memory/search`, {
+        const { results } = await api.get<MemorySearchAnswer>(`/agents/${enc(options.agent)}/memory/search`, {
           q: words.join(' '),
           limit: options.limit,
         });
@@ -59,9 +46,7 @@ export function registerMemory(program: Command, cx: Context): void {
   withJson(agentOption(memory.command('files').description("list the agent's memory files"))).action(
     async (options: { agent: string; json?: boolean }, command: Command) => {
       const api = await cx.api(command);
-      const { files } = await api.get<{ files: Array<{ path: string; size: number; modifiedAt: string }> }>(
-        `/agents/${enc(options.agent)}/memory/files`,
-      );
+      const { files } = await api.get<MemoryFilesAnswer>(`/agents/${enc(options.agent)}/memory/files`);
       cx.print(options.json, files, () =>
         cx.table(
           ['PATH', 'SIZE', 'MODIFIED'],
@@ -80,7 +65,7 @@ export function registerMemory(program: Command, cx: Context): void {
     ),
   ).action(async (session: string, options: { agent: string; json?: boolean }, command: Command) => {
     const api = await cx.api(command);
-    const result = await api.json<Compacted>(
+    const result = await api.json<CompactAnswer>(
       'POST',
       `/agents/${enc(options.agent)}/sessions/${enc(session)}/compact`,
     );

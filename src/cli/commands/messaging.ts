@@ -2,24 +2,13 @@
 import type { Command } from 'commander';
 import { usageError } from '../errors.ts';
 import { enc, withJson, type Context } from '../context.ts';
+import type { Binding } from '../../resources/bindings/bindings.schema.ts';
+import type { ChannelsView, PlatformView } from '../../resources/channels/channels.schema.ts';
 import { registerChannelAccounts } from './channel-accounts.ts';
 
-interface Account {
-  id?: string;
-  name?: string;
-  enabled?: boolean;
-  status?: { state: string; error?: string };
-}
-interface Platform {
-  enabled: boolean;
-  accounts: Record<string, Account>;
-}
-interface Binding {
-  agentId: string;
-  match: { default?: boolean; channel?: string; accountId?: string; peer?: string };
-}
+type Platform = NonNullable<Binding['match']['channel']>;
 
-function channelRows(platforms: Record<string, Platform>): string[][] {
+function channelRows(platforms: ChannelsView['platforms']): string[][] {
   return Object.entries(platforms).flatMap(([platform, config]) => {
     const accounts = Object.entries(config.accounts);
     if (accounts.length === 0) return [[platform, '', config.enabled ? 'enabled' : 'disabled', '']];
@@ -54,8 +43,8 @@ export function registerMessaging(program: Command, cx: Context): void {
   const listChannels = async (platform: string | undefined, json: boolean | undefined, command: Command) => {
     const api = await cx.api(command);
     const platforms = platform
-      ? { [platform]: await api.get<Platform>(`/channels/${enc(platform)}`) }
-      : (await api.get<{ platforms: Record<string, Platform> }>('/channels')).platforms;
+      ? { [platform]: await api.get<PlatformView>(`/channels/${enc(platform)}`) }
+      : (await api.get<ChannelsView>('/channels')).platforms;
     cx.print(json, platforms, () =>
       cx.table(['PLATFORM', 'ACCOUNT', 'STATE', 'CONNECTION'], channelRows(platforms)),
     );
@@ -178,7 +167,8 @@ export function registerMessaging(program: Command, cx: Context): void {
       ) => {
         const match: Binding['match'] = {
           ...(options.default ? { default: true } : {}),
-          ...(options.channel ? { channel: options.channel } : {}),
+          // The server checks the platform name (a 400 names the known ones).
+          ...(options.channel ? { channel: options.channel as Platform } : {}),
           ...(options.account ? { accountId: options.account } : {}),
           ...(options.peer ? { peer: options.peer } : {}),
         };

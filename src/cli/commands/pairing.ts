@@ -3,7 +3,7 @@
 // the account's allow_from.
 import type { Command } from 'commander';
 import { enc, withJson, type Context } from '../context.ts';
-import type { PairingView } from '../../resources/pairing/pairing.schema.ts';
+import type { PairingDecision, PairingList } from '../../resources/pairing/pairing.schema.ts';
 
 export function registerPairing(program: Command, cx: Context): void {
   const pairing = program
@@ -13,7 +13,7 @@ export function registerPairing(program: Command, cx: Context): void {
   withJson(pairing.command('list').alias('ls').description('pending pairing requests, oldest first')).action(
     async (options: { json?: boolean }, command: Command) => {
       const api = await cx.api(command);
-      const { data } = await api.get<{ data: PairingView[] }>('/pairing');
+      const { data } = await api.get<PairingList>('/pairing');
       cx.print(options.json, data, () =>
         data.length === 0
           ? 'no pending pairing requests\n'
@@ -41,7 +41,7 @@ export function registerPairing(program: Command, cx: Context): void {
       .argument('<code>', 'the code the bot sent to the sender')
       .action(async (code: string, _options: unknown, command: Command) => {
         const api = await cx.api(command);
-        const answer = await api.json<{ message: string }>('POST', `/pairing/${enc(code)}/${verb}`);
+        const answer = await api.json<PairingDecision>('POST', `/pairing/${enc(code)}/${verb}`);
         cx.ok(answer.message);
       });
   }

@@ -39,7 +39,7 @@ export function registerRules(program: Command, cx: Context): void {
           ['ID', 'NAME', 'CATEGORY', 'STATUS'],
           list.data.map((chain) => [
             chain.ruleChain.id,
-            chain.ruleChain.name,
+            chain.ruleChain.name ?? '',
             String(chain.ruleChain.additionalInfo?.['category'] ?? ''),
             chain.status ? (chain.status.loaded ? 'loaded' : `not loaded: ${chain.status.error ?? ''}`) : '',
           ]),

@@ -20,5 +20,28 @@ export const configUpdateAnswer = z.object({
   restartRequired: z.array(z.string()),
 });
 
+/**
+ * GET /config: every section of the file, no secret (see configView, config.service.ts). The server,
+ * data and cluster sections hold none and are shown as they are (URL credentials as ***); secrets
+ * elsewhere are `true`/`false` when set, so those sections name only the keys clients read and pass
+ * the rest through. The named sections come first, in the file's order: the parse of the answer
+ * writes them in this order, then the others as they come.
+ */
+export const configViewSchema = z.looseObject({
+  server: configSchema.shape.server,
+  data: configSchema.shape.data,
+  cluster: configSchema.shape.cluster,
+  models: z.looseObject({
+    default_provider: z.string(),
+    providers: z.record(z.string(), z.looseObject({})),
+  }),
+  security: z.looseObject({
+    requireAuth: z.boolean(),
+    /** Each user's name, with `true` for the password. */
+    users: z.record(z.string(), z.literal(true)),
+  }),
+});
+
 export type ConfigPatch = z.infer<typeof configPatch>;
 export type ConfigUpdateAnswer = z.infer<typeof configUpdateAnswer>;
+export type ConfigView = z.infer<typeof configViewSchema>;

@@ -8,7 +8,7 @@ import { redactUrlCredentials, restoreUrlCredentials } from '../../core/url-cred
 import { hashPassword, isPasswordHash } from '../../core/secrets.ts';
 import { formatUserEntry, parseUserEntry } from '../../auth/users.ts';
 import { providerView } from '../models/models.service.ts';
-import type { ConfigPatch, ConfigUpdateAnswer } from './config.schema.ts';
+import type { ConfigPatch, ConfigUpdateAnswer, ConfigView } from './config.schema.ts';
 
 /** Settings read only at start; changing them answers with restartRequired. */
 const RESTART_KEYS = [
@@ -76,23 +76,31 @@ function redactAccounts(config: Config, secretFields: SecretFields): Record<stri
   );
 }
 
-export function configView(config: Config, secretFields: SecretFields = () => []) {
+export function configView(config: Config, secretFields: SecretFields = () => []): ConfigView {
   const view = redactTree(config) as Record<string, unknown>;
-  view['channels'] = redactAccounts(config, secretFields);
-  view['models'] = {
-    default_provider: config.models.default_provider,
-    providers: Object.fromEntries(
-      Object.entries(config.models.providers).map(([id, provider]) => {
-        const { id: _id, default: _default, ...shown } = providerView(config, id);
-        return [id, { ...(redactTree(provider) as object), ...shown }];
-      }),
-    ),
+  // Replacing a key keeps its place, so the sections come in the config's order.
+  return {
+    ...view,
+    // No secret key in these three: URL credentials become ***, every value keeps its type.
+    server: redactTree(config.server) as Config['server'],
+    data: redactTree(config.data) as Config['data'],
+    cluster: redactTree(config.cluster) as Config['cluster'],
+    channels: redactAccounts(config, secretFields),
+    models: {
+      default_provider: config.models.default_provider,
+      providers: Object.fromEntries(
+        Object.entries(config.models.providers).map(([id, provider]) => {
+          const { id: _id, default: _default, ...shown } = providerView(config, id);
+          return [id, { ...(redactTree(provider) as object), ...shown }];
+        }),
+      ),
+    },
+    security: {
+      ...(view['security'] as object),
+      requireAuth: config.security.requireAuth,
+      users: Object.fromEntries(Object.keys(config.security.users).map((name) => [name, true as const])),
+    },
   };
-  view['security'] = {
-    ...(view['security'] as object),
-    users: Object.fromEntries(Object.keys(config.security.users).map((name) => [name, true])),
-  };
-  return view;
 }
 
 /** Drops secrets sent back as views show them (true / false): what is stored stays. */

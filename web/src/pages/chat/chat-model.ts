@@ -1,5 +1,6 @@
 // What the transcript shows: user messages and assistant turns (text, tool calls, usage), built
 // from a session's stored messages or from the chat stream's chunks as they arrive.
+import type { ChatCompletionChunk, ChatErrorFrame } from '@server/chat/chat.schema.ts';
 import type { SessionMessageView } from '@server/resources/sessions/sessions.schema.ts';
 
 export interface ToolCallView {
@@ -156,25 +157,10 @@ export function fromHistory(messages: StoredMessage[]): ChatItem[] {
   return items;
 }
 
-interface ChunkToolCall {
-  type?: string;
-  toolCallId?: string;
-  toolCallName?: string;
-  arguments?: string;
-  content?: string;
-  toolType?: string;
-}
-
-interface Chunk {
-  error?: unknown;
-  choices?: Array<{ delta?: { content?: string | null; tool_calls?: ChunkToolCall[] } }>;
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
-}
-
 /** Applies one chunk of the chat stream (AG-UI mode) to the assistant turn being streamed. */
 export function applyChunk(turn: AssistantItem, payload: unknown): AssistantItem {
-  const chunk = payload as Chunk;
-  if (typeof chunk.error === 'string') return { ...turn, status: 'failed', error: chunk.error };
+  const chunk = payload as ChatCompletionChunk | ChatErrorFrame;
+  if ('error' in chunk) return { ...turn, status: 'failed', error: chunk.error };
   const next: AssistantItem = { ...turn, tools: [...turn.tools] };
   if (chunk.usage)
     next.usage = {

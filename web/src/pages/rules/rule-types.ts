@@ -1,17 +1,7 @@
 // Shapes of the rules and run-log answers the Rules page reads.
-import type { ChainView as ServerChainView } from '@server/chains/chain-view.ts';
+import type { ChainView } from '@server/chains/chain-view.ts';
 
-/** The server's ChainView, with the rule chain's fields the page reads. */
-export interface ChainView extends ServerChainView {
-  ruleChain: {
-    id: string;
-    name?: string;
-    debugMode?: boolean;
-    additionalInfo?: { category?: string; [key: string]: unknown };
-    [key: string]: unknown;
-  };
-}
-
+export type { ChainView };
 export type { LoggedMessage, NodeLog, RunLog } from '@server/engine/run-log-types.ts';
 
 export function chainName(chain: ChainView): string {

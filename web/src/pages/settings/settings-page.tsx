@@ -14,13 +14,7 @@ import '../../styles/manage.css';
 import { ProvidersCard } from './providers-card.tsx';
 import { SecurityCard } from './security-card.tsx';
 import type { ApiKeyAnswer } from '@server/resources/auth/auth.schema.ts';
-
-interface ConfigView {
-  server: { host: string; port: number };
-  data: { root_dir: string; logs_dir: string; database_url?: string };
-  models: { default_provider: string };
-  security: { requireAuth: boolean; users: Record<string, boolean> };
-}
+import type { ConfigView } from '@server/resources/config/config.schema.ts';
 
 /** Sign-in notice for the cards that need a login token (the API key and password routes do). */
 function NeedsLogin({ what }: { what: string }) {

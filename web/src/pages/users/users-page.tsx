@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
 import { t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
+import type { AgentView, Page } from '../../types.ts';
 import { confirmDelete, promptText } from '../../ui/confirm.tsx';
 import { Dialog, FormActions, FormError } from '../../ui/dialog.tsx';
 import { toast } from '../../ui/toast.tsx';
@@ -35,7 +36,7 @@ export function UsersPage(_props: PageProps) {
   }, []);
   useEffect(() => {
     void reload();
-    api<{ data: Array<{ ruleChain: { id: string } }> }>('/agents', { query: { size: 100 } }).then(
+    api<Page<AgentView>>('/agents', { query: { size: 100 } }).then(
       (page) => setAgentIds(page.data.map((agent) => agent.ruleChain.id)),
       () => undefined,
     );
