@@ -48,6 +48,26 @@ function securityFields(requireAuth: boolean): Record<string, unknown> {
   };
 }
 
+/** An agent endpoint's interfaces: JSON-RPC, in A2A 1.0 and 0.3. */
+function interfacesOf(url: string): Array<Record<string, string>> {
+  return [
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+  ];
+}
+
+/** What every card says of this server: provider, version, capabilities, security and modes. */
+function serverFields(options: CardOptions): Record<string, unknown> {
+  return {
+    provider: { organization: 'Agent Service', url: options.origin },
+    version: options.version,
+    capabilities: { streaming: true, pushNotifications: false },
+    ...securityFields(options.requireAuth),
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+  };
+}
+
 function skill(agent: CardAgent): Record<string, unknown> {
   return {
     id: agent.id,
@@ -65,16 +85,8 @@ export function agentCard(agent: CardAgent, options: CardOptions): Record<string
   return {
     name: agent.name,
     description: agent.description,
-    supportedInterfaces: [
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-    ],
-    provider: { organization: 'Agent Service', url: options.origin },
-    version: options.version,
-    capabilities: { streaming: true, pushNotifications: false },
-    ...securityFields(options.requireAuth),
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
+    supportedInterfaces: interfacesOf(url),
+    ...serverFields(options),
     skills: [skill(agent)],
     url,
     preferredTransport: 'JSONRPC',
@@ -93,18 +105,8 @@ export function serverCard(
   const card: Record<string, unknown> = {
     name: 'Agent Service',
     description: `Agents of this server; each one's card is at ${options.origin}${A2A_PATH}/{agentId}/.well-known/agent-card.json.`,
-    supportedInterfaces: primary
-      ? [
-          { url: endpointOf(options.origin, primary.id), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-          { url: endpointOf(options.origin, primary.id), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-        ]
-      : [],
-    provider: { organization: 'Agent Service', url: options.origin },
-    version: options.version,
-    capabilities: { streaming: true, pushNotifications: false },
-    ...securityFields(options.requireAuth),
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
+    supportedInterfaces: primary ? interfacesOf(endpointOf(options.origin, primary.id)) : [],
+    ...serverFields(options),
     skills: agents.map(skill),
   };
   if (primary) {

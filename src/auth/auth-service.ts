@@ -185,15 +185,7 @@ export class AuthService {
 
   async regenerateApiKey(username: string): Promise<string> {
     const apiKey = `sk-${randomToken(24)}`;
-    await this.store.update((editor, current) => {
-      const value = own(current.security.users, username);
-      if (value === undefined) throw unauthenticated('user no longer exists');
-      const entry = parseUserEntry(
-        username,
-        this.rawUserValue(editor.get(['security', 'users', username]), value),
-      );
-      editor.set(['security', 'users', username], formatUserEntry({ password: entry.password, apiKey }));
-    });
+    await this.rewriteUser(username, (entry) => ({ password: entry.password, apiKey }));
     return apiKey;
   }
 
@@ -204,14 +196,22 @@ export class AuthService {
     }
     if (newPassword.includes(':')) throw new AppError('invalid', 'newPassword: must not contain ":"');
     const hashed = await hashPassword(newPassword);
+    await this.rewriteUser(username, (entry) => ({ password: hashed, apiKey: entry.apiKey }));
+  }
+
+  /** Rewrites a user's entry in the configuration file: `change` gets it as written and gives the new one. */
+  private async rewriteUser(
+    username: string,
+    change: (entry: UserEntry) => { password: string; apiKey: string | undefined },
+  ): Promise<void> {
     await this.store.update((editor, current) => {
       const value = own(current.security.users, username);
       if (value === undefined) throw unauthenticated('user no longer exists');
-      const raw = parseUserEntry(
+      const entry = parseUserEntry(
         username,
         this.rawUserValue(editor.get(['security', 'users', username]), value),
       );
-      editor.set(['security', 'users', username], formatUserEntry({ password: hashed, apiKey: raw.apiKey }));
+      editor.set(['security', 'users', username], formatUserEntry(change(entry)));
     });
   }
 

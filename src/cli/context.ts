@@ -95,6 +95,25 @@ export function withJson(command: Command): Command {
   return command.option('--json', 'print the answer as JSON');
 }
 
+/** `<parent> delete|rm <id>`: sends DELETE to `path(id)`, then says `<noun> <id> deleted`. */
+export function deleteCommand(
+  parent: Command,
+  cx: Context,
+  noun: string,
+  path: (id: string) => string,
+): void {
+  parent
+    .command('delete')
+    .alias('rm')
+    .description(`delete a ${noun}`)
+    .argument('<id>', `${noun} id`)
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const api = await cx.api(command);
+      await api.send('DELETE', path(id));
+      cx.ok(`${noun} ${id} deleted`);
+    });
+}
+
 export function enc(segment: string): string {
   return encodeURIComponent(segment);
 }

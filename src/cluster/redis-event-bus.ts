@@ -3,6 +3,7 @@
 // subscriber: after a reconnection, listeners get a `resync` to reload everything.
 import type { Redis } from 'ioredis';
 import { randomToken } from '../core/ids.ts';
+import { peerPayload } from '../core/peer-envelope.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ClusterEvent, ClusterEventListener, EventBus } from './event-bus.ts';
 
@@ -68,14 +69,8 @@ export class RedisEventBus implements EventBus {
   }
 
   private receive(text: string): void {
-    let envelope: Envelope;
-    try {
-      envelope = JSON.parse(text) as Envelope;
-    } catch {
-      return;
-    }
-    if (envelope.from === this.origin || !isEvent(envelope.event)) return;
-    this.deliver(envelope.event);
+    const event = peerPayload(text, this.origin, 'event', isEvent);
+    if (event !== undefined) this.deliver(event);
   }
 
   private deliver(event: ClusterEvent): void {

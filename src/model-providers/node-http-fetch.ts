@@ -10,6 +10,22 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 512 }),
 };
 
+/** The module and keep-alive agent for a URL's protocol; a TypeError for anything but http(s). */
+function transportFor(url: URL): { request: typeof http.request; agent: http.Agent } {
+  if (url.protocol === 'https:') return { request: https.request, agent: agents['https:'] };
+  if (url.protocol === 'http:') return { request: http.request, agent: agents['http:'] };
+  throw new TypeError(`unsupported protocol ${url.protocol}`);
+}
+
+/** A response's headers as name/value pairs, a repeated header's values joined as fetch does. */
+function headerPairs(response: IncomingMessage): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) pairs.push([name, Array.isArray(value) ? value.join(', ') : value]);
+  }
+  return pairs;
+}
+
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
   // A plain record of strings (chat-request.ts) goes as it is.
   if (headers && !(headers instanceof Headers) && !Array.isArray(headers))
@@ -64,14 +80,9 @@ function webBody(response: IncomingMessage): ReadableStream<Uint8Array> {
 export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
   new Promise<Response>((resolve, reject) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const agent =
-      url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
-    if (!agent) {
-      reject(new TypeError(`unsupported protocol ${url.protocol}`));
-      return;
-    }
-    const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(
+    // A URL that is not http(s) throws here, which rejects the promise.
+    const { request: send, agent } = transportFor(url);
+    const request = send(
       url,
       {
         method: init.method ?? 'GET',
@@ -81,10 +92,7 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
       },
       (response) => {
         // Name/value pairs: the Response builds its Headers once from them.
-        const headers: Array<[string, string]> = [];
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
-        }
+        const headers = headerPairs(response);
         const status = response.statusCode ?? 502;
         // Responses without a body (204, 304) must not be given a stream.
         const body = status === 204 || status === 304 ? null : webBody(response);
@@ -184,23 +192,13 @@ export function postStream(
 ): Promise<StreamResponse> {
   return new Promise<StreamResponse>((resolve, reject) => {
     const target = new URL(url);
-    const agent =
-      target.protocol === 'https:' ? agents['https:'] : target.protocol === 'http:' ? agents['http:'] : undefined;
-    if (!agent) {
-      reject(new TypeError(`unsupported protocol ${target.protocol}`));
-      return;
-    }
-    const transport = target.protocol === 'https:' ? https : http;
-    const request = transport.request(target, { method: 'POST', headers, agent, signal }, (response) => {
+    // A URL that is not http(s) throws here, which rejects the promise.
+    const { request: send, agent } = transportFor(target);
+    const request = send(target, { method: 'POST', headers, agent, signal }, (response) => {
       const reader = bodyReader(response);
       resolve({
         status: response.statusCode ?? 502,
-        headers: () => {
-          const names = new Headers();
-          for (const [name, value] of Object.entries(response.headers))
-            if (value !== undefined) names.set(name, Array.isArray(value) ? value.join(', ') : value);
-          return names;
-        },
+        headers: () => new Headers(headerPairs(response)),
         body: reader,
         text: () => readAll(reader),
       });

@@ -4,6 +4,7 @@
 // a subscriber connected during a Redis outage misses those events, as a live view may.
 import type { Redis } from 'ioredis';
 import { randomToken } from '../core/ids.ts';
+import { peerPayload } from '../core/peer-envelope.ts';
 import type { LiveMessage, LiveTransport } from './live-events.ts';
 
 interface Envelope {
@@ -67,13 +68,7 @@ export class RedisLiveTransport implements LiveTransport {
   }
 
   private receive(text: string): void {
-    let envelope: Envelope;
-    try {
-      envelope = JSON.parse(text) as Envelope;
-    } catch {
-      return;
-    }
-    if (envelope.from === this.origin || !isMessage(envelope.message)) return;
-    this.listener?.(envelope.message);
+    const message = peerPayload(text, this.origin, 'message', isMessage);
+    if (message !== undefined) this.listener?.(message);
   }
 }

@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import type { Tool } from './types.ts';
 import { DEFAULT_DENY_LIST, checkCommand, compileEntry } from './command-policy.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { builtinTool, toolArguments } from './tool-arguments.ts';
-import { limitField, parseToolConfig } from './tool-config.ts';
+import { toolFactory } from './tool-arguments.ts';
+import { limitField } from './tool-config.ts';
 
 const validEntries = z.array(z.string().min(1)).refine(
   (entries) =>
@@ -54,43 +53,38 @@ export const bashConfigSchema = z.object({
 
 export type BashConfig = z.input<typeof bashConfigSchema>;
 
-const bashArguments = toolArguments(
-  'bash',
-  z.object({
-    command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace folder'),
-  }),
-);
+const bashArguments = z.object({
+  command: z.string().min(1).describe('Shell command, run with /bin/sh -c in the workspace folder'),
+});
 
 /**
  * Runs a shell command in the workspace folder. Off unless enabled; a time limit, an output cap,
  * an allow/deny list and a scrubbed environment (PATH, HOME = workspace, LANG) bound what it does.
  * It is not a sandbox: the command runs as the server's user.
  */
-export function createBashTool(config: BashConfig = {}): Tool {
-  const settings = parseToolConfig('bash', bashConfigSchema, config);
-  return builtinTool({
-    name: 'bash',
-    description: `Run a shell command (/bin/sh -c) in the workspace folder. Time limit ${Math.round(settings.timeoutMs / 1000)} s; long output is cut.`,
-    arguments: bashArguments,
-    async execute({ command }, context) {
-      if (!settings.enabled) {
-        throw new AppError(
-          'forbidden',
-          'the bash tool is disabled for this agent; set enabled: true in its config',
-        );
-      }
-      checkCommand(command, settings);
-      context.signal.throwIfAborted();
-      const workspace = await realpath(context.workspaceDir);
-      const result = await runCommand(command, workspace, settings, context.signal);
-      const parts = [result.output.trimEnd()];
-      if (result.timedOut) parts.push(`[timed out after ${settings.timeoutMs} ms; the command was killed]`);
-      else if (result.exitCode !== 0)
-        parts.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
-      return parts.filter((part) => part !== '').join('\n') || '(no output)';
-    },
-  });
-}
+export const createBashTool = toolFactory({
+  name: 'bash',
+  description: (settings) =>
+    `Run a shell command (/bin/sh -c) in the workspace folder. Time limit ${Math.round(settings.timeoutMs / 1000)} s; long output is cut.`,
+  arguments: bashArguments,
+  configSchema: bashConfigSchema,
+  async execute({ command }, context, settings) {
+    if (!settings.enabled) {
+      throw new AppError(
+        'forbidden',
+        'the bash tool is disabled for this agent; set enabled: true in its config',
+      );
+    }
+    checkCommand(command, settings);
+    context.signal.throwIfAborted();
+    const workspace = await realpath(context.workspaceDir);
+    const result = await runCommand(command, workspace, settings, context.signal);
+    const parts = [result.output.trimEnd()];
+    if (result.timedOut) parts.push(`[timed out after ${settings.timeoutMs} ms; the command was killed]`);
+    else if (result.exitCode !== 0) parts.push(`[exit code ${result.exitCode ?? `signal ${result.signal}`}]`);
+    return parts.filter((part) => part !== '').join('\n') || '(no output)';
+  },
+});
 
 interface CommandResult {
   output: string;

@@ -2,10 +2,9 @@ import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import type { Tool } from './types.ts';
 import { openRegularFile } from '../core/open-regular-file.ts';
-import { builtinTool, filePathArgument, toolArguments } from './tool-arguments.ts';
-import { limitField, parseToolConfig } from './tool-config.ts';
+import { toolFactory, filePathArgument } from './tool-arguments.ts';
+import { limitField } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 export const readConfigSchema = z.object({
@@ -28,46 +27,41 @@ const MAX_LINE_BYTES = 2000;
 const CHUNK_BYTES = 64 * 1024;
 const SNIFF_BYTES = 8192;
 
-const readArguments = toolArguments(
-  'read',
-  z.object({
-    path: filePathArgument,
-    offset: z.number().int().min(1).optional().describe('First line to read, counting from 1'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(`How many lines to read (default ${DEFAULT_LINE_LIMIT})`),
-  }),
-);
+const readArguments = z.object({
+  path: filePathArgument,
+  offset: z.number().int().min(1).optional().describe('First line to read, counting from 1'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`How many lines to read (default ${DEFAULT_LINE_LIMIT})`),
+});
 
 /** Reads a text file of the workspace, a window of lines at a time, without loading huge files whole. */
-export function createReadTool(config: ReadConfig = {}): Tool {
-  const settings = parseToolConfig('read', readConfigSchema, config);
-  return builtinTool({
-    name: 'read',
-    description:
-      'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
-    arguments: readArguments,
-    async execute({ path, offset = 1, limit = DEFAULT_LINE_LIMIT }, context) {
-      const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
-      if ((await stat(file)).isDirectory()) {
-        throw new AppError('invalid', `${path} is a directory; use glob to list it`);
-      }
-      const { handle, info } = await openRegularFile(file, path);
-      try {
-        const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size));
-        await handle.read(head, 0, head.length, 0);
-        if (head.includes(0)) return `(binary file, ${info.size} bytes; not shown)`;
-        const window = await readLines(handle, offset, limit, settings.maxOutputBytes, context.signal);
-        return formatWindow(window, offset, settings.lineNumbers, path);
-      } finally {
-        await handle.close();
-      }
-    },
-  });
-}
+export const createReadTool = toolFactory({
+  name: 'read',
+  description:
+    'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
+  arguments: readArguments,
+  configSchema: readConfigSchema,
+  async execute({ path, offset = 1, limit = DEFAULT_LINE_LIMIT }, context, settings) {
+    const file = await resolveInWorkspace(context.workspaceDir, path, { mustExist: true });
+    if ((await stat(file)).isDirectory()) {
+      throw new AppError('invalid', `${path} is a directory; use glob to list it`);
+    }
+    const { handle, info } = await openRegularFile(file, path);
+    try {
+      const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size));
+      await handle.read(head, 0, head.length, 0);
+      if (head.includes(0)) return `(binary file, ${info.size} bytes; not shown)`;
+      const window = await readLines(handle, offset, limit, settings.maxOutputBytes, context.signal);
+      return formatWindow(window, offset, settings.lineNumbers, path);
+    } finally {
+      await handle.close();
+    }
+  },
+});
 
 interface LineWindow {
   lines: string[];

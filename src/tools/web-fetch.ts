@@ -5,8 +5,7 @@ import { htmlToText } from './html-to-text.ts';
 import { fetchOnce } from './http-get.ts';
 import { isPublicAddress } from './network-address.ts';
 import type { FetchedResponse } from './http-get.ts';
-import { builtinTool, toolArguments } from './tool-arguments.ts';
-import { parseToolConfig } from './tool-config.ts';
+import { configuredTool } from './tool-arguments.ts';
 
 export const webFetchConfigSchema = z.object({
   allowPrivateNetwork: z.boolean().default(false).meta({
@@ -36,18 +35,15 @@ export type WebFetchConfig = z.input<typeof webFetchConfigSchema>;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-const webFetchArguments = toolArguments(
-  'web_fetch',
-  z.object({
-    url: z.string().min(1).describe('http or https URL to fetch'),
-    maxBytes: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('Read at most this many bytes (capped by the tool config)'),
-  }),
-);
+const webFetchArguments = z.object({
+  url: z.string().min(1).describe('http or https URL to fetch'),
+  maxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Read at most this many bytes (capped by the tool config)'),
+});
 
 /**
  * Fetches a public web page and returns it as text (HTML reduced to readable text). Every hop of a
@@ -58,38 +54,43 @@ export function createWebFetchTool(
   config: WebFetchConfig = {},
   options: { isAllowedAddress?: (address: string) => boolean } = {},
 ): Tool {
-  const settings = parseToolConfig('web_fetch', webFetchConfigSchema, config);
-  const isAllowed = settings.allowPrivateNetwork ? () => true : (options.isAllowedAddress ?? isPublicAddress);
-  return builtinTool({
-    name: 'web_fetch',
-    description: 'Fetch a web page or text resource over http(s) and return its content as text.',
-    arguments: webFetchArguments,
-    async execute(request, context) {
-      const maxBytes = Math.min(request.maxBytes ?? settings.maxBytes, settings.maxBytes);
-      const timeout = AbortSignal.timeout(settings.timeoutMs);
-      const signal = AbortSignal.any([context.signal, timeout]);
-      let url = parseUrl(request.url);
-      try {
-        for (let hop = 0; ; hop += 1) {
-          const response = await fetchOnce(url, { signal, maxBytes, isAllowed });
-          if (REDIRECT_STATUSES.has(response.status) && response.location !== undefined) {
-            if (hop >= MAX_REDIRECTS)
-              throw new AppError('upstream', `too many redirects (more than ${MAX_REDIRECTS})`);
-            url = parseUrl(new URL(response.location, url).href);
-            continue;
+  return configuredTool(
+    {
+      name: 'web_fetch',
+      description: 'Fetch a web page or text resource over http(s) and return its content as text.',
+      arguments: webFetchArguments,
+      configSchema: webFetchConfigSchema,
+      async execute(request, context, settings) {
+        const isAllowed = settings.allowPrivateNetwork
+          ? () => true
+          : (options.isAllowedAddress ?? isPublicAddress);
+        const maxBytes = Math.min(request.maxBytes ?? settings.maxBytes, settings.maxBytes);
+        const timeout = AbortSignal.timeout(settings.timeoutMs);
+        const signal = AbortSignal.any([context.signal, timeout]);
+        let url = parseUrl(request.url);
+        try {
+          for (let hop = 0; ; hop += 1) {
+            const response = await fetchOnce(url, { signal, maxBytes, isAllowed });
+            if (REDIRECT_STATUSES.has(response.status) && response.location !== undefined) {
+              if (hop >= MAX_REDIRECTS)
+                throw new AppError('upstream', `too many redirects (more than ${MAX_REDIRECTS})`);
+              url = parseUrl(new URL(response.location, url).href);
+              continue;
+            }
+            return formatResponse(url, response, maxBytes);
           }
-          return formatResponse(url, response, maxBytes);
+        } catch (error) {
+          if (context.signal.aborted) throw context.signal.reason;
+          if (timeout.aborted) {
+            throw new AppError('timeout', `fetching ${url.href} took longer than ${settings.timeoutMs} ms`);
+          }
+          if (error instanceof AppError) throw error;
+          throw new AppError('upstream', `fetching ${url.href} failed: ${(error as Error).message}`);
         }
-      } catch (error) {
-        if (context.signal.aborted) throw context.signal.reason;
-        if (timeout.aborted) {
-          throw new AppError('timeout', `fetching ${url.href} took longer than ${settings.timeoutMs} ms`);
-        }
-        if (error instanceof AppError) throw error;
-        throw new AppError('upstream', `fetching ${url.href} failed: ${(error as Error).message}`);
-      }
+      },
     },
-  });
+    config,
+  );
 }
 
 function parseUrl(text: string): URL {

@@ -2,9 +2,8 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 import { AppError } from '../core/errors.ts';
-import type { Tool } from './types.ts';
-import { builtinTool, filePathArgument, toolArguments } from './tool-arguments.ts';
-import { limitField, parseToolConfig } from './tool-config.ts';
+import { toolFactory, filePathArgument } from './tool-arguments.ts';
+import { limitField } from './tool-config.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 export const writeConfigSchema = z.object({
@@ -13,39 +12,34 @@ export const writeConfigSchema = z.object({
 
 export type WriteConfig = z.input<typeof writeConfigSchema>;
 
-const writeArguments = toolArguments(
-  'write',
-  z.object({
-    path: filePathArgument,
-    content: z.string().describe('The complete new content of the file'),
-  }),
-);
+const writeArguments = z.object({
+  path: filePathArgument,
+  content: z.string().describe('The complete new content of the file'),
+});
 
 /** Creates or replaces a workspace file atomically, creating missing parent folders. */
-export function createWriteTool(config: WriteConfig = {}): Tool {
-  const settings = parseToolConfig('write', writeConfigSchema, config);
-  return builtinTool({
-    name: 'write',
-    description:
-      'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
-    arguments: writeArguments,
-    async execute({ path, content }, context) {
-      const bytes = Buffer.byteLength(content);
-      if (bytes > settings.maxBytes) {
-        throw new AppError(
-          'too-large',
-          `content is ${bytes} bytes; the write tool accepts at most ${settings.maxBytes}`,
-        );
-      }
-      const file = await resolveInWorkspace(context.workspaceDir, path);
-      const existing = await stat(file).catch(() => undefined);
-      if (existing?.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
-      // Replacing a FIFO, socket or device would surprise whoever made it; only files are written.
-      if (existing && !existing.isFile()) throw new AppError('invalid', `${path} is not a regular file`);
-      context.signal.throwIfAborted();
-      // Keep the mode of a replaced file, so an edited script stays executable.
-      await writeFileAtomic(file, content, existing ? { mode: existing.mode & 0o777 } : {});
-      return `wrote ${bytes} bytes to ${path}`;
-    },
-  });
-}
+export const createWriteTool = toolFactory({
+  name: 'write',
+  description:
+    'Create or overwrite a file in the workspace with the given content. Parent folders are created.',
+  arguments: writeArguments,
+  configSchema: writeConfigSchema,
+  async execute({ path, content }, context, settings) {
+    const bytes = Buffer.byteLength(content);
+    if (bytes > settings.maxBytes) {
+      throw new AppError(
+        'too-large',
+        `content is ${bytes} bytes; the write tool accepts at most ${settings.maxBytes}`,
+      );
+    }
+    const file = await resolveInWorkspace(context.workspaceDir, path);
+    const existing = await stat(file).catch(() => undefined);
+    if (existing?.isDirectory()) throw new AppError('invalid', `${path} is a directory`);
+    // Replacing a FIFO, socket or device would surprise whoever made it; only files are written.
+    if (existing && !existing.isFile()) throw new AppError('invalid', `${path} is not a regular file`);
+    context.signal.throwIfAborted();
+    // Keep the mode of a replaced file, so an edited script stays executable.
+    await writeFileAtomic(file, content, existing ? { mode: existing.mode & 0o777 } : {});
+    return `wrote ${bytes} bytes to ${path}`;
+  },
+});

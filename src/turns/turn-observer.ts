@@ -1,6 +1,7 @@
 // What the turn runner tells an observer (live events, metrics, traces, the monitoring page): each
 // turn's start, its events and its end. The observer runs the turn's work in its own context, so the
 // model calls and chain runs of the turn can find the turn they belong to.
+import type { TurnStart } from '../observability/turn-watch.ts';
 import type { TurnEvent } from './turn-events.ts';
 
 /** Who started a turn, beyond its channel: set by the edge that received the request. */
@@ -20,16 +21,7 @@ export interface ObservedTurn {
 }
 
 export interface TurnObserver {
-  turnStarted(start: {
-    agentId: string;
-    channel: string;
-    metadata: Record<string, string>;
-    owner?: string | undefined;
-    requester?: string | undefined;
-    traceparent?: string | undefined;
-    input: string;
-    stored?: boolean;
-  }): ObservedTurn;
+  turnStarted(start: TurnStart): ObservedTurn;
   runInTurn<T>(turn: ObservedTurn, work: () => Promise<T>): Promise<T>;
   turnEnded(turn: ObservedTurn, text: string | undefined, error?: unknown): void;
 }

@@ -1,6 +1,6 @@
 // `cron list|create|get|delete|enable|disable|run`: scheduled messages to agents.
 import type { Command } from 'commander';
-import { enc, withJson, type Context } from '../context.ts';
+import { deleteCommand, enc, withJson, type Context } from '../context.ts';
 import type { CronTaskView } from '../../scheduler/cron-types.ts';
 
 type Task = CronTaskView;
@@ -98,16 +98,7 @@ export function registerCron(program: Command, cx: Context): void {
     );
   });
 
-  cron
-    .command('delete')
-    .alias('rm')
-    .description('delete a task')
-    .argument('<id>', 'task id')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      const api = await cx.api(command);
-      await api.send('DELETE', `/cron/${enc(id)}`);
-      cx.ok(`task ${id} deleted`);
-    });
+  deleteCommand(cron, cx, 'task', (id) => `/cron/${enc(id)}`);
 
   for (const [name, disabled] of [
     ['enable', false],

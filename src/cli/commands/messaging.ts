@@ -112,25 +112,19 @@ export function registerMessaging(program: Command, cx: Context): void {
         );
       },
     );
-  withJson(
-    message
-      .command('channels')
-      .description('list channel accounts')
-      .option('-p, --platform <platform>', 'only this platform'),
-  ).action((options: { platform?: string; json?: boolean }, command: Command) =>
-    listChannels(options.platform, options.json, command),
-  );
+  // `message channels` and `channels list` are one command under two names.
+  const channelList = (command: Command): void => {
+    withJson(command.option('-p, --platform <platform>', 'only this platform')).action(
+      (options: { platform?: string; json?: boolean }, run: Command) =>
+        listChannels(options.platform, options.json, run),
+    );
+  };
+  channelList(message.command('channels').description('list channel accounts'));
 
   const channels = program.command('channels').description('channel platforms and accounts');
   registerChannelAccounts(channels, cx);
-  withJson(
-    channels
-      .command('list')
-      .alias('ls')
-      .description('list platforms, accounts and their connection state')
-      .option('-p, --platform <platform>', 'only this platform'),
-  ).action((options: { platform?: string; json?: boolean }, command: Command) =>
-    listChannels(options.platform, options.json, command),
+  channelList(
+    channels.command('list').alias('ls').description('list platforms, accounts and their connection state'),
   );
 
   const bindings = program.command('bindings').description('which agent answers which channel');

@@ -1,7 +1,7 @@
 // `providers list|add|set-key|default|delete`: model providers (OpenAI-compatible endpoints).
 import type { Command } from 'commander';
 import { PipedLines, readSecret } from '../prompt.ts';
-import { enc, withJson, type Context } from '../context.ts';
+import { deleteCommand, enc, withJson, type Context } from '../context.ts';
 import type { ProviderView } from '../../resources/models/models.schema.ts';
 
 export function registerProviders(program: Command, cx: Context): void {
@@ -77,14 +77,5 @@ export function registerProviders(program: Command, cx: Context): void {
       cx.ok(`${id} is the default provider`);
     });
 
-  providers
-    .command('delete')
-    .alias('rm')
-    .description('delete a provider')
-    .argument('<id>', 'provider id')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      const api = await cx.api(command);
-      await api.send('DELETE', `/config/models/providers/${enc(id)}`);
-      cx.ok(`provider ${id} deleted`);
-    });
+  deleteCommand(providers, cx, 'provider', (id) => `/config/models/providers/${enc(id)}`);
 }

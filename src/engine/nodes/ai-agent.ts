@@ -25,6 +25,8 @@ import {
 import type { NodeDefinition } from '../types.ts';
 import { nodeEnv, referencedOutputs } from './node-env.ts';
 import { compilePresets, presetMessagesSchema, renderPresets } from './preset-messages.ts';
+import { defineNode } from './define-node.ts';
+import { optionalText } from './config-fields.ts';
 
 export const modelParamsSchema = z
   .object({
@@ -59,20 +61,25 @@ export const modelParamsSchema = z
   })
   .default({});
 
+/** The model fields both model nodes (ai/agent, ai/llm) offer, with the same form text. */
+export const modelField = optionalText('Model', "Empty: the provider's default model.");
+export const modelParamsField = modelParamsSchema.meta({
+  label: 'Model parameters',
+  description:
+    'temperature, topP, maxTokens, stop, responseFormat (text, json_object, json_schema with jsonSchema), keepThink.',
+});
+
 const configSchema = z.object({
-  url: z.string().default('').meta({
-    label: 'Provider URL',
-    description: 'Empty: the default provider. Usually ${global.models.providers.<id>.base_url}.',
-  }),
-  key: z
-    .string()
-    .default('')
-    .meta({ label: 'API key', description: 'Usually ${global.models.providers.<id>.api_key}.' }),
-  model: z.string().default('').meta({ label: 'Model', description: "Empty: the provider's default model." }),
-  systemPrompt: z.string().default('').meta({
-    label: 'System prompt',
-    description: 'Templated: ${ruleChain.id}, ${now()}, ${include(path)}, ${global.*}, ${vars.*}.',
-  }),
+  url: optionalText(
+    'Provider URL',
+    'Empty: the default provider. Usually ${global.models.providers.<id>.base_url}.',
+  ),
+  key: optionalText('API key', 'Usually ${global.models.providers.<id>.api_key}.'),
+  model: modelField,
+  systemPrompt: optionalText(
+    'System prompt',
+    'Templated: ${ruleChain.id}, ${now()}, ${include(path)}, ${global.*}, ${vars.*}.',
+  ),
   maxStep: z
     .int()
     .min(1)
@@ -85,11 +92,7 @@ const configSchema = z.object({
     .max(10_000_000)
     .default(50_000)
     .meta({ label: 'Max tool output', description: 'Characters of one tool result given to the model.' }),
-  params: modelParamsSchema.meta({
-    label: 'Model parameters',
-    description:
-      'temperature, topP, maxTokens, stop, responseFormat (text, json_object, json_schema with jsonSchema), keepThink.',
-  }),
+  params: modelParamsField,
   tools: z
     .array(toolEntrySchema)
     .max(100)
@@ -142,13 +145,12 @@ function modelsConfig(globals: Record<string, unknown>): ModelsConfig {
 }
 
 export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfig> {
-  return {
+  return defineNode(configSchema, {
     type: 'ai/agent',
     label: 'AI agent',
     description: 'An LLM agent that calls tools until it can answer; its answer is the output data.',
     category: 'ai',
     relations: ['Success', 'Failure'],
-    configSchema,
     create(config, { chainId, nodeId, vars, references, services }) {
       const prompt = Template.compile(config.systemPrompt);
       const scope = { vars, global: deps.globals };
@@ -250,5 +252,5 @@ export function createAiAgentNode(deps: AiNodeDeps): NodeDefinition<AiAgentConfi
         problems: () => toolSet.problems(),
       };
     },
-  };
+  });
 }

@@ -6,44 +6,38 @@ import type { ChatMessage } from '../../model-providers/types.ts';
 import { resolveModel } from '../ai/model-target.ts';
 import { messageResolver, Template } from '../template.ts';
 import type { NodeDefinition } from '../types.ts';
-import { modelParamsSchema, type AiNodeDeps } from './ai-agent.ts';
+import { modelField, modelParamsField, type AiNodeDeps } from './ai-agent.ts';
 import { callParams, conversationOf, replyFormat, replyMessage } from './ai-io.ts';
 import { referencedOutputs } from './node-env.ts';
 import { presetMessagesSchema } from './preset-messages.ts';
+import { defineNode } from './define-node.ts';
+import { optionalText } from './config-fields.ts';
 
 const configSchema = z.object({
-  url: z.string().default('').meta({ label: 'Provider URL', description: 'Empty: the default provider.' }),
-  key: z.string().default('').meta({
-    label: 'API key',
-    description: "Empty: the provider's key. Usually ${global.models.providers.<id>.api_key}.",
-  }),
-  model: z.string().default('').meta({ label: 'Model', description: "Empty: the provider's default model." }),
-  systemPrompt: z.string().default('').meta({
-    label: 'System prompt',
-    description: 'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
-  }),
+  url: optionalText('Provider URL', 'Empty: the default provider.'),
+  key: optionalText('API key', "Empty: the provider's key. Usually ${global.models.providers.<id>.api_key}."),
+  model: modelField,
+  systemPrompt: optionalText(
+    'System prompt',
+    'Templated with ${msg.*}, ${metadata.*}, ${vars.*}, ${global.*}.',
+  ),
   messages: presetMessagesSchema.meta({
     label: 'Messages',
     description:
       'Templated prompt messages (role system, user or assistant); empty: {"messages": [...]} data as the conversation, else the input data as the user message.',
   }),
-  params: modelParamsSchema.meta({
-    label: 'Model parameters',
-    description:
-      'temperature, topP, maxTokens, stop, responseFormat (text, json_object, json_schema with jsonSchema), keepThink.',
-  }),
+  params: modelParamsField,
 });
 
 export function createAiLlmNode(
   deps: Pick<AiNodeDeps, 'models' | 'globals'>,
 ): NodeDefinition<z.infer<typeof configSchema>> {
-  return {
+  return defineNode(configSchema, {
     type: 'ai/llm',
     label: 'LLM',
     description: 'Calls a language model once and outputs its reply.',
     category: 'ai',
     relations: ['Success', 'Failure'],
-    configSchema,
     create(config, { vars, references }) {
       const system = Template.compile(config.systemPrompt);
       const scope = { vars, global: deps.globals };
@@ -93,5 +87,5 @@ export function createAiLlmNode(
         },
       };
     },
-  };
+  });
 }

@@ -5,9 +5,10 @@ import { z } from 'zod';
 import { cacheOf, parseTtl, type RuleCache } from '../cache.ts';
 import { compileExprTemplate, exprText, type ExprTemplate } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeContext, NodeDefinition, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
-import { wholeNumberIn } from './config-fields.ts';
+import type { NodeContext, NodeFactoryContext, NodeOutput, RuleMessage } from '../types.ts';
+import { optionalText, requiredText, wholeNumberIn } from './config-fields.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
 
 const CACHE_MISS = 'cache: key is missing';
 
@@ -17,10 +18,10 @@ const level = z.string().default('chain').meta({
 });
 const keySchema = z.object({
   level,
-  key: z.string().trim().min(1).meta({
-    label: 'Key',
-    description: 'Cache key; ${metadata.key} and ${msg.key} are replaced; a trailing * matches a prefix.',
-  }),
+  key: requiredText(
+    'Key',
+    'Cache key; ${metadata.key} and ${msg.key} are replaced; a trailing * matches a prefix.',
+  ),
 });
 
 const getSchema = z.object({
@@ -32,26 +33,22 @@ const getSchema = z.object({
     'Output',
     '0: into the metadata; 1: merged into the JSON data; 2: the data becomes {key: value}.',
   ),
-  whenKeyNotFound: z.string().default('').meta({
-    label: 'When not found',
-    description:
-      'failure: Failure when no key has a value; success: go on; empty: Failure only in output mode 2.',
-  }),
+  whenKeyNotFound: optionalText(
+    'When not found',
+    'failure: Failure when no key has a value; success: go on; empty: Failure only in output mode 2.',
+  ),
 });
 const setSchema = z.object({
   items: z
     .array(
       z.object({
         level,
-        key: z.string().trim().min(1).meta({ label: 'Key', description: 'Cache key; ${...} is replaced.' }),
+        key: requiredText('Key', 'Cache key; ${...} is replaced.'),
         value: z.unknown().meta({
           label: 'Value',
           description: "The value; a text with one ${expr} keeps the value's type.",
         }),
-        ttl: z
-          .string()
-          .default('')
-          .meta({ label: 'TTL', description: 'How long it lives: 10s, 5m, 1h; empty: no expiry.' }),
+        ttl: optionalText('TTL', 'How long it lives: 10s, 5m, 1h; empty: no expiry.'),
       }),
     )
     .min(1)
@@ -77,10 +74,16 @@ interface Scoped {
   template(text: string, what: string): ExprTemplate;
   /** Compiles a configured key; the result renders it with a message's environment. */
   key(item: { level: string; key: string }): (environment: Record<string, unknown>) => RenderedKey;
-  /** Compiles configured keys; the result renders them all for a message. */
+  /** Compiles configured keys; the result renders them for a message and visits each in order. */
   keys(
     items: Array<{ level: string; key: string }>,
-  ): (message: RuleMessage, context: NodeContext) => RenderedKey[];
+  ): (message: RuleMessage, context: NodeContext, visit: KeyVisit) => Promise<void>;
+}
+
+/** What cacheGet and cacheDelete do with one key: as written, or ending in * (the prefix without it). */
+interface KeyVisit {
+  exact(space: string, key: string): Promise<void>;
+  prefix(space: string, prefix: string): Promise<void>;
 }
 
 function scoped(factory: NodeFactoryContext): Scoped {
@@ -103,40 +106,43 @@ function scoped(factory: NodeFactoryContext): Scoped {
     key,
     keys(items) {
       const renders = items.map(key);
-      return (message, context) => {
+      return async (message, context, visit) => {
         const environment = env(message, context);
-        return renders.map((render) => render(environment));
+        for (const { space, key } of renders.map((render) => render(environment))) {
+          if (key.endsWith('*')) await visit.prefix(space, key.slice(0, -1));
+          else await visit.exact(space, key);
+        }
       };
     },
   };
 }
 
-export const cacheGetNode: NodeDefinition<z.infer<typeof getSchema>> = {
+export const cacheGetNode = defineNode(getSchema, {
   type: 'cacheGet',
   label: 'Cache get',
   description: 'Reads cache keys into the metadata, into the data, or as the data.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: getSchema,
   create(config, context) {
     const { cache, keys } = scoped(context);
-    const renderKeys = keys(config.keys);
+    const visitKeys = keys(config.keys);
     return {
       async process(message, nodeContext) {
         const values: Record<string, unknown> = {};
-        for (const { space, key } of renderKeys(message, nodeContext)) {
-          if (key.endsWith('*')) {
-            const found = await cache.getByPrefix(space + key.slice(0, -1));
-            for (const [name, value] of Object.entries(found)) values[name.slice(space.length)] = value;
-          } else {
+        await visitKeys(message, nodeContext, {
+          async exact(space, key) {
             values[key] = (await cache.get(space + key)) ?? null;
-          }
-        }
+          },
+          async prefix(space, prefix) {
+            const found = await cache.getByPrefix(space + prefix);
+            for (const [name, value] of Object.entries(found)) values[name.slice(space.length)] = value;
+          },
+        });
         return output(config, message, values);
       },
     };
   },
-};
+});
 
 function output(
   config: z.infer<typeof getSchema>,
@@ -168,13 +174,12 @@ function output(
   return [{ relation: 'Success', message: { ...message, data: goJson(values) } }];
 }
 
-export const cacheSetNode: NodeDefinition<z.infer<typeof setSchema>> = {
+export const cacheSetNode = defineNode(setSchema, {
   type: 'cacheSet',
   label: 'Cache set',
   description: 'Writes cache keys, each with an optional TTL; the message passes on unchanged.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: setSchema,
   create(config, context) {
     const { cache, env, template, key: compileKey } = scoped(context);
     const items = config.items.map((item) => ({
@@ -196,26 +201,26 @@ export const cacheSetNode: NodeDefinition<z.infer<typeof setSchema>> = {
       },
     };
   },
-};
+});
 
-export const cacheDeleteNode: NodeDefinition<z.infer<typeof deleteSchema>> = {
+export const cacheDeleteNode = defineNode(deleteSchema, {
   type: 'cacheDelete',
   label: 'Cache delete',
   description: 'Deletes cache keys (a trailing * deletes every key with that prefix).',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: deleteSchema,
   create(config, context) {
     const { cache, keys } = scoped(context);
-    const renderKeys = keys(config.keys);
+    const visitKeys = keys(config.keys);
+    const remove: KeyVisit = {
+      exact: (space, key) => cache.delete(space + key),
+      prefix: (space, prefix) => cache.deleteByPrefix(space + prefix),
+    };
     return {
       async process(message, nodeContext) {
-        for (const { space, key } of renderKeys(message, nodeContext)) {
-          if (key.endsWith('*')) await cache.deleteByPrefix(space + key.slice(0, -1));
-          else await cache.delete(space + key);
-        }
+        await visitKeys(message, nodeContext, remove);
         return [{ relation: 'Success', message }];
       },
     };
   },
-};
+});

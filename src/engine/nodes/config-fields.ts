@@ -12,6 +12,16 @@ export function requiredText(label: string, description: string) {
   return z.string().trim().min(1).meta({ label, description });
 }
 
+/** A text that must not be empty, kept as written: a script or template, where spaces count. */
+export function nonEmptyText(label: string, description: string) {
+  return z.string().min(1).meta({ label, description });
+}
+
+/** A switch, off by default. */
+export function flag(label: string, description: string) {
+  return z.boolean().default(false).meta({ label, description });
+}
+
 /** A whole number, `min` or more. */
 export function wholeNumber(min: number, defaultValue: number, label: string, description: string) {
   return z.number().int().min(min).default(defaultValue).meta({ label, description });

@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { compileExprTemplate, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeDefinition } from '../types.ts';
 import { policyOf } from './network-guard.ts';
 import { nodeEnvOf } from './node-env.ts';
-import { wholeNumberIn } from './config-fields.ts';
+import { flag, optionalText, requiredText, wholeNumberIn } from './config-fields.ts';
 import { lazyConnection } from './lazy-connection.ts';
 import { driverOf, openSql, replacePlaceholders } from './sql/sql-drivers.ts';
+import { defineNode } from './define-node.ts';
 
 const OP_TYPES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'EXEC', 'AUTO'] as const;
 
@@ -20,16 +20,15 @@ const configSchema = z.object({
     label: 'Driver',
     description: 'postgres, mysql or sqlite3 (a libsql/SQLite file).',
   }),
-  dsn: z.string().trim().min(1).meta({
-    label: 'DSN',
-    description:
-      'postgres://user:password@host:5432/db, mysql://user:password@host:3306/db or user:password@tcp(host:3306)/db, or a SQLite file path.',
-  }),
+  dsn: requiredText(
+    'DSN',
+    'postgres://user:password@host:5432/db, mysql://user:password@host:3306/db or user:password@tcp(host:3306)/db, or a SQLite file path.',
+  ),
   poolSize: wholeNumberIn(0, 100, 5, 'Pool size', 'Connections kept open; 0 is 5.'),
-  opType: z.string().default('').meta({
-    label: 'Operation',
-    description: 'SELECT, INSERT, UPDATE, DELETE or EXEC; empty or AUTO reads it from the SQL.',
-  }),
+  opType: optionalText(
+    'Operation',
+    'SELECT, INSERT, UPDATE, DELETE or EXEC; empty or AUTO reads it from the SQL.',
+  ),
   sql: z.string().trim().min(1, 'sql can not empty').meta({
     label: 'SQL',
     description:
@@ -39,27 +38,21 @@ const configSchema = z.object({
     label: 'Parameters',
     description: 'Values of the ? placeholders, in order; a text with one ${expr} keeps its type.',
   }),
-  getOne: z
-    .boolean()
-    .default(false)
-    .meta({ label: 'First row only', description: 'SELECT: the data is the first row instead of the list.' }),
+  getOne: flag('First row only', 'SELECT: the data is the first row instead of the list.'),
 });
-
-type Config = z.infer<typeof configSchema>;
 
 function opTypeOf(sql: string): string {
   const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? '';
   return ['SELECT', 'INSERT', 'UPDATE', 'DELETE'].includes(word) ? word : 'EXEC';
 }
 
-export const dbClientNode: NodeDefinition<Config> = {
+export const dbClientNode = defineNode(configSchema, {
   type: 'dbClient',
   label: 'Database',
   description:
     'Runs SQL on PostgreSQL, MySQL or SQLite: SELECT rows become the data, other statements report rowsAffected.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const { nodeId, services } = factory;
     const driver = driverOf(config.driverName);
@@ -98,7 +91,7 @@ export const dbClientNode: NodeDefinition<Config> = {
       destroy: () => client.close(),
     };
   },
-};
+});
 
 /**
  * RuleGo's expandInClause: a list parameter stands for as many placeholders as it has items

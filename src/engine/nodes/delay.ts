@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { sleep } from '../../core/async.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { ExprTemplate } from '../expr-template.ts';
-import type { NodeContext, NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import type { NodeContext, NodeOutput, RuleMessage } from '../types.ts';
 import { nodeEnvOf, type NodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { flag, optionalText } from './config-fields.ts';
 
 /** Metadata key whose milliseconds are taken off the wait (RuleGo's KeyDelayOffsetMs). */
 const OFFSET_KEY = '_delayOffsetMs';
@@ -27,19 +29,18 @@ const configSchema = z.object({
     label: 'Delay (s)',
     description: 'Seconds to wait when delayMs is not set (deprecated in RuleGo).',
   }),
-  periodInSecondsPattern: z.string().default('').meta({
-    label: 'Delay (s) template',
-    description: 'Seconds to wait as a template, when delayMs is not set (deprecated in RuleGo).',
-  }),
+  periodInSecondsPattern: optionalText(
+    'Delay (s) template',
+    'Seconds to wait as a template, when delayMs is not set (deprecated in RuleGo).',
+  ),
   maxPendingMsgs: z.number().int().default(1000).meta({
     label: 'Max waiting',
     description: 'Messages allowed to wait at once (0 or less: 1000); more take Failure.',
   }),
-  overwrite: z.boolean().default(false).meta({
-    label: 'Overwrite',
-    description:
-      'true: one message waits at a time; one arriving meanwhile takes its place and goes on when the wait ends.',
-  }),
+  overwrite: flag(
+    'Overwrite',
+    'true: one message waits at a time; one arriving meanwhile takes its place and goes on when the wait ends.',
+  ),
 });
 
 type Config = z.infer<typeof configSchema>;
@@ -49,14 +50,13 @@ interface Held {
   message: RuleMessage;
 }
 
-export const delayNode: NodeDefinition<Config> = {
+export const delayNode = defineNode(configSchema, {
   type: 'delay',
   label: 'Delay',
   description:
     'Waits, then passes the message on; metadata._delayOffsetMs shortens the wait; with overwrite, a message arriving during the wait replaces the waiting one.',
   category: 'action',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const limit = config.maxPendingMsgs > 0 ? config.maxPendingMsgs : 1000;
     const waitFor = compileWait(config, `node "${factory.nodeId}"`, nodeEnvOf(factory, true));
@@ -85,7 +85,7 @@ export const delayNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});
 
 type Wait = (message: RuleMessage, context: NodeContext) => number;
 

@@ -1,15 +1,11 @@
-import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode, noConfig, passOn } from './define-node.ts';
 
-const configSchema = z.object({});
-
-export const endNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const endNode = defineNode(noConfig, {
   type: 'end',
   label: 'End',
   description: 'Marks the message as the reply of the chain; nothing after it runs.',
   category: 'flow',
   relations: [],
-  configSchema,
   role: 'end',
-  create: () => ({ process: (message) => Promise.resolve([{ relation: 'Success', message }]) }),
-};
+  create: passOn,
+});

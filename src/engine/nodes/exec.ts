@@ -5,40 +5,31 @@ import { execFile } from 'node:child_process';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { compileExprTemplate } from '../expr-template.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { flag, optionalText, requiredText } from './config-fields.ts';
 
 const EXEC_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 const execSchema = z.object({
-  cmd: z.string().trim().min(1).meta({
-    label: 'Command',
-    description: 'The program to run; ${metadata.key} and ${msg.key} are replaced.',
-  }),
+  cmd: requiredText('Command', 'The program to run; ${metadata.key} and ${msg.key} are replaced.'),
   args: z.array(z.string()).default([]).meta({
     label: 'Arguments',
     description:
       'Its arguments, each with ${...} replaced; as in RuleGo one not starting with " is split at spaces. No shell.',
   }),
-  log: z
-    .boolean()
-    .default(false)
-    .meta({ label: 'Log output', description: 'Kept for RuleGo chains; the output is in the run log.' }),
-  replaceData: z
-    .boolean()
-    .default(false)
-    .meta({ label: 'Output as data', description: 'The data becomes what the command printed.' }),
+  log: flag('Log output', 'Kept for RuleGo chains; the output is in the run log.'),
+  replaceData: flag('Output as data', 'The data becomes what the command printed.'),
 });
 
-export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
+export const execNode = defineNode(execSchema, {
   type: 'exec',
   label: 'Run command',
   description:
     'Runs a program on the server (only when engine.allow_exec is on); Failure when it exits with an error.',
   category: 'action',
   relations: ['Success', 'Failure'],
-  configSchema: execSchema,
   create(config, factory) {
     const { nodeId, services } = factory;
     if (services['allowExec'] !== true) {
@@ -81,22 +72,21 @@ export const execNode: NodeDefinition<z.infer<typeof execSchema>> = {
       },
     };
   },
-};
-
-const sshSchema = z.looseObject({
-  host: z.string().default('').meta({ label: 'Host', description: 'The SSH server.' }),
-  port: z.number().int().default(22).meta({ label: 'Port', description: 'Its port.' }),
-  username: z.string().default('').meta({ label: 'User', description: 'The user to log in as.' }),
-  cmd: z.string().default('').meta({ label: 'Command', description: 'The command to run there.' }),
 });
 
-export const sshNode: NodeDefinition<z.infer<typeof sshSchema>> = {
+const sshSchema = z.looseObject({
+  host: optionalText('Host', 'The SSH server.'),
+  port: z.number().int().default(22).meta({ label: 'Port', description: 'Its port.' }),
+  username: optionalText('User', 'The user to log in as.'),
+  cmd: optionalText('Command', 'The command to run there.'),
+});
+
+export const sshNode = defineNode(sshSchema, {
   type: 'ssh',
   label: 'SSH command',
   description: 'Runs a command on another host over SSH (only when engine.allow_ssh is on).',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: sshSchema,
   create(_config, { services }) {
     if (services['allowSsh'] !== true) {
       throw new AppError(
@@ -110,4 +100,4 @@ export const sshNode: NodeDefinition<z.infer<typeof sshSchema>> = {
       'the ssh node is allowed by engine.allow_ssh but this build has no SSH client',
     );
   },
-};
+});

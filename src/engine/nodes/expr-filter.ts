@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { compileRuleExpression } from '../expr-template.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
   expr: z
@@ -14,13 +14,12 @@ const configSchema = z.object({
     }),
 });
 
-export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const exprFilterNode = defineNode(configSchema, {
   type: 'exprFilter',
   label: 'Expression filter',
   description: 'Routes the message to True when the expression is boolean true, else False.',
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
-  configSchema,
   create(config, factory) {
     // Compiled once per chain load; an evaluation error (member access on text, say) is a Failure.
     const expression = compileRuleExpression(config.expr, 'expr');
@@ -33,4 +32,4 @@ export const exprFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});

@@ -1,28 +1,28 @@
 import { z } from 'zod';
 import { compileMapping, compileRuleExpression, exprText } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { optionalText } from './config-fields.ts';
 
 const configSchema = z.object({
-  expr: z.string().default('').meta({
-    label: 'Expression',
-    description: 'One expr-lang expression whose value replaces the data; takes precedence over the mapping.',
-  }),
+  expr: optionalText(
+    'Expression',
+    'One expr-lang expression whose value replaces the data; takes precedence over the mapping.',
+  ),
   mapping: z.record(z.string(), z.string()).default({}).meta({
     label: 'Mapping',
     description: 'Field to expression, e.g. {"name": "upper(msg.name)"}: the data becomes that JSON object.',
   }),
 });
 
-export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const exprTransformNode = defineNode(configSchema, {
   type: 'exprTransform',
   label: 'Expression transform',
   description:
     'Replaces the data with the value of an expr-lang expression, or with a JSON object built from a field mapping.',
   category: 'transform',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const where = `node "${factory.nodeId}"`;
     const single = config.expr.trim();
@@ -43,4 +43,4 @@ export const exprTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});

@@ -1,23 +1,18 @@
 import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode } from './define-node.ts';
+import { requiredText } from './config-fields.ts';
 
 const configSchema = z.object({
-  nodeId: z.string().trim().min(1).meta({
-    label: 'Node',
-    description: 'Id of the node of this chain whose last output in the run to pass on.',
-  }),
+  nodeId: requiredText('Node', 'Id of the node of this chain whose last output in the run to pass on.'),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const fetchNodeOutputNode: NodeDefinition<Config> = {
+export const fetchNodeOutputNode = defineNode(configSchema, {
   type: 'fetchNodeOutput',
   label: 'Fetch node output',
   description:
     'Passes on the last output of another node of this run on Success; Failure when that node has not run.',
   category: 'action',
   relations: ['Success', 'Failure'],
-  configSchema,
   outputRefs: (config) => [config.nodeId],
   create(config) {
     return {
@@ -30,4 +25,4 @@ export const fetchNodeOutputNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});

@@ -1,29 +1,19 @@
 import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
-import { commaList } from './config-fields.ts';
+import { commaList, flag, optionalText } from './config-fields.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
-  checkAllKeys: z.boolean().default(false).meta({
-    label: 'All fields',
-    description: 'true: every named field must exist; false: one is enough.',
-  }),
-  dataNames: z.string().default('').meta({
-    label: 'Data fields',
-    description: 'Comma-separated top-level fields of the JSON data.',
-  }),
-  metadataNames: z.string().default('').meta({
-    label: 'Metadata fields',
-    description: 'Comma-separated metadata keys.',
-  }),
+  checkAllKeys: flag('All fields', 'true: every named field must exist; false: one is enough.'),
+  dataNames: optionalText('Data fields', 'Comma-separated top-level fields of the JSON data.'),
+  metadataNames: optionalText('Metadata fields', 'Comma-separated metadata keys.'),
 });
 
-export const fieldFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const fieldFilterNode = defineNode(configSchema, {
   type: 'fieldFilter',
   label: 'Field filter',
   description: 'Routes to True when the named data fields and metadata keys exist, else False.',
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
-  configSchema,
   create(config) {
     const dataNames = commaList(config.dataNames);
     const metadataNames = commaList(config.metadataNames);
@@ -47,4 +37,4 @@ export const fieldFilterNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});

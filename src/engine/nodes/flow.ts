@@ -1,29 +1,29 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../../core/id-schema.ts';
 import { withErrorMessage } from '../message.ts';
-import type { NodeDefinition, NodeOutput, RuleMessage, RunEnd, RunResult } from '../types.ts';
+import type { NodeOutput, RuleMessage, RunEnd, RunResult } from '../types.ts';
 import { endRecord } from './node-group.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 const configSchema = z.object({
   targetId: z.string().regex(ID_PATTERN, 'must be a rule chain id').meta({
     label: 'Rule chain',
     description: 'Id of the chain to run; looked up when the message arrives.',
   }),
-  extend: z.boolean().default(false).meta({
-    label: 'Pass each result',
-    description:
-      'Pass on every end of the sub-chain as its own message, with its own relation, instead of one merged message.',
-  }),
+  extend: flag(
+    'Pass each result',
+    'Pass on every end of the sub-chain as its own message, with its own relation, instead of one merged message.',
+  ),
 });
 
-export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const flowNode = defineNode(configSchema, {
   type: 'flow',
   label: 'Sub-chain',
   description:
     'Runs another rule chain with the message; passes on the list of its ends as {msg, err, nodeId} records, or each end as it is.',
   category: 'flow',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config) {
     return {
       async process(message, context) {
@@ -52,7 +52,7 @@ export const flowNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});
 
 /** The run's ends; a run from an engine that does not report them gives its results as Success ends. */
 function endsOf(result: RunResult): RunEnd[] {

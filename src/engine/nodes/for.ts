@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { compileRuleExpression, exprText, unwrapExpression } from '../expr-template.ts';
 import { readData } from '../message.ts';
-import type { NodeDefinition, RuleMessage } from '../types.ts';
+import type { RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
-import { wholeNumberIn } from './config-fields.ts';
+import { optionalText, requiredText, wholeNumberIn } from './config-fields.ts';
 import { CHAIN_PREFIX, resultValue, runBody, takeBreak } from './loop-body.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
-  range: z.string().default('').meta({
-    label: 'Range',
-    description:
-      'What to iterate, an expr-lang expression: msg.items, metadata.list, 1..5, ${msg.items}; empty iterates the data itself.',
-  }),
-  do: z.string().trim().min(1).meta({
-    label: 'Body',
-    description: 'Id of the node that starts the body for each item, or chain:<id> to run another chain.',
-  }),
+  range: optionalText(
+    'Range',
+    'What to iterate, an expr-lang expression: msg.items, metadata.list, 1..5, ${msg.items}; empty iterates the data itself.',
+  ),
+  do: requiredText(
+    'Body',
+    'Id of the node that starts the body for each item, or chain:<id> to run another chain.',
+  ),
   mode: wholeNumberIn(
     0,
     3,
@@ -26,16 +26,13 @@ const configSchema = z.object({
   ),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const forNode: NodeDefinition<Config> = {
+export const forNode = defineNode(configSchema, {
   type: 'for',
   label: 'For each',
   description:
     'Runs the body once per item (metadata _loopIndex, _loopItem, _loopKey), one after another, then passes on Success.',
   category: 'flow',
   relations: ['Success', 'Failure'],
-  configSchema,
   nodeRefs: (config) => (config.do.startsWith(CHAIN_PREFIX) ? [] : [config.do]),
   create(config, factory) {
     const source = config.range.trim();
@@ -93,7 +90,7 @@ export const forNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});
 
 /**
  * The item as the data, as RuleGo's msg.SetData(str.ToString(item)): text as it is, other values as

@@ -1,14 +1,10 @@
-import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode, noConfig, passOn } from './define-node.ts';
 
-const configSchema = z.object({});
-
-export const forkNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const forkNode = defineNode(noConfig, {
   type: 'fork',
   label: 'Fork',
   description: 'Passes the message on Success; every Success connection runs as its own branch.',
   category: 'flow',
   relations: ['Success'],
-  configSchema,
-  create: () => ({ process: (message) => Promise.resolve([{ relation: 'Success', message }]) }),
-};
+  create: passOn,
+});

@@ -1,32 +1,28 @@
 import { z } from 'zod';
 import { compileExprTemplate } from '../expr-template.ts';
 import { FunctionRegistry, ruleFunctions } from '../functions.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { optionalText, requiredText } from './config-fields.ts';
 
 const configSchema = z.object({
-  functionName: z.string().trim().min(1).meta({
-    label: 'Function',
-    description:
-      'Name of a registered function; ${metadata.key} and ${msg.key} are replaced (and ${key} for metadata).',
-  }),
-  param: z.string().default('').meta({
-    label: 'Parameter',
-    description:
-      'When set, the data becomes this text (with ${...} replaced) before the call; empty keeps the data.',
-  }),
+  functionName: requiredText(
+    'Function',
+    'Name of a registered function; ${metadata.key} and ${msg.key} are replaced (and ${key} for metadata).',
+  ),
+  param: optionalText(
+    'Parameter',
+    'When set, the data becomes this text (with ${...} replaced) before the call; empty keeps the data.',
+  ),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const functionsNode: NodeDefinition<Config> = {
+export const functionsNode = defineNode(configSchema, {
   type: 'functions',
   label: 'Function',
   description:
     'Calls a function registered in code by name; it decides the relation (Success, True, its own...).',
   category: 'action',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const { nodeId, services } = factory;
     const registry =
@@ -46,4 +42,4 @@ export const functionsNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { NodeContext, NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import type { NodeContext, NodeOutput, RuleMessage } from '../types.ts';
 import { callAll, endRecord, idsOf, mergeToMap, nodeIdList, timeoutField } from './node-group.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 const configSchema = z.object({
   nodeIds: nodeIdList.meta({
@@ -16,14 +18,11 @@ const configSchema = z.object({
     description: 'Matched nodes needed for Success; 0 or more than the nodes: all of them.',
   }),
   timeout: timeoutField('Seconds to wait for the nodes; 0 or less: 30.'),
-  mergeToMap: z.boolean().default(false).meta({
-    label: 'Merge to map',
-    description:
-      "Merge the nodes' object data into one object (other data under the node id) instead of a list of {msg, err, nodeId}.",
-  }),
+  mergeToMap: flag(
+    'Merge to map',
+    "Merge the nodes' object data into one object (other data under the node id) instead of a list of {msg, err, nodeId}.",
+  ),
 });
-
-type Config = z.infer<typeof configSchema>;
 
 interface Outcome {
   nodeId: string;
@@ -32,14 +31,13 @@ interface Outcome {
   error: string;
 }
 
-export const groupActionNode: NodeDefinition<Config> = {
+export const groupActionNode = defineNode(configSchema, {
   type: 'groupAction',
   label: 'Group action',
   description:
     'Calls several nodes at once (only those nodes, not what follows them); Success when enough of them end with the match relation, else Failure.',
   category: 'flow',
   relations: ['Success', 'Failure'],
-  configSchema,
   nodeRefs: idsOf,
   create(config) {
     const ids = idsOf(config);
@@ -68,7 +66,7 @@ export const groupActionNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});
 
 async function call(context: NodeContext, nodeId: string, message: RuleMessage): Promise<Outcome> {
   if (!context.callNode) throw new Error('this engine cannot call a single node');

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
 import { callAll, idsOf, nodeIdList, timeoutField } from './node-group.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 const configSchema = z.object({
-  allMatches: z.boolean().default(false).meta({
-    label: 'All match',
-    description: 'True: every filter must end with True (AND); false: one True is enough (OR).',
-  }),
+  allMatches: flag(
+    'All match',
+    'True: every filter must end with True (AND); false: one True is enough (OR).',
+  ),
   // As RuleGo: left out, the chain loads and each message fails with "nodeIds is empty".
   nodeIds: nodeIdList.default('').meta({
     label: 'Filter nodes',
@@ -15,16 +16,13 @@ const configSchema = z.object({
   timeout: timeoutField('Seconds to wait for the filters; 0 or less: 30.'),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const groupFilterNode: NodeDefinition<Config> = {
+export const groupFilterNode = defineNode(configSchema, {
   type: 'groupFilter',
   label: 'Group filter',
   description:
     'Calls several filter nodes at once (only those nodes); True when all (allMatches) or any of them end with True, else False.',
   category: 'filter',
   relations: ['True', 'False', 'Failure'],
-  configSchema,
   nodeRefs: idsOf,
   create(config) {
     const ids = idsOf(config);
@@ -53,4 +51,4 @@ export const groupFilterNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { exprText } from '../expr-template.ts';
 import { lookupPath } from '../template.ts';
 import { finishers, nodeScript } from '../message-script.ts';
-import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
+import type { NodeOutput, RuleMessage } from '../types.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
   fieldName: z.string().trim().default('').meta({
@@ -16,16 +17,13 @@ const configSchema = z.object({
   }),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const iteratorNode: NodeDefinition<Config> = {
+export const iteratorNode = defineNode(configSchema, {
   type: 'iterator',
   label: 'Iterator',
   description:
     'Sends each item of an array (or each value of an object) on as its own message on True or False, then the incoming message on Success. RuleGo deprecates it for the for node.',
   category: 'flow',
   relations: ['Success', 'Failure', 'True', 'False'],
-  configSchema,
   async create(config, factory) {
     const script =
       config.jsScript === ''
@@ -75,4 +73,4 @@ export const iteratorNode: NodeDefinition<Config> = {
       destroy: () => script?.dispose(),
     };
   },
-};
+});

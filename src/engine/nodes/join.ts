@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { JoinArrival, NodeDefinition, RuleMessage } from '../types.ts';
+import type { JoinArrival, RuleMessage } from '../types.ts';
 import { endRecord, mergeToMap } from './node-group.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 /** RuleGo's default wait, also used for a timeout of 0 or less. */
 const DEFAULT_TIMEOUT_S = 30;
@@ -10,21 +12,19 @@ const configSchema = z.object({
     label: 'Timeout (s)',
     description: 'Seconds to wait for every branch; unset, 0 or less waits 30 s (as RuleGo).',
   }),
-  mergeToMap: z.boolean().default(false).meta({
-    label: 'Merge to map',
-    description:
-      "Merge the branches' object data into one object (other data under the sending node's id) instead of a list of {msg, err, nodeId}.",
-  }),
+  mergeToMap: flag(
+    'Merge to map',
+    "Merge the branches' object data into one object (other data under the sending node's id) instead of a list of {msg, err, nodeId}.",
+  ),
 });
 
-export const joinNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const joinNode = defineNode(configSchema, {
   type: 'join',
   label: 'Join',
   description:
     'Waits for every branch of the nearest split above it, then passes one message whose data holds them all; a branch that arrives on Failure fails the join.',
   category: 'flow',
   relations: ['Success', 'Failure'],
-  configSchema,
   role: 'join',
   create(config) {
     const merge = (arrivals: JoinArrival[]): { message: RuleMessage; error?: string } =>
@@ -39,7 +39,7 @@ export const joinNode: NodeDefinition<z.infer<typeof configSchema>> = {
       join: { timeoutMs: seconds * 1000, merge },
     };
   },
-};
+});
 
 /**
  * RuleGo's merge: data is the list of `{msg, err, nodeId}` records (each msg without metadata), or

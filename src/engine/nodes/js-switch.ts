@@ -1,26 +1,25 @@
 import { z } from 'zod';
 import { finishers, scriptNode } from '../message-script.ts';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode } from './define-node.ts';
+import { nonEmptyText } from './config-fields.ts';
 
 const configSchema = z.object({
-  jsScript: z.string().min(1).meta({
-    label: 'Switch script',
-    description:
-      'Body of function Switch(msg, metadata, msgType, dataType); return an array of relation names.',
-  }),
+  jsScript: nonEmptyText(
+    'Switch script',
+    'Body of function Switch(msg, metadata, msgType, dataType); return an array of relation names.',
+  ),
 });
 
-export const jsSwitchNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const jsSwitchNode = defineNode(configSchema, {
   type: 'jsSwitch',
   label: 'Script switch',
   description:
     'Routes the message to every relation named by a JavaScript function (Default for one not connected).',
   category: 'filter',
   relations: ['Default', 'Failure'],
-  configSchema,
   create: (config, factory) =>
     scriptNode(config.jsScript, finishers.relationArray, factory, (result, message) =>
       // As RuleGo's TellNextOrElse: a relation without a connection goes to Default instead.
       (JSON.parse(result) as string[]).map((relation) => ({ relation, message, otherwise: 'Default' })),
     ),
-};
+});

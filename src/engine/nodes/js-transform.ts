@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { finishers, scriptNode } from '../message-script.ts';
 import { toMetadata } from '../message.ts';
-import type { DataType, NodeDefinition, RuleMessage } from '../types.ts';
+import type { DataType, RuleMessage } from '../types.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
   jsScript: z
@@ -17,13 +18,12 @@ const configSchema = z.object({
 
 const DATA_TYPES = new Set<string>(['JSON', 'TEXT', 'BINARY']);
 
-export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const jsTransformNode = defineNode(configSchema, {
   type: 'jsTransform',
   label: 'Script transform',
   description: 'Rewrites the message data, metadata and type with a JavaScript function.',
   category: 'transform',
   relations: ['Success', 'Failure'],
-  configSchema,
   async create(config, factory) {
     // As RuleGo: without a script the node passes the message on unchanged.
     if (config.jsScript.trim() === '') {
@@ -33,7 +33,7 @@ export const jsTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
       { relation: 'Success', message: decode(output, message) },
     ]);
   },
-};
+});
 
 /** Reads `[metadata, msgType, dataType, hasMsg]` + newline + data, as the message finisher writes it. */
 function decode(output: string, input: RuleMessage): RuleMessage {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { finishers, scriptNode } from '../message-script.ts';
 import { silentLogger } from '../../core/logger.ts';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode } from './define-node.ts';
 
 /** RuleGo's default format script. */
 export const DEFAULT_LOG_SCRIPT =
@@ -19,13 +19,12 @@ const configSchema = z.object({
     }),
 });
 
-export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const logNode = defineNode(configSchema, {
   type: 'log',
   label: 'Log',
   description: 'Writes the text of its script to the service log and passes the message on.',
   category: 'action',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const { chainId, nodeId } = factory;
     const logger = factory.services.logger ?? silentLogger;
@@ -35,4 +34,4 @@ export const logNode: NodeDefinition<z.infer<typeof configSchema>> = {
       return [{ relation: 'Success', message }];
     });
   },
-};
+});

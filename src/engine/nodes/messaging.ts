@@ -5,11 +5,12 @@ import { createSocket } from 'node:dgram';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { z } from 'zod';
 import { compileExprTemplate } from '../expr-template.ts';
-import type { NodeContext, NodeDefinition, NodeFactoryContext, RuleMessage } from '../types.ts';
-import { commaList, optionalText, requiredText, seconds, wholeNumberIn } from './config-fields.ts';
+import type { NodeContext, NodeFactoryContext, RuleMessage } from '../types.ts';
+import { commaList, flag, optionalText, requiredText, seconds, wholeNumberIn } from './config-fields.ts';
 import { lazyConnection, type LazyConnection } from './lazy-connection.ts';
 import { guardedAddress, policyOf } from './network-guard.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
 
 /** Renders `${...}` in a config text with the message's environment (metadata keys also bare). */
 function renderer(context: NodeFactoryContext) {
@@ -59,13 +60,12 @@ const mqttSchema = z.object({
   maxReconnectInterval: seconds(60, 'Reconnect (s)', 'Wait between reconnects.'),
 });
 
-export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
+export const mqttClientNode = defineNode(mqttSchema, {
   type: 'mqttClient',
   label: 'MQTT publish',
   description: 'Publishes the message data to an MQTT topic.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: mqttSchema,
   create(config, context) {
     const topic = renderer(context)(config.topic, 'topic');
     const { host, port } = hostPort(config.server, 1883);
@@ -100,17 +100,14 @@ export const mqttClientNode: NodeDefinition<z.infer<typeof mqttSchema>> = {
       destroy: () => client.close(),
     };
   },
-};
+});
 
 const emailSchema = z.object({
   smtpHost: requiredText('SMTP host', 'The mail server.'),
   smtpPort: wholeNumberIn(1, 65535, 25, 'SMTP port', 'Its port; default 25.'),
   username: optionalText('User', 'SMTP user; empty sends without logging in.'),
   password: optionalText('Password', 'SMTP password.'),
-  enableTls: z.boolean().default(false).meta({
-    label: 'TLS',
-    description: 'Connect with TLS (port 465); off still upgrades with STARTTLS when offered.',
-  }),
+  enableTls: flag('TLS', 'Connect with TLS (port 465); off still upgrades with STARTTLS when offered.'),
   connectTimeout: seconds(10, 'Connect timeout (s)', 'Seconds to wait for the server.'),
   email: z
     .object({
@@ -124,13 +121,12 @@ const emailSchema = z.object({
     .meta({ label: 'Email', description: 'The message to send.' }),
 });
 
-export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
+export const sendEmailNode = defineNode(emailSchema, {
   type: 'sendEmail',
   label: 'Send email',
   description: 'Sends an email over SMTP; subject and body take ${...} from the message.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: emailSchema,
   create(config, context) {
     const render = renderer(context);
     const subject = render(config.email.subject, 'subject');
@@ -163,7 +159,7 @@ export const sendEmailNode: NodeDefinition<z.infer<typeof emailSchema>> = {
       },
     };
   },
-};
+});
 
 const netSchema = z.object({
   protocol: z.enum(['tcp', 'udp']).default('tcp').meta({ label: 'Protocol', description: 'tcp or udp.' }),
@@ -172,13 +168,12 @@ const netSchema = z.object({
   heartbeatInterval: seconds(60, 'Heartbeat (s)', 'Kept for RuleGo chains (TCP keep-alive is on).'),
 });
 
-export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
+export const netNode = defineNode(netSchema, {
   type: 'net',
   label: 'TCP/UDP send',
   description: 'Sends the data over TCP or UDP: binary data as it is, text and JSON with a newline after it.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: netSchema,
   create(config, context) {
     const { host, port } = hostPort(config.server, 0);
     if (port === 0) throw new Error(`server "${config.server}" needs a port`);
@@ -231,7 +226,7 @@ export const netNode: NodeDefinition<z.infer<typeof netSchema>> = {
       destroy: () => tcp.close(),
     };
   },
-};
+});
 
 const wsSchema = z.object({
   server: requiredText('Server', 'ws://host:port/path or wss://...'),
@@ -247,13 +242,12 @@ const wsSchema = z.object({
     .meta({ label: 'Frame type', description: 'text or binary.' }),
 });
 
-export const wsNode: NodeDefinition<z.infer<typeof wsSchema>> = {
+export const wsNode = defineNode(wsSchema, {
   type: 'ws',
   label: 'WebSocket send',
   description: 'Sends the data as a WebSocket frame to a server.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema: wsSchema,
   create(config, context) {
     let url: URL;
     try {
@@ -302,4 +296,4 @@ export const wsNode: NodeDefinition<z.infer<typeof wsSchema>> = {
       destroy: () => client.close(),
     };
   },
-};
+});

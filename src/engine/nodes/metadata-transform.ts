@@ -1,27 +1,26 @@
 import { z } from 'zod';
 import { compileMapping, exprText } from '../expr-template.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 const configSchema = z.object({
   mapping: z.record(z.string(), z.string()).default({}).meta({
     label: 'Mapping',
     description: 'Metadata key to expr-lang expression, e.g. {"temperature": "msg.temperature"}.',
   }),
-  isNew: z.boolean().default(false).meta({
-    label: 'Replace all',
-    description:
-      'true: the metadata becomes the mapped keys only; false: the mapped keys are set or updated.',
-  }),
+  isNew: flag(
+    'Replace all',
+    'true: the metadata becomes the mapped keys only; false: the mapped keys are set or updated.',
+  ),
 });
 
-export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const metadataTransformNode = defineNode(configSchema, {
   type: 'metadataTransform',
   label: 'Metadata transform',
   description: 'Sets metadata keys to the values of expr-lang expressions; the data is unchanged.',
   category: 'transform',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const mapping = compileMapping(config.mapping, `node "${factory.nodeId}"`);
     const env = nodeEnvOf(factory);
@@ -35,4 +34,4 @@ export const metadataTransformNode: NodeDefinition<z.infer<typeof configSchema>>
       },
     };
   },
-};
+});

@@ -1,18 +1,10 @@
-import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode, noConfig, stateless } from './define-node.ts';
 
-const configSchema = z.object({});
-
-export const msgTypeSwitchNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const msgTypeSwitchNode = defineNode(noConfig, {
   type: 'msgTypeSwitch',
   label: 'Message type switch',
   description: 'Routes the message to the connection named after its message type; without one, to Default.',
   category: 'filter',
   relations: ['Default'],
-  configSchema,
-  create() {
-    return {
-      process: (message) => Promise.resolve([{ relation: message.type, message, otherwise: 'Default' }]),
-    };
-  },
-};
+  create: stateless((message) => [{ relation: message.type, message, otherwise: 'Default' }]),
+});

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ChatMessage } from '../../model-providers/types.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
 import type { ExprTemplate } from '../expr-template.ts';
+import { optionalText } from './config-fields.ts';
 
 type Role = 'system' | 'user' | 'assistant';
 
@@ -18,10 +19,7 @@ export const presetMessagesSchema = z
           z.enum(['system', 'user', 'assistant']),
         )
         .meta({ label: 'Role', description: 'system, user or assistant; empty: user.' }),
-      content: z.string().default('').meta({
-        label: 'Content',
-        description: 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.',
-      }),
+      content: optionalText('Content', 'The text, with ${msg.*}, ${metadata.*}, ${vars.*} templates.'),
     }),
   )
   .max(100)

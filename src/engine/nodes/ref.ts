@@ -1,18 +1,17 @@
 import { z } from 'zod';
-import type { NodeDefinition } from '../types.ts';
+import { defineNode } from './define-node.ts';
+import { flag } from './config-fields.ts';
 
 const configSchema = z.object({
   targetId: z.string().trim().min(1, 'targetId is empty').meta({
     label: 'Target',
     description: 'The node to call: its id in this chain, or chainId:nodeId for a node of another chain.',
   }),
-  tellChain: z.boolean().default(false).meta({
-    label: 'Run what follows',
-    description: 'True: run the target and everything after it; false: only the target node.',
-  }),
+  tellChain: flag(
+    'Run what follows',
+    'True: run the target and everything after it; false: only the target node.',
+  ),
 });
-
-type Config = z.infer<typeof configSchema>;
 
 /** `{nodeId}` or `{chainId}:{nodeId}`, as RuleGo's ref node splits it. */
 export function refTarget(targetId: string): { chainId: string | undefined; nodeId: string } {
@@ -26,14 +25,13 @@ export function refTarget(targetId: string): { chainId: string | undefined; node
   throw new Error("invalid targetId format, expected 'nodeId' or 'chainId:nodeId'");
 }
 
-export const refNode: NodeDefinition<Config> = {
+export const refNode = defineNode(configSchema, {
   type: 'ref',
   label: 'Reference',
   description:
     'Calls a node of this chain or of another one (chainId:nodeId) and passes on what it ends with; tellChain runs what follows it too.',
   category: 'flow',
   relations: ['Success', 'Failure', 'True', 'False'],
-  configSchema,
   create(config) {
     const { chainId, nodeId } = refTarget(config.targetId);
     return {
@@ -43,4 +41,4 @@ export const refNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});

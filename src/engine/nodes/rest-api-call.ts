@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { compileExprTemplate, renderAsString } from '../expr-template.ts';
-import type { NodeDefinition, NodeOutput, RuleMessage } from '../types.ts';
-import { wholeNumber } from './config-fields.ts';
+import type { NodeOutput, RuleMessage } from '../types.ts';
+import { flag, nonEmptyText, optionalText, wholeNumber } from './config-fields.ts';
 import { GuardedClient } from './guarded-request.ts';
 import { nodeEnvOf } from './node-env.ts';
 import type { GuardedAnswer } from './guarded-request.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
-  restEndpointUrlPattern: z.string().min(1).meta({
-    label: 'URL',
-    description:
-      'Endpoint URL; ${metadata.key}, ${msg.key}, ${vars.key} and ${global.key} are replaced. Private, loopback and link-local addresses are refused unless the server allows them.',
-  }),
+  restEndpointUrlPattern: nonEmptyText(
+    'URL',
+    'Endpoint URL; ${metadata.key}, ${msg.key}, ${vars.key} and ${global.key} are replaced. Private, loopback and link-local addresses are refused unless the server allows them.',
+  ),
   // RuleGo upper-cases the method: `get` and `GET` are the same.
   requestMethod: z
     .preprocess(
@@ -31,26 +31,20 @@ const configSchema = z.object({
     'Max parallel',
     'Requests this node sends at once; more wait their turn.',
   ),
-  body: z.string().default('').meta({
-    label: 'Body',
-    description: 'Request body template such as {"name": "${msg.name}"}; empty sends the message data.',
-  }),
-  withoutRequestBody: z
-    .boolean()
-    .default(false)
-    .meta({ label: 'No body', description: 'Send no request body even for POST/PUT/PATCH.' }),
+  body: optionalText(
+    'Body',
+    'Request body template such as {"name": "${msg.name}"}; empty sends the message data.',
+  ),
+  withoutRequestBody: flag('No body', 'Send no request body even for POST/PUT/PATCH.'),
 });
 
-type Config = z.infer<typeof configSchema>;
-
-export const restApiCallNode: NodeDefinition<Config> = {
+export const restApiCallNode = defineNode(configSchema, {
   type: 'restApiCall',
   label: 'REST call',
   description:
     'Calls an HTTP endpoint; a 200 answer becomes the message data, any other status takes Failure with the answer in metadata.errorBody.',
   category: 'external',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const where = `node "${factory.nodeId}"`;
     const url = compileExprTemplate(config.restEndpointUrlPattern, where);
@@ -105,7 +99,7 @@ export const restApiCallNode: NodeDefinition<Config> = {
       destroy: () => client.close(),
     };
   },
-};
+});
 
 /** The largest answer a restApiCall node reads; a bigger one ends the node in Failure. */
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -1,17 +1,15 @@
 import { z } from 'zod';
 import { compileRuleExpression } from '../expr-template.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { nonEmptyText } from './config-fields.ts';
 
 const caseSchema = z.object({
-  case: z.string().min(1).meta({
-    label: 'Condition',
-    description: 'An expr-lang expression over msg, metadata, msgType, dataType, vars and global.',
-  }),
-  then: z
-    .string()
-    .min(1)
-    .meta({ label: 'Relation', description: 'The relation to take when the condition is true.' }),
+  case: nonEmptyText(
+    'Condition',
+    'An expr-lang expression over msg, metadata, msgType, dataType, vars and global.',
+  ),
+  then: nonEmptyText('Relation', 'The relation to take when the condition is true.'),
 });
 
 const configSchema = z.object({
@@ -22,13 +20,12 @@ const configSchema = z.object({
     .meta({ label: 'Cases', description: 'Tried in order; the first that is true names the relation.' }),
 });
 
-export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const switchNode = defineNode(configSchema, {
   type: 'switch',
   label: 'Switch',
   description: 'Routes the message to the relation of the first case that is true, else Default.',
   category: 'filter',
   relations: ['Default', 'Failure'],
-  configSchema,
   create(config, factory) {
     const cases = config.cases.map((item, index) => ({
       expression: compileRuleExpression(item.case, `cases[${index}].case`),
@@ -52,4 +49,4 @@ export const switchNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});

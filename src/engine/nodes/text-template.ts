@@ -3,8 +3,9 @@
 // `-}}` trim markers. The template is parsed once at load; anything else is refused there.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import type { NodeDefinition } from '../types.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
+import { nonEmptyText } from './config-fields.ts';
 
 type Step =
   | { kind: 'text'; text: string }
@@ -13,20 +14,18 @@ type Step =
   | { kind: 'if'; path: string[]; then: Step[]; otherwise: Step[] };
 
 const configSchema = z.object({
-  template: z.string().min(1).meta({
-    label: 'Template',
-    description:
-      'Go text/template; variables .id, .ts, .data, .msg, .metadata, .msgType, .type, .dataType, and .<nodeId>.msg for an earlier node.',
-  }),
+  template: nonEmptyText(
+    'Template',
+    'Go text/template; variables .id, .ts, .data, .msg, .metadata, .msgType, .type, .dataType, and .<nodeId>.msg for an earlier node.',
+  ),
 });
 
-export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
+export const textTemplateNode = defineNode(configSchema, {
   type: 'text/template',
   label: 'Text template',
   description: 'Replaces the data with a Go text/template rendered over the message.',
   category: 'transform',
   relations: ['Success', 'Failure'],
-  configSchema,
   create(config, factory) {
     const { nodeId } = factory;
     if (config.template.startsWith('file:')) {
@@ -51,7 +50,7 @@ export const textTemplateNode: NodeDefinition<z.infer<typeof configSchema>> = {
       },
     };
   },
-};
+});
 
 interface Token {
   text?: string;

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { compileRuleExpression } from '../expr-template.ts';
 import { goJson } from '../go-json.ts';
-import type { NodeDefinition, RuleMessage } from '../types.ts';
+import type { RuleMessage } from '../types.ts';
 import { runFailure } from '../run-outputs.ts';
 import { wholeNumberIn } from './config-fields.ts';
 import { CHAIN_PREFIX, resultValue, runBody, takeBreak, type LoopBody } from './loop-body.ts';
 import { nodeEnvOf } from './node-env.ts';
+import { defineNode } from './define-node.ts';
 
 const configSchema = z.object({
   condition: z.string().trim().min(1, 'condition is empty').meta({
@@ -25,8 +26,6 @@ const configSchema = z.object({
   ),
 });
 
-type Config = z.infer<typeof configSchema>;
-
 /** `nodeId` or `chain:chainId`, as RuleGo's while reads `do`. */
 function bodyOf(target: string): LoopBody {
   const parts = target.split(':');
@@ -45,14 +44,13 @@ function truthy(value: unknown): boolean {
   return false;
 }
 
-export const whileNode: NodeDefinition<Config> = {
+export const whileNode = defineNode(configSchema, {
   type: 'while',
   label: 'While',
   description:
     'Runs the body again and again while the condition holds (metadata _loopIndex); a break node in the body ends it. Success after the last iteration.',
   category: 'flow',
   relations: ['Success', 'Failure'],
-  configSchema,
   nodeRefs: (config) => {
     try {
       const body = bodyOf(config.do);
@@ -91,4 +89,4 @@ export const whileNode: NodeDefinition<Config> = {
       },
     };
   },
-};
+});
