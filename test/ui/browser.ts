@@ -82,7 +82,12 @@ export async function openPage(
   const errors: string[] = [];
   const allowed = (text: string) => (options.allowErrors ?? []).some((pattern) => pattern.test(text));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !allowed(message.text())) errors.push(message.text());
+    if (message.type() !== 'error' || allowed(message.text())) return;
+    // A failed load names no resource in its text: its location does.
+    const { url } = message.location();
+    errors.push(
+      url && message.text().startsWith('Failed to load') ? `${message.text()}: ${url}` : message.text(),
+    );
   });
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   return { page, context, errors, close: () => context.close() };

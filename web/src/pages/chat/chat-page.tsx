@@ -104,8 +104,11 @@ export function ChatPage({ params }: PageProps) {
     }
   }, [agentId, showArchived]);
 
+  // Another agent's list is not this one's; the archived filter only reloads it. Emptied then, the
+  // list looked loaded anew and the conversation's history was read again, racing a move of the
+  // conversation to another agent (a 404 for the old agent's messages).
+  useEffect(() => setSessions(null), [agentId]);
   useEffect(() => {
-    setSessions(null);
     void reloadSessions();
   }, [reloadSessions]);
 
