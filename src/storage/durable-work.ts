@@ -281,8 +281,13 @@ export class DurableWork {
   async start(): Promise<void> {
     const url = this.options.leaseUrl;
     if (url && dialectOf(url) === 'postgres') {
-      this.leasePool = await openDatabase(url, { poolSize: 2, migrate: false });
-      this.leaseDb = this.leasePool as unknown as WorkDb;
+      try {
+        this.leasePool = await openDatabase(url, { poolSize: 2, migrate: false });
+        this.leaseDb = this.leasePool as unknown as WorkDb;
+      } catch (error) {
+        // The shared pool still renews them, as before there was a pool of their own.
+        this.logger?.warn({ err: errorMessage(error) }, 'durable work: no connections of its own for leases');
+      }
     }
     if (this.options.single) {
       // Whatever is unfinished was left by this data root's previous process.

@@ -60,6 +60,28 @@ describe('durable work: leases renewed over a pool of their own', () => {
     await sql`select pg_cancel_backend(pid) from pg_stat_activity where ${ours}`.execute(observer);
     await held;
   });
+
+  it('without connections of its own (the database refuses them) it renews over the shared pool', async () => {
+    database ??= await createTestDatabase('postgres', process.env);
+    const shared = await openDatabase(database.location, { poolSize: 2 });
+    open.push(shared);
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_: object, message: string) => warnings.push(message) };
+    // A closed port on this machine: the side pool cannot be opened.
+    const closed = new URL(database.location);
+    closed.port = '1';
+    const work = new DurableWork(shared, 'b', {
+      leaseMs: 1_000,
+      tickMs: 100,
+      leaseUrl: closed.toString(),
+      logger,
+    });
+    works.push(work);
+    await work.start();
+    assert.deepEqual(warnings, ['durable work: no connections of its own for leases']);
+    assert.equal(await work.record('cron', 'fire-2', { taskId: 't' }), true);
+    assert.equal(await work.stillOwned('fire-2'), true, 'confirmed over the shared pool');
+  });
 });
 
 async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
