@@ -41,11 +41,18 @@ export interface InboundDeps {
   /** Pending DM pairing requests (dm_policy pairing); without it such senders are only refused. */
   pairing?: PairingStore | undefined;
   /**
-   * The durable inbox's hold on the message: asked just before the answer (or apology) goes out;
-   * false means another instance took the message over (this one stalled past its lease) and
-   * answers it, so nothing is sent from here.
+   * The durable inbox's hold on the message: asked just before the answer (or apology) goes out,
+   * which it records; false means another instance took the message over (this one stalled past
+   * its lease) and answers it, so nothing is sent from here.
    */
-  stillOwned?: () => Promise<boolean>;
+  stillOwned?: (answer: string) => Promise<boolean>;
+  /**
+   * The answer an earlier attempt began to send (its instance died before the message was marked
+   * answered): sent again, with `sendKey`, instead of running the turn again.
+   */
+  recordedAnswer?: string | undefined;
+  /** Idempotency key of the reply's sends (SendTextOptions.idempotencyKey): the inbox id. */
+  sendKey?: string | undefined;
   /** The reply a previous attempt began (ReplyStream.ref): this attempt edits it instead of a new one. */
   resumeRef?: string | undefined;
   /** Told the ref of a reply begun, so that an instance taking the message over can resume it. */
@@ -135,6 +142,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
     senderId: message.senderId,
   };
   if (message.text.trim() === '' && !message.images?.length) return 'ignored';
+  if (deps.recordedAnswer !== undefined) return sendRecorded(deps.recordedAnswer, message, deps, where);
   const config = deps.config();
   const account = config.channels[message.platform]?.accounts[message.accountId] ?? deps.account.config;
   const decision = checkPolicy(account, message);
@@ -237,12 +245,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   } finally {
     stopTyping?.();
   }
-  if (stream) {
-    // As sendPlain does: nothing leaves once another instance has taken the message over.
-    if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
-    const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
-    return delivered(() => stream.finish(final), 'finish', deps, where, outcome);
-  }
+  if (stream) return finishStream(stream, reply.trim() === '' ? EMPTY_ANSWER : reply, deps, where, outcome);
   if (reply.trim() === '') {
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
     return outcome;
@@ -273,15 +276,44 @@ async function sendPlain(
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
-  if (deps.stillOwned && !(await deps.stillOwned())) return 'taken';
+  if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
   const send = (): Promise<unknown> =>
     deps.adapter.sendText(deps.account, message.chatId, text, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,
       threadId: message.threadId,
       replyContext: message.replyContext,
       signal: deps.signal,
+      idempotencyKey: deps.sendKey,
     });
   return delivered(send, 'send', deps, where, outcome);
+}
+
+/** The final edit of a streamed reply; as sendPlain, nothing leaves once the message was taken over. */
+async function finishStream(
+  stream: ThrottledReply,
+  text: string,
+  deps: InboundDeps,
+  where: object,
+  outcome: InboundOutcome,
+): Promise<InboundOutcome> {
+  if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
+  return delivered(() => stream.finish(text), 'finish', deps, where, outcome);
+}
+
+/**
+ * Sends the answer an earlier attempt began to send: the final edit of the reply it began, or the
+ * same send with the same idempotency key (a platform without one may show it twice: see the README).
+ */
+async function sendRecorded(
+  answer: string,
+  message: InboundMessage,
+  deps: InboundDeps,
+  where: object,
+): Promise<InboundOutcome> {
+  deps.logger?.info(where, 'sending the recorded answer of a message taken over mid-send');
+  const stream = deps.resumeRef === undefined ? undefined : await startReply(message, deps, where);
+  if (stream) return finishStream(stream, answer, deps, where, 'replied');
+  return sendPlain(answer, message, deps, where, 'replied');
 }
 
 /** Sends with retries: `outcome` once it went through, 'failed' (logged unless stopped) if it never did. */

@@ -19,7 +19,16 @@ export interface InboxEntry {
   message: InboundMessage;
   /** The reply an attempt began (ReplyStream.ref): a later attempt edits it rather than post another. */
   replyRef?: string;
+  /**
+   * The answer whose send an attempt began (recorded with the confirmation just before it): an
+   * instance taking the message over sends it again, with the same idempotency key, rather than run
+   * the turn again (the first send may have landed; see the README's durable inbox).
+   */
+  answer?: string;
 }
+
+/** The largest answer kept with a recorded message (a longer one is run again if taken over). */
+const MAX_RECORDED_ANSWER = 256 * 1024;
 
 export function inboxId(message: InboundMessage): string {
   const id = message.messageId ?? `unnamed-${randomUUID()}`;
@@ -37,6 +46,8 @@ export function readInboxEntry(payload: unknown): InboxEntry | undefined {
   if (typeof message.text !== 'string') return undefined;
   const read: InboxEntry = { platform: entry.platform as Platform, accountId: entry.accountId, message };
   if (typeof entry.replyRef === 'string' && entry.replyRef.length <= 200) read.replyRef = entry.replyRef;
+  if (typeof entry.answer === 'string' && entry.answer.length <= MAX_RECORDED_ANSWER)
+    read.answer = entry.answer;
   return read;
 }
 
@@ -45,12 +56,25 @@ export function inboxHooks(
   work: DurableWork,
   id: string,
   entry: InboxEntry,
-  replyRef: string | undefined,
-): Pick<InboundDeps, 'stillOwned' | 'resumeRef' | 'onReplyStarted'> {
+): Pick<InboundDeps, 'stillOwned' | 'resumeRef' | 'onReplyStarted' | 'recordedAnswer' | 'sendKey'> {
+  const current: InboxEntry = { ...entry };
+  let noting: Promise<void> = Promise.resolve();
   return {
-    stillOwned: () => work.stillOwned(id),
-    resumeRef: replyRef,
-    onReplyStarted: (ref) => work.note(id, { ...entry, replyRef: ref } satisfies InboxEntry),
+    // The answer is recorded in the statement that confirms the claim, after any note of the reply
+    // begun (a late note must not write over it).
+    stillOwned: async (answer) => {
+      await noting;
+      const recorded = answer.length <= MAX_RECORDED_ANSWER ? { ...current, answer } : current;
+      return work.stillOwned(id, undefined, recorded);
+    },
+    resumeRef: entry.replyRef,
+    recordedAnswer: entry.answer,
+    sendKey: id,
+    onReplyStarted: (ref) => {
+      current.replyRef = ref;
+      noting = work.note(id, { ...current });
+      return noting;
+    },
   };
 }
 

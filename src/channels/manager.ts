@@ -16,6 +16,7 @@ import { RecentIds } from './dedupe.ts';
 import { crashPoint } from '../core/fault-points.ts';
 import type { DurableWork, WorkOutcome } from '../storage/durable-work.ts';
 import { INBOX_KIND, apologizeGivenUp, inboxHooks, inboxId, readInboxEntry } from './inbox.ts';
+import type { InboxEntry } from './inbox.ts';
 import type { UsageGuard } from '../usage/guard.ts';
 import { handleInbound, type InboundOutcome } from './inbound.ts';
 import type { PairingStore } from './pairing-store.ts';
@@ -59,7 +60,7 @@ interface Runner {
   /** Records (durable inbox) and starts handling one message; resolves once it is recorded. */
   deliver: (message: InboundMessage) => Promise<void>;
   /** Handles a message recorded earlier (by this or a lost instance). */
-  handle: (message: InboundMessage, workId: string, replyRef?: string) => Promise<WorkOutcome>;
+  handle: (entry: InboxEntry, workId: string) => Promise<WorkOutcome>;
 }
 
 /** The fields whose change needs a new connection; the others are read live. */
@@ -185,7 +186,7 @@ export class ChannelManager {
       );
       return 'failed';
     }
-    return runner.handle(entry.message, id, entry.replyRef);
+    return runner.handle(entry, id);
   }
 
   /** Stops receiving: long connections close and webhooks answer 404; turns in flight go on. */
@@ -300,9 +301,9 @@ export class ChannelManager {
     const work = this.options.work;
     const turnSignal = this.turnsController.signal;
     /** Runs the turn of one message; says how it ended for the durable inbox (recorded as `workId`). */
-    const start = (message: InboundMessage, workId?: string, replyRef?: string): Promise<WorkOutcome> => {
-      const entry = { platform: account.platform, accountId: account.id, message };
-      const durable = work && workId !== undefined ? inboxHooks(work, workId, entry, replyRef) : {};
+    const start = (entry: InboxEntry, workId?: string): Promise<WorkOutcome> => {
+      const { message } = entry;
+      const durable = work && workId !== undefined ? inboxHooks(work, workId, entry) : {};
       const handled = handleInbound(message, {
         ...durable,
         config: () => this.store.current,
@@ -345,6 +346,7 @@ export class ChannelManager {
           this.logger.info({ ...where, messageId: message.messageId }, 'redelivered channel message dropped');
           return;
         }
+        const entry: InboxEntry = { platform: account.platform, accountId: account.id, message };
         if (!work) {
           if (inFlight.size >= limit) {
             this.logger.warn(
@@ -353,18 +355,14 @@ export class ChannelManager {
             );
             return;
           }
-          void start(message);
+          void start(entry);
           return;
         }
         const id = inboxId(message);
         crashPoint('inbox-before-record', message.text);
         let recorded: boolean;
         try {
-          recorded = await work.record(INBOX_KIND, id, {
-            platform: account.platform,
-            accountId: account.id,
-            message,
-          });
+          recorded = await work.record(INBOX_KIND, id, entry);
         } catch (error) {
           // Not acknowledged: the platform delivers it again, and then it must not look like a repeat.
           if (seen !== undefined) recent.forget(seen);
@@ -381,16 +379,17 @@ export class ChannelManager {
           void work.release(id, true);
           return;
         }
-        void start(message, id).then(async (outcome) => {
+        void start(entry, id).then(async (outcome) => {
+          if (outcome === 'done') crashPoint('inbox-after-send', message.text);
           if (outcome === 'done' || outcome === 'failed') await work.finish(id, outcome);
           else if (outcome !== 'taken') await work.release(id);
         });
       },
       // The durable inbox marks the work finished (or handed back) by the outcome.
-      handle: async (message, workId, replyRef) => {
+      handle: async (entry, workId) => {
         if (turnSignal.aborted) return 'released';
         if (inFlight.size >= limit) return 'busy';
-        return start(message, workId, replyRef);
+        return start(entry, workId);
       },
     };
     this.logger.info(where, 'channel account started');

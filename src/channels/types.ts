@@ -53,6 +53,12 @@ export interface SendTextOptions {
   /** The replyContext of the message being answered (a DingTalk sessionWebhook, say). */
   replyContext?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Names this send (send-key.ts): sent again with the same key, by an instance that took the
+   * message over after its owner died mid-send, it is dropped by platforms that support it (Feishu,
+   * Discord); the others ignore it.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /** What an adapter can do beyond sending text. */

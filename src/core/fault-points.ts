@@ -1,7 +1,8 @@
 // Crash points for the kill -9 tests (test/chaos/): AGENT_SERVICE_CRASH_AT="point:marker,..." makes
 // the process SIGKILL itself when it reaches `point` while handling a message whose text contains
 // `marker`. Unset (always, outside those tests) it does nothing. Points: inbox-before-record,
-// inbox-after-record (recorded, not yet acknowledged to the platform).
+// inbox-after-record (recorded, not yet acknowledged to the platform), inbox-after-send (answered,
+// not yet marked answered).
 const wanted = (process.env['AGENT_SERVICE_CRASH_AT'] ?? '')
   .split(',')
   .map((entry) => entry.trim())

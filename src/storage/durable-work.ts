@@ -47,9 +47,12 @@ export interface DurableWorkOptions {
   /** How long a claim lasts without renewal (default 3 s). */
   leaseMs?: number;
   /**
-   * The claim a confirmed row gets while its reply goes out (default 10 s): not renewed by the
+   * The claim a confirmed row gets while its reply goes out (default 5 s): not renewed by the
    * ticks, so an instance whose database stalls between the send and the finish mark (an overloaded
-   * machine) keeps it; a row whose owner died during the send is taken over after it.
+   * machine) keeps it; a row whose owner died during the send is taken over after it, and since the
+   * confirmation recorded the answer, the taker sends that answer again (with the same idempotency
+   * key) instead of running the turn again. It was 10 s, which put the answer of a conversation cut
+   * mid-send past the 10 s goal of issue 26.
    */
   sendLeaseMs?: number;
   /** How often this instance renews its claims and looks for lost work (default 0.75 s). */
@@ -164,7 +167,9 @@ export class DurableWork {
     // Renewed until the mark is written (the database may be away): no other instance takes it over.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.db
+        // Over the lease connections: right after a reply went out, every millisecond until this
+        // mark is a window in which a kill makes the taker send the answer again.
+        await this.leaseDb
           .updateTable('durable_work')
           .set({ status, updated_at: this.now() })
           .where('id', '=', id)
@@ -173,7 +178,8 @@ export class DurableWork {
         this.active.delete(id);
         return;
       } catch (error) {
-        if (this.stopped || attempt >= 120) {
+        // Stopping: one more try, on the shared pool (the lease connections close at stop).
+        if ((this.stopped && attempt > 1) || attempt >= 120) {
           this.active.delete(id);
           this.logger?.warn({ id, err: errorMessage(error) }, 'could not mark durable work finished');
           return;
@@ -193,15 +199,20 @@ export class DurableWork {
    * message over). Unconfirmed within `confirmMs`, the row is left to whoever claims it next.
    * Confirmed, it is held for `sendLeaseMs` (the reply is sent, then the row marked finished): a
    * database stalled for this instance past the lease at that point (seen under load) let another
-   * instance take over a message already answered.
+   * instance take over a message already answered. `payload`, when given, replaces the row's payload
+   * in the same statement (the answer about to be sent, for whoever takes the row over mid-send).
    */
-  async stillOwned(id: string, confirmMs = this.leaseMs): Promise<boolean> {
+  async stillOwned(id: string, confirmMs = this.leaseMs, payload?: unknown): Promise<boolean> {
+    const text = payload === undefined ? undefined : JSON.stringify(payload);
     const deadline = this.now() + confirmMs;
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.leaseDb
           .updateTable('durable_work')
-          .set({ lease_until: this.now() + (this.options.sendLeaseMs ?? 10_000) })
+          .set({
+            lease_until: this.now() + (this.options.sendLeaseMs ?? 5_000),
+            ...(text === undefined ? {} : { payload: text, updated_at: this.now() }),
+          })
           .where('id', '=', id)
           .where('owner', '=', this.owner)
           .where('status', '=', 'running')

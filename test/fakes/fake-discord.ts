@@ -45,6 +45,8 @@ export interface FakeDiscordSent {
   files: FakeDiscordFile[];
   edits: number;
   at: number;
+  /** The nonce it was created with under enforce_nonce. */
+  nonce?: string;
 }
 
 export interface FakeDiscordRequest {
@@ -450,8 +452,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       sendJson(response, 400, { message: 'Cannot send an empty message', code: 50006 });
       return 400;
     }
+    // As Discord does with enforce_nonce: a message already created by the bot with this nonce (in
+    // the last few minutes) is returned, and no second one is created.
+    const nonce = body['enforce_nonce'] === true ? body['nonce'] : undefined;
+    if (typeof nonce === 'string' || typeof nonce === 'number') {
+      const same = fake.sent.find((sent) => sent.channelId === channelId && sent.nonce === String(nonce));
+      if (same) {
+        sendJson(response, 200, messageView(same));
+        return 200;
+      }
+    }
     const reference = body['message_reference'] as { message_id?: string } | undefined;
     const sent: FakeDiscordSent = {
+      ...(nonce === undefined ? {} : { nonce: String(nonce) }),
       id: snowflake(),
       channelId,
       content,

@@ -28,6 +28,7 @@ import type { GatewaySession } from './gateway.ts';
 import { readPictures, toInbound, type DiscordMessage, type PictureOptions } from './message-event.ts';
 import { splitMessage } from './split-message.ts';
 import { sendPieces } from '../split-text.ts';
+import { pieceKey } from '../send-key.ts';
 import { discordAccount, SNOWFLAKE, type DiscordAccount } from './account.ts';
 
 export interface DiscordOptions extends DiscordRestOptions {
@@ -164,6 +165,10 @@ export class DiscordAdapter implements ChannelAdapter<DiscordAccount> {
       const body: RESTPostAPIChannelMessageJSONBody = {
         content: piece,
         allowed_mentions: ALLOWED_MENTIONS,
+        // Discord returns the message already created with this nonce instead of a second one.
+        ...(options.idempotencyKey !== undefined
+          ? { nonce: pieceKey(options.idempotencyKey, index, 25), enforce_nonce: true }
+          : {}),
         ...(index === 0 && replyTo !== undefined && SNOWFLAKE.test(replyTo)
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {}),

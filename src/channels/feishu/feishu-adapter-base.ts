@@ -23,6 +23,7 @@ import { PlatformError } from '../platform-http.ts';
 import { parseMessageEvent, receiveIdTypeOf } from './message-event.ts';
 import { cardMessage, cardPieces, textMessage, textPieces } from './message-content.ts';
 import { sendPieces } from '../split-text.ts';
+import { pieceKey } from '../send-key.ts';
 import { imageDataUrl } from './image-data-url.ts';
 import type { FeishuAccount } from './account.ts';
 import type { PlatformAccount } from '../account-schema.ts';
@@ -74,8 +75,15 @@ export abstract class FeishuAdapterBase implements ChannelAdapter<FeishuAccount>
   ): Promise<SendResult> {
     const credentials = credentialsOf(account);
     const target: Target = { chatId, replyTo: options.replyTo, inThread: options.threadId !== undefined };
-    return sendPieces(textPieces(text), (piece) =>
-      this.post(credentials, target, textMessage(piece), options.signal),
+    const key = options.idempotencyKey;
+    return sendPieces(textPieces(text), (piece, index) =>
+      this.post(
+        credentials,
+        target,
+        // Feishu sends one message per uuid (at most 50 characters) within an hour.
+        key === undefined ? textMessage(piece) : { ...textMessage(piece), uuid: pieceKey(key, index, 50) },
+        options.signal,
+      ),
     );
   }
 

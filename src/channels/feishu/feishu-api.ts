@@ -22,6 +22,8 @@ export function credentialsOf(account: ChannelAccount<FeishuAccount>): FeishuCre
 export interface OutgoingMessage {
   msgType: 'text' | 'post' | 'image' | 'file' | 'interactive';
   content: string;
+  /** Names the send (send-key.ts) for Feishu's own dedupe; a fresh one when absent. */
+  uuid?: string;
 }
 
 function stringField(record: Record<string, unknown> | undefined, field: string): string {
@@ -69,7 +71,7 @@ export class FeishuApi {
         receive_id: receiveId,
         msg_type: message.msgType,
         content: message.content,
-        uuid: randomUUID(),
+        uuid: message.uuid ?? randomUUID(),
       },
       signal,
     });
@@ -93,7 +95,7 @@ export class FeishuApi {
           msg_type: message.msgType,
           content: message.content,
           reply_in_thread: inThread,
-          uuid: randomUUID(),
+          uuid: message.uuid ?? randomUUID(),
         },
         signal,
       },
