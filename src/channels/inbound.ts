@@ -2,6 +2,7 @@
 // reply in the same chat. Nothing here throws: every outcome is returned (and logged without the
 // message's content).
 import type { Logger } from '../core/logger.ts';
+import { crashPoint } from '../core/fault-points.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { TurnRunner } from '../turns/agent-turn.ts';
@@ -53,6 +54,10 @@ export interface InboundDeps {
   recordedAnswer?: string | undefined;
   /** Idempotency key of the reply's sends (SendTextOptions.idempotencyKey): the inbox id. */
   sendKey?: string | undefined;
+  /** Marks the message answered; started together with each attempt at sending the reply. */
+  markSent?: () => Promise<void>;
+  /** The attempt failed: the message is unanswered again (the send is retried, or it fails). */
+  unmarkSent?: () => Promise<void>;
   /** The reply a previous attempt began (ReplyStream.ref): this attempt edits it instead of a new one. */
   resumeRef?: string | undefined;
   /** Told the ref of a reply begun, so that an instance taking the message over can resume it. */
@@ -245,7 +250,10 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   } finally {
     stopTyping?.();
   }
-  if (stream) return finishStream(stream, reply.trim() === '' ? EMPTY_ANSWER : reply, deps, where, outcome);
+  if (stream) {
+    const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
+    return finishStream(stream, final, message, deps, where, outcome);
+  }
   if (reply.trim() === '') {
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
     return outcome;
@@ -277,6 +285,7 @@ async function sendPlain(
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
   if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
+  crashPoint('inbox-before-send', message.text);
   const send = (): Promise<unknown> =>
     deps.adapter.sendText(deps.account, message.chatId, text, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,
@@ -292,11 +301,13 @@ async function sendPlain(
 async function finishStream(
   stream: ThrottledReply,
   text: string,
+  message: InboundMessage,
   deps: InboundDeps,
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
   if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
+  crashPoint('inbox-before-send', message.text);
   return delivered(() => stream.finish(text), 'finish', deps, where, outcome);
 }
 
@@ -312,7 +323,7 @@ async function sendRecorded(
 ): Promise<InboundOutcome> {
   deps.logger?.info(where, 'sending the recorded answer of a message taken over mid-send');
   const stream = deps.resumeRef === undefined ? undefined : await startReply(message, deps, where);
-  if (stream) return finishStream(stream, answer, deps, where, 'replied');
+  if (stream) return finishStream(stream, answer, message, deps, where, 'replied');
   return sendPlain(answer, message, deps, where, 'replied');
 }
 
@@ -324,8 +335,23 @@ async function delivered(
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
+  // The mark starts with the request, so that it reaches the database within microseconds of it: an
+  // instance killed while the platform answers has its message marked answered, and nothing is sent
+  // twice. A failed attempt is unmarked before it is retried.
+  const attempt = async (): Promise<unknown> => {
+    const marking = deps.markSent?.();
+    try {
+      const sent = await send();
+      await marking;
+      return sent;
+    } catch (error) {
+      await marking;
+      await deps.unmarkSent?.();
+      throw error;
+    }
+  };
   try {
-    await withSendRetry(send, retrying(deps, where));
+    await withSendRetry(attempt, retrying(deps, where));
     return outcome;
   } catch (error) {
     if (!deps.signal.aborted)

@@ -56,7 +56,10 @@ export function inboxHooks(
   work: DurableWork,
   id: string,
   entry: InboxEntry,
-): Pick<InboundDeps, 'stillOwned' | 'resumeRef' | 'onReplyStarted' | 'recordedAnswer' | 'sendKey'> {
+): Pick<
+  InboundDeps,
+  'stillOwned' | 'resumeRef' | 'onReplyStarted' | 'recordedAnswer' | 'sendKey' | 'markSent' | 'unmarkSent'
+> {
   const current: InboxEntry = { ...entry };
   let noting: Promise<void> = Promise.resolve();
   return {
@@ -70,6 +73,8 @@ export function inboxHooks(
     resumeRef: entry.replyRef,
     recordedAnswer: entry.answer,
     sendKey: id,
+    markSent: () => work.markSent(id),
+    unmarkSent: () => work.unmarkSent(id),
     onReplyStarted: (ref) => {
       current.replyRef = ref;
       noting = work.note(id, { ...current });

@@ -8,70 +8,24 @@
 //
 // The row's id is the work's natural key (a platform's message id, a task and its fire time), so a
 // redelivery of the same message is recognised by every instance while the row is kept (a day).
-import type { Kysely } from 'kysely';
 import { errorMessage } from '../core/errors.ts';
 import { dialectOf, openDatabase, type Db } from './database.ts';
+import type {
+  ClaimedWork,
+  DurableWorkOptions,
+  DurableWorkTable,
+  WorkDb,
+  WorkOutcome,
+  WorkStatus,
+} from './durable-work-types.ts';
 
-export interface DurableWorkTable {
-  id: string;
-  kind: string;
-  payload: string;
-  status: string;
-  owner: string;
-  lease_until: number;
-  attempts: number;
-  created_at: number;
-  updated_at: number;
-}
-
-type WorkDb = Kysely<{ durable_work: DurableWorkTable }>;
-
-export type WorkStatus = 'running' | 'done' | 'failed';
-
-/**
- * What a handler made of a claimed row: finished (done or failed), handed back for later (stopping),
- * not started for want of capacity (handed back without counting an attempt), or taken over by
- * another instance while it ran (this one stalled past its lease; nothing to mark).
- */
-export type WorkOutcome = 'done' | 'failed' | 'released' | 'busy' | 'taken';
-
-export interface ClaimedWork {
-  id: string;
-  kind: string;
-  payload: unknown;
-  /** 1 when first recorded; one more each time it is claimed again. */
-  attempts: number;
-}
-
-export interface DurableWorkOptions {
-  /** How long a claim lasts without renewal (default 3 s). */
-  leaseMs?: number;
-  /**
-   * The claim a confirmed row gets while its reply goes out (default 5 s): not renewed by the
-   * ticks, so an instance whose database stalls between the send and the finish mark (an overloaded
-   * machine) keeps it; a row whose owner died during the send is taken over after it, and since the
-   * confirmation recorded the answer, the taker sends that answer again (with the same idempotency
-   * key) instead of running the turn again. It was 10 s, which put the answer of a conversation cut
-   * mid-send past the 10 s goal of issue 26.
-   */
-  sendLeaseMs?: number;
-  /** How often this instance renews its claims and looks for lost work (default 0.75 s). */
-  tickMs?: number;
-  /** Claims of one row before it is given up as failed (a message that kills every instance; default 3). */
-  maxAttempts?: number;
-  /** How long finished rows are kept, which is how long a redelivery is recognised (default 24 h). */
-  keepMs?: number;
-  /** Single mode: no other instance exists, so unfinished rows are claimed at once at start. */
-  single?: boolean;
-  /**
-   * Clustered on PostgreSQL: the database URL, where claims are then renewed and confirmed over two
-   * connections of their own. Behind the turns' queries in a busy shared pool, renewals came too late
-   * and another instance took over work still running (cron at 200 fires/s ran hundreds of turns twice).
-   */
-  leaseUrl?: string;
-  logger?: { info(object: object, message: string): void; warn(object: object, message: string): void };
-  now?: () => number;
-}
+export type {
+  ClaimedWork,
+  DurableWorkOptions,
+  DurableWorkTable,
+  WorkOutcome,
+  WorkStatus,
+} from './durable-work-types.ts';
 
 type Handler = (work: ClaimedWork) => Promise<WorkOutcome>;
 
@@ -84,6 +38,8 @@ export class DurableWork {
   private readonly gaveUp = new Map<string, (work: ClaimedWork) => Promise<void>>();
   /** Rows this instance works on, renewed every tick. */
   private readonly active = new Set<string>();
+  /** Rows marked done as their reply went out (markSent), not yet finished by their handler. */
+  private readonly sent = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -162,8 +118,59 @@ export class DurableWork {
     this.active.delete(id);
   }
 
+  /**
+   * Marks the row done as its reply is sent, started together with the send: the mark reaches the
+   * database within microseconds of the request, not after the platform's answer (a kill in that
+   * wait left an answer sent and the row unfinished, so the taker sent it again: 22 duplicates in a
+   * chaos run on a loaded machine). Never rejects; not marked, `finish` marks it after the send.
+   */
+  async markSent(id: string): Promise<void> {
+    const marked = await this.move(id, 'running', { status: 'done' }, 'answered before its send');
+    if (marked) this.sent.add(id);
+  }
+
+  /**
+   * The send marked by markSent failed (it is retried, or the work fails): running again. Should
+   * this fail too, the row stays done while the send is retried, and a kill then leaves it unanswered.
+   */
+  async unmarkSent(id: string): Promise<void> {
+    if (this.sent.delete(id))
+      await this.move(
+        id,
+        'done',
+        { status: 'running', lease_until: this.now() + this.leaseMs },
+        'running again',
+      );
+  }
+
+  /** One row of this instance from status `from` to `set`, over the lease connections; logged, never thrown. */
+  private async move(
+    id: string,
+    from: WorkStatus,
+    set: { status: WorkStatus; lease_until?: number },
+    what: string,
+  ): Promise<boolean> {
+    try {
+      const result = await this.leaseDb
+        .updateTable('durable_work')
+        .set({ ...set, updated_at: this.now() })
+        .where('id', '=', id)
+        .where('owner', '=', this.owner)
+        .where('status', '=', from)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    } catch (error) {
+      this.logger?.warn({ id, err: errorMessage(error) }, `could not mark durable work ${what}`);
+      return false;
+    }
+  }
+
   /** Marks this instance's row finished; retried, since losing it would run the work again. */
   async finish(id: string, status: Exclude<WorkStatus, 'running'>): Promise<void> {
+    if (this.sent.delete(id) && status === 'done') {
+      this.active.delete(id);
+      return;
+    }
     // Renewed until the mark is written (the database may be away): no other instance takes it over.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -191,16 +198,12 @@ export class DurableWork {
 
   /**
    * Whether this instance still owns the row, renewing its lease if so. Asked before the work's
-   * effect leaves the instance (a reply is sent): an instance that stalled past its lease (an
-   * overloaded machine, a database away) finds its row claimed by another, which answers instead.
-   * Only a confirmed renewal counts: with the database away past the lease, another instance may
-   * claim the row once it is back, so a reply sent unconfirmed could be the second one (the chaos
-   * run saw an apology sent during a PostgreSQL outage and the answer of the instance that took the
-   * message over). Unconfirmed within `confirmMs`, the row is left to whoever claims it next.
-   * Confirmed, it is held for `sendLeaseMs` (the reply is sent, then the row marked finished): a
-   * database stalled for this instance past the lease at that point (seen under load) let another
-   * instance take over a message already answered. `payload`, when given, replaces the row's payload
-   * in the same statement (the answer about to be sent, for whoever takes the row over mid-send).
+   * effect leaves the instance (a reply is sent): an instance that stalled past its lease finds its
+   * row claimed by another, which answers instead. Only a confirmed renewal counts (a reply sent
+   * unconfirmed during a PostgreSQL outage could be the second one); unconfirmed within `confirmMs`,
+   * the row is left to whoever claims it next. Confirmed, it is held for `sendLeaseMs`, then renewed
+   * by the ticks until marked. `payload` replaces the row's payload in the same statement (the
+   * answer about to be sent, for whoever takes the row over before it is sent).
    */
   async stillOwned(id: string, confirmMs = this.leaseMs, payload?: unknown): Promise<boolean> {
     const text = payload === undefined ? undefined : JSON.stringify(payload);
@@ -218,10 +221,13 @@ export class DurableWork {
           .where('status', '=', 'running')
           .executeTakeFirst();
         const owned = Number(result.numUpdatedRows) > 0;
-        // Either way the ticks leave it: the send lease must not be cut back to leaseMs.
-        this.active.delete(id);
-        if (!owned)
+        // Owned, the ticks go on renewing it until it is marked answered: with the database away
+        // between the send and the mark (the chaos run's PostgreSQL cut), a live owner renews it as
+        // soon as the database is back, before the others claim anything (they wait two ticks).
+        if (!owned) {
+          this.active.delete(id);
           this.logger?.info({ id }, 'durable work taken over by another instance; not finished here');
+        }
         return owned;
       } catch (error) {
         if (this.stopped || this.now() >= deadline) {

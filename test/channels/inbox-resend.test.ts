@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { handleInbound, type InboundDeps } from '../../src/channels/inbound.ts';
+import { PlatformError } from '../../src/channels/platform-http.ts';
 import { inboxHooks, readInboxEntry, type InboxEntry } from '../../src/channels/inbox.ts';
 import type {
   ChannelAdapter,
@@ -120,6 +121,47 @@ describe('the durable inbox: answers recorded before they are sent', () => {
     const { deps, sent } = harness({ recordedAnswer: 'the first answer', stillOwned: async () => false });
     assert.equal(await handleInbound(message, deps), 'taken');
     assert.deepEqual(sent, []);
+  });
+
+  it('each send attempt starts the answered mark with it; a failed attempt is unmarked before the retry', async () => {
+    const events: string[] = [];
+    let attempts = 0;
+    const { deps } = harness({
+      stillOwned: async () => true,
+      markSent: async () => void events.push('mark'),
+      unmarkSent: async () => void events.push('unmark'),
+    });
+    deps.adapter.sendText = async () => {
+      attempts++;
+      events.push(`send ${attempts}`);
+      if (attempts === 1) throw new PlatformError('server error', { status: 502 });
+      return { messageId: '1' };
+    };
+    assert.equal(await handleInbound(message, deps), 'replied');
+    assert.deepEqual(events, ['mark', 'send 1', 'unmark', 'mark', 'send 2']);
+  });
+
+  it('markSent marks the row done at once, unmarkSent makes it running again, finish after a mark is free', async () => {
+    const database = await createTestDatabase('libsql', process.env);
+    databases.push(database);
+    const db: Db = await database.open();
+    const work = new DurableWork(db, 'a', { leaseMs: 60_000 });
+    assert.equal(await work.record('channel', 'm', { text: 'x' }), true);
+    await work.markSent('m');
+    assert.equal((await work.status('m'))?.status, 'done');
+    await work.unmarkSent('m');
+    assert.equal((await work.status('m'))?.status, 'running');
+    await work.unmarkSent('m'); // not marked: nothing to undo
+    assert.equal((await work.status('m'))?.status, 'running');
+    await work.markSent('m');
+    await work.finish('m', 'done');
+    assert.deepEqual(await work.status('m'), { status: 'done', owner: 'a', attempts: 1 });
+    // Another instance's row is not marked by this one.
+    const other = new DurableWork(db, 'b', { leaseMs: 60_000 });
+    assert.equal(await other.record('channel', 'n', { text: 'y' }), true);
+    await work.markSent('n');
+    assert.equal((await work.status('n'))?.status, 'running');
+    await db.destroy();
   });
 
   it('the confirmation records the answer after the note of the reply begun; it reads back', async () => {

@@ -1,10 +1,9 @@
-// Durable inbound, single mode: the instance is killed (-9) after a reply went out and before the
-// message was marked answered, the one moment at which an instance cannot know on restart whether
-// its answer landed. The answer was recorded with the confirmation just before the send, so the
-// restarted instance does not run the turn again (one model call per message): it sends the same
-// answer again with the same idempotency key. Discord (nonce with enforce_nonce) drops the repeat,
-// so the chat shows one answer; Telegram's sendMessage has no such key, so the same answer is sent a
-// second time (the documented limit of that platform: never a different answer, never none).
+// Durable inbound, single mode: the instance is killed (-9) with the answer computed and recorded but
+// not yet sent, and killed once it is sent. Recorded before the send, the answer is sent by the
+// restarted instance without a second turn (one model call per message), with the message's
+// idempotency key (a Discord nonce); sent, the message was marked answered together with the send,
+// so the restarted instance sends nothing more. Each message gets exactly one answer, on Telegram
+// (no idempotency key) as on Discord.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.ts';
@@ -18,7 +17,7 @@ const DM = '700000000000000011';
 const USER = '800000000000000044';
 const TELEGRAM_CHAT = 4242;
 
-describe('durable inbound, single mode: kill -9 between the reply and the mark', () => {
+describe('durable inbound, single mode: kill -9 just before and just after the reply', () => {
   let model: FaultModel;
   let discord: FakeDiscord;
   let telegram: FakeTelegram;
@@ -59,10 +58,6 @@ describe('durable inbound, single mode: kill -9 between the reply and the mark',
 
   const discordAnswers = (marker: string): string[] =>
     discord.textsIn(DM).filter((text) => text.includes(`Answer to: ${marker}`));
-  const discordPosts = (): number =>
-    discord.requests.filter(
-      (request) => request.method === 'POST' && request.path === `/channels/${DM}/messages`,
-    ).length;
   const telegramAnswers = (marker: string): string[] =>
     telegram
       .callsOf('sendMessage')
@@ -76,32 +71,49 @@ describe('durable inbound, single mode: kill -9 between the reply and the mark',
     await until(() => discord.live() > 0 && telegram.openPolls > 0, 30_000, 'both accounts connected');
   };
 
-  it('the recorded answer is sent again, not a new turn; Discord shows it once', async () => {
-    let proc: Proc = await place.start('one', { AGENT_SERVICE_CRASH_AT: 'inbox-after-send:K-SENT-D' });
+  it('killed before the send: the recorded answer is sent, no second turn; killed after it: nothing more', async () => {
+    // 1. Discord, killed with the answer recorded and not yet sent.
+    let proc: Proc = await place.start('one', { AGENT_SERVICE_CRASH_AT: 'inbox-before-send:K-PRE-D' });
     await connected();
-    discord.userSays({ channelId: DM, authorId: USER, content: 'K-SENT-D hello' });
+    discord.userSays({ channelId: DM, authorId: USER, content: 'K-PRE-D hello' });
     await proc.exited;
-    assert.deepEqual(discordAnswers('K-SENT-D'), ['Answer to: K-SENT-D hello'], 'answered, then killed');
+    assert.deepEqual(discordAnswers('K-PRE-D'), [], 'killed before the send');
     assert.equal(model.calls, 1);
 
-    // Restarted: the unfinished message is taken up; its answer goes out again with the same nonce.
-    proc = await place.start('two', { AGENT_SERVICE_CRASH_AT: 'inbox-after-send:K-SENT-T' });
-    await until(() => discordPosts() === 2, 30_000, 'the recorded answer sent again');
-    assert.deepEqual(discordAnswers('K-SENT-D'), ['Answer to: K-SENT-D hello'], 'Discord dropped the repeat');
+    // 2. Restarted: the recorded answer is sent (with the message's nonce), the turn is not run again.
+    // Telegram, killed once the answer is sent and marked.
+    proc = await place.start('two', { AGENT_SERVICE_CRASH_AT: 'inbox-after-send:K-POST-T' });
+    await until(() => discordAnswers('K-PRE-D').length === 1, 30_000, 'the recorded answer sent');
     assert.equal(model.calls, 1, 'the turn was not run again');
-
-    // Telegram: killed the same way.
+    const keyed = discord.sent.find((sent) => sent.content.includes('K-PRE-D'));
+    assert.match(keyed?.nonce ?? '', /^[\w-]{25}$/, 'sent with a nonce');
     await connected();
-    telegram.pushMessage({ chatId: TELEGRAM_CHAT, text: 'K-SENT-T hi' });
+    telegram.pushMessage({ chatId: TELEGRAM_CHAT, text: 'K-POST-T hi' });
     await proc.exited;
-    assert.deepEqual(telegramAnswers('K-SENT-T'), ['Answer to: K-SENT-T hi']);
+    assert.deepEqual(telegramAnswers('K-POST-T'), ['Answer to: K-POST-T hi']);
     assert.equal(model.calls, 2);
-    proc = await place.start('three');
-    await until(() => telegramAnswers('K-SENT-T').length === 2, 30_000, 'the recorded answer sent again');
-    assert.deepEqual(telegramAnswers('K-SENT-T'), ['Answer to: K-SENT-T hi', 'Answer to: K-SENT-T hi']);
-    assert.equal(model.calls, 2, 'the turn was not run again');
 
-    // Marked answered now: nothing more is sent, and the next message of each chat is answered once.
+    // 3. Telegram, killed before the send.
+    proc = await place.start('three', { AGENT_SERVICE_CRASH_AT: 'inbox-before-send:K-PRE-T' });
+    await connected();
+    telegram.pushMessage({ chatId: TELEGRAM_CHAT, text: 'K-PRE-T hi' });
+    await proc.exited;
+    assert.deepEqual(telegramAnswers('K-PRE-T'), []);
+    assert.equal(model.calls, 3);
+
+    // 4. Discord, killed after the send.
+    proc = await place.start('four', { AGENT_SERVICE_CRASH_AT: 'inbox-after-send:K-POST-D' });
+    await until(() => telegramAnswers('K-PRE-T').length === 1, 30_000, 'the recorded answer sent');
+    assert.equal(model.calls, 3, 'the turn was not run again');
+    await connected();
+    discord.userSays({ channelId: DM, authorId: USER, content: 'K-POST-D hello' });
+    await proc.exited;
+    assert.deepEqual(discordAnswers('K-POST-D'), ['Answer to: K-POST-D hello']);
+    assert.equal(model.calls, 4);
+
+    // 5. The next message of each chat is answered once, after the restart's pick-up of unfinished
+    // work (at start, in single mode); every message above has exactly one answer.
+    proc = await place.start('five');
     await connected();
     discord.userSays({ channelId: DM, authorId: USER, content: 'K-NEXT-D' });
     telegram.pushMessage({ chatId: TELEGRAM_CHAT, text: 'K-NEXT-T' });
@@ -110,9 +122,9 @@ describe('durable inbound, single mode: kill -9 between the reply and the mark',
       30_000,
       'the next messages answered',
     );
-    assert.equal(model.calls, 4);
-    assert.equal(discordAnswers('K-SENT-D').length, 1);
-    assert.equal(telegramAnswers('K-SENT-T').length, 2);
+    assert.equal(model.calls, 6);
+    for (const marker of ['K-PRE-D', 'K-POST-D']) assert.equal(discordAnswers(marker).length, 1, marker);
+    for (const marker of ['K-PRE-T', 'K-POST-T']) assert.equal(telegramAnswers(marker).length, 1, marker);
     await kill9(proc);
   });
 });
