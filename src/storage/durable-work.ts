@@ -43,6 +43,8 @@ export class DurableWork {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** Claims of lost work and pruning, running apart from the ticks' renewals. */
+  private claiming: Promise<void> | undefined;
   private stopped = false;
   /** Since when the database has answered without a break (claims of others' rows wait for it). */
   private healthySince: number;
@@ -326,6 +328,7 @@ export class DurableWork {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.ticking;
+    await this.claiming;
     await Promise.all([...this.running]);
     this.leaseDb = this.db;
     await this.leasePool?.destroy();
@@ -354,23 +357,38 @@ export class DurableWork {
           .where('status', '=', 'running')
           .execute();
       }
-      // After a break, wait until the live owners have had two ticks to renew what they hold.
-      if (now - this.healthySince >= 2 * (this.options.tickMs ?? 750)) await this.claimLost(now);
-      if (now - this.lastPrune > 10 * 60_000) {
-        this.lastPrune = now;
-        await this.db
-          .deleteFrom('durable_work')
-          .where('status', '!=', 'running')
-          .where('updated_at', '<', now - (this.options.keepMs ?? 24 * 60 * 60_000))
-          .execute();
-      }
     } catch (error) {
-      if (this.healthySince !== Number.POSITIVE_INFINITY)
-        this.logger?.warn({ err: errorMessage(error) }, 'durable work: the database did not answer');
-      this.healthySince = Number.POSITIVE_INFINITY;
+      this.unhealthy(error);
       return;
     }
     if (this.healthySince === Number.POSITIVE_INFINITY) this.healthySince = now;
+    // Not waited for: claims and pruning go through the shared pool, which a busy instance (or one
+    // whose connections are coming back after an outage) queues behind its turns; renewals waiting
+    // on them came too late, and another instance took over messages this one had answered.
+    // After a break, claims wait until the live owners have had two ticks to renew what they hold.
+    if (!this.claiming && now - this.healthySince >= 2 * (this.options.tickMs ?? 750)) {
+      this.claiming = this.claimAndPrune(now)
+        .catch((error: unknown) => this.unhealthy(error))
+        .finally(() => (this.claiming = undefined));
+    }
+  }
+
+  private unhealthy(error: unknown): void {
+    if (this.healthySince !== Number.POSITIVE_INFINITY)
+      this.logger?.warn({ err: errorMessage(error) }, 'durable work: the database did not answer');
+    this.healthySince = Number.POSITIVE_INFINITY;
+  }
+
+  private async claimAndPrune(now: number): Promise<void> {
+    await this.claimLost(now);
+    if (now - this.lastPrune > 10 * 60_000) {
+      this.lastPrune = now;
+      await this.db
+        .deleteFrom('durable_work')
+        .where('status', '!=', 'running')
+        .where('updated_at', '<', now - (this.options.keepMs ?? 24 * 60 * 60_000))
+        .execute();
+    }
   }
 
   private async claimLost(now: number): Promise<void> {
