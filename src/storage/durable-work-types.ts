@@ -52,8 +52,8 @@ export interface DurableWorkOptions {
   /** Single mode: no other instance exists, so unfinished rows are claimed at once at start. */
   single?: boolean;
   /**
-   * Clustered on PostgreSQL: the database URL, where claims are then renewed and confirmed over two
-   * connections of their own. Behind the turns' queries in a busy shared pool, renewals came too late
+   * Clustered on PostgreSQL: the database URL, where claims are then renewed, confirmed and marked
+   * over four connections of their own. Behind the turns' queries in a busy shared pool, renewals came too late
    * and another instance took over work still running (cron at 200 fires/s ran hundreds of turns twice).
    */
   leaseUrl?: string;

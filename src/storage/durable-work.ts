@@ -301,7 +301,7 @@ export class DurableWork {
     const url = this.options.leaseUrl;
     if (url && dialectOf(url) === 'postgres') {
       try {
-        this.leasePool = await openDatabase(url, { poolSize: 2, migrate: false });
+        this.leasePool = await openDatabase(url, { poolSize: 4, migrate: false });
         this.leaseDb = this.leasePool as unknown as WorkDb;
       } catch (error) {
         // The shared pool still renews them, as before there was a pool of their own.
