@@ -284,8 +284,6 @@ async function sendPlain(
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
-  if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
-  crashPoint('inbox-before-send', message.text);
   const send = (): Promise<unknown> =>
     deps.adapter.sendText(deps.account, message.chatId, text, {
       replyTo: message.chatType === 'group' ? message.messageId : undefined,
@@ -294,10 +292,10 @@ async function sendPlain(
       signal: deps.signal,
       idempotencyKey: deps.sendKey,
     });
-  return delivered(send, 'send', deps, where, outcome);
+  return delivered(text, message, send, 'send', deps, where, outcome);
 }
 
-/** The final edit of a streamed reply; as sendPlain, nothing leaves once the message was taken over. */
+/** The final edit of a streamed reply. */
 async function finishStream(
   stream: ThrottledReply,
   text: string,
@@ -306,9 +304,7 @@ async function finishStream(
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
-  if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
-  crashPoint('inbox-before-send', message.text);
-  return delivered(() => stream.finish(text), 'finish', deps, where, outcome);
+  return delivered(text, message, () => stream.finish(text), 'finish', deps, where, outcome);
 }
 
 /**
@@ -327,14 +323,22 @@ async function sendRecorded(
   return sendPlain(answer, message, deps, where, 'replied');
 }
 
-/** Sends with retries: `outcome` once it went through, 'failed' (logged unless stopped) if it never did. */
+/**
+ * Sends `text` with retries once the durable inbox confirms the message is still this instance's
+ * (and records the answer): `outcome` once it went through, 'taken' when another instance took the
+ * message over (nothing is sent), 'failed' (logged unless stopped) if it never went through.
+ */
 async function delivered(
+  text: string,
+  message: InboundMessage,
   send: () => Promise<unknown>,
   what: 'finish' | 'send',
   deps: InboundDeps,
   where: object,
   outcome: InboundOutcome,
 ): Promise<InboundOutcome> {
+  if (deps.stillOwned && !(await deps.stillOwned(text))) return 'taken';
+  crashPoint('inbox-before-send', message.text);
   // The mark starts with the request, so that it reaches the database within microseconds of it: an
   // instance killed while the platform answers has its message marked answered, and nothing is sent
   // twice. A failed attempt is unmarked before it is retried.

@@ -2,11 +2,10 @@
 // check that cannot answer (its store is away) is not a free pass, and a plain reply asks the
 // durable inbox for its hold once, just before the send.
 import assert from 'node:assert/strict';
+import { answering, inboundDeps } from './inbound-deps.ts';
 import { describe, it } from 'node:test';
 import { APOLOGY, handleInbound, type InboundDeps } from '../../src/channels/inbound.ts';
 import type { ChannelAdapter, InboundMessage } from '../../src/channels/types.ts';
-import { accountSchema, configSchema } from '../../src/config/schema.ts';
-import type { TurnRunner } from '../../src/turns/agent-turn.ts';
 import type { UsageGuard } from '../../src/usage/guard.ts';
 
 const message: InboundMessage = {
@@ -21,7 +20,6 @@ const message: InboundMessage = {
 
 function depsWith(overrides: Partial<InboundDeps>) {
   const sent: string[] = [];
-  let turnsRun = 0;
   const adapter = {
     platform: 'telegram',
     capabilities: { editMessage: false, typing: false },
@@ -30,26 +28,9 @@ function depsWith(overrides: Partial<InboundDeps>) {
       return { messageId: String(sent.length) };
     },
   } as unknown as ChannelAdapter;
-  const turns = {
-    async *run() {
-      turnsRun++;
-      yield { type: 'done', text: 'the answer' };
-    },
-  } as unknown as TurnRunner;
-  const config = configSchema.parse({});
-  const deps: InboundDeps = {
-    config: () => config,
-    turns,
-    adapter,
-    account: {
-      platform: 'telegram',
-      id: 'bot1',
-      config: accountSchema.parse({ dm_policy: 'allow' }) as never,
-    },
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-  return { deps, sent, turnsRun: () => turnsRun };
+  const { turns, ran } = answering('the answer');
+  const deps = inboundDeps(adapter, turns, overrides);
+  return { deps, sent, turnsRun: ran };
 }
 
 describe('channel turn admission and hold', () => {

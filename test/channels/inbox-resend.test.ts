@@ -3,6 +3,7 @@
 // after its owner died mid-send sends that answer again (the final edit of the reply begun, or the
 // same keyed send) instead of running the turn again.
 import assert from 'node:assert/strict';
+import { answering, inboundDeps } from './inbound-deps.ts';
 import { after, describe, it } from 'node:test';
 import { handleInbound, type InboundDeps } from '../../src/channels/inbound.ts';
 import { PlatformError } from '../../src/channels/platform-http.ts';
@@ -13,10 +14,8 @@ import type {
   ReplyStream,
   SendTextOptions,
 } from '../../src/channels/types.ts';
-import { accountSchema, configSchema } from '../../src/config/schema.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { DurableWork } from '../../src/storage/durable-work.ts';
-import type { TurnRunner } from '../../src/turns/agent-turn.ts';
 import { createTestDatabase, type TestDatabase } from '../fakes/test-database.ts';
 
 const message: InboundMessage = {
@@ -32,7 +31,6 @@ const message: InboundMessage = {
 function harness(overrides: Partial<InboundDeps>, streaming = false) {
   const sent: Array<{ text: string; key: string | undefined }> = [];
   const streams: Array<{ resumed: string | undefined; finished: string[] }> = [];
-  let turnsRun = 0;
   const stream = (resumed: string | undefined): ReplyStream => {
     const record = { resumed, finished: [] as string[] };
     streams.push(record);
@@ -56,26 +54,9 @@ function harness(overrides: Partial<InboundDeps>, streaming = false) {
         }
       : {}),
   } as unknown as ChannelAdapter;
-  const turns = {
-    async *run() {
-      turnsRun++;
-      yield { type: 'done', text: 'a fresh answer' };
-    },
-  } as unknown as TurnRunner;
-  const config = configSchema.parse({});
-  const deps: InboundDeps = {
-    config: () => config,
-    turns,
-    adapter,
-    account: {
-      platform: 'telegram',
-      id: 'bot1',
-      config: accountSchema.parse({ dm_policy: 'allow' }) as never,
-    },
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-  return { deps, sent, streams, turnsRun: () => turnsRun };
+  const { turns, ran } = answering('a fresh answer');
+  const deps = inboundDeps(adapter, turns, overrides);
+  return { deps, sent, streams, turnsRun: ran };
 }
 
 describe('the durable inbox: answers recorded before they are sent', () => {
