@@ -24,7 +24,12 @@ if (child) {
   const { Telemetry } = (await import(url)) as { Telemetry: TelemetryFactory };
   const collector = await startCollector();
   const ratio = MODES[mode];
-  const result = await observerMicrosPerTurn(Telemetry, ratio === undefined ? '' : collector.url, ratio ?? 1);
+  const result = await observerMicrosPerTurn(
+    Telemetry,
+    ratio === undefined ? '' : collector.url,
+    ratio ?? 1,
+    Number(process.env['BENCH_OBSERVER_ROUNDS'] ?? 100),
+  );
   collector.close();
   console.log(JSON.stringify(result));
 } else {
