@@ -38,8 +38,10 @@ function seriesKey(names: readonly string[], labels: Record<string, unknown>): s
   return key;
 }
 
-function checkValue(value: number): void {
-  if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${String(value)}`);
+// The values each kind of family refuses are prom-client's own: a counter refuses Infinity and going
+// down (NaN passes, as it does there), a gauge anything not a number, a histogram anything not finite.
+function notANumber(value: unknown, what = 'Value'): TypeError {
+  return new TypeError(`${what} is not a valid number: ${String(value)}`);
 }
 
 interface FamilyOptions<L extends string> {
@@ -66,7 +68,7 @@ export class FastCounter<L extends string> {
   }
 
   inc(labels: LabelValues<L> = NO_LABELS as LabelValues<L>, value = 1): void {
-    checkValue(value);
+    if (value && !Number.isFinite(value)) throw notANumber(value);
     if (value < 0) throw new Error('It is not possible to decrease a counter');
     const key = seriesKey(this.names, labels);
     const entry = this.series.get(key);
@@ -92,7 +94,7 @@ export class FastGauge<L extends string> {
   }
 
   inc(labels: LabelValues<L>, value = 1): void {
-    checkValue(value);
+    if (typeof value !== 'number') throw notANumber(value, 'Delta');
     const key = seriesKey(this.names, labels);
     const entry = this.series.get(key);
     if (entry) entry.value += value;
@@ -155,7 +157,7 @@ export class FastHistogram<L extends string> {
   observe(labels: LabelValues<L> | number, value?: number): void {
     const own = typeof labels === 'number' ? (NO_LABELS as LabelValues<L>) : labels;
     const observed = typeof labels === 'number' ? labels : (value as number);
-    checkValue(observed);
+    if (!Number.isFinite(observed)) throw notANumber(observed);
     const key = seriesKey(this.names, own);
     const entry = this.series.get(key) ?? this.add(key, own);
     const { bounds } = this;
