@@ -95,11 +95,11 @@ export function encodeSpan(span: ReadableSpan): string {
     span.startTime,
   )}","endTimeUnixNano":"${nanos(span.endTime)}","attributes":${attributes(
     span.attributes,
-  )},"droppedAttributesCount":${span.droppedAttributesCount},"events":[${span.events
-    .map(event)
-    .join(',')}],"droppedEventsCount":${span.droppedEventsCount},"status":{"code":${status.code}${
+  )},"droppedAttributesCount":${span.droppedAttributesCount},"events":[${
+    span.events.length === 0 ? '' : span.events.map(event).join(',')
+  }],"droppedEventsCount":${span.droppedEventsCount},"status":{"code":${status.code}${
     status.message === undefined ? '' : `,"message":${JSON.stringify(status.message)}`
-  }},"links":[${span.links.map(link).join(',')}],"droppedLinksCount":${span.droppedLinksCount},"flags":${flags(
+  }},"links":[${span.links.length === 0 ? '' : span.links.map(link).join(',')}],"droppedLinksCount":${span.droppedLinksCount},"flags":${flags(
     context.traceFlags,
     parent?.isRemote,
   )}}`;

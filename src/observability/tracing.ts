@@ -214,13 +214,13 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
           return new Unrecorded(traceId);
         nextTraceId = traceId;
       }
-      const span = tracer.startSpan(
-        name,
-        { kind: kinds[kind], attributes: attributes() },
-        parentContext(from),
-      );
+      // The attributes are set on the started span: given to startSpan, the SDK copies them twice
+      // over (for the sampler, whose decision here never depends on them, and again for the span).
+      const span = tracer.startSpan(name, { kind: kinds[kind] }, parentContext(from));
       nextTraceId = undefined;
-      return span.isRecording() ? new Handle(span) : new Unrecorded(span.spanContext().traceId);
+      if (!span.isRecording()) return new Unrecorded(span.spanContext().traceId);
+      span.setAttributes(attributes());
+      return new Handle(span);
     },
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
