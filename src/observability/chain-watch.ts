@@ -51,11 +51,11 @@ export class ChainWatch {
       : undefined;
     this.agentId = this.owningTurn?.start.agentId ?? chainId;
     const parentSpan = this.subTurn?.span ?? parent?.span ?? turn?.span;
-    this.span = context.tracing?.start(`invoke_workflow ${chainId}`, 'internal', parentSpan, {
+    this.span = context.tracing?.start(`invoke_workflow ${chainId}`, 'internal', parentSpan, () => ({
       'gen_ai.operation.name': 'invoke_workflow',
       'agent_service.chain.id': chainId,
       'agent_service.run.id': this.id,
-    });
+    }));
     if (this.watched()) this.send('status', { status: 'running', chainId });
   }
 
@@ -68,11 +68,11 @@ export class ChainWatch {
     this.nodes += 1;
     const started = performance.now();
     const { tracing } = this.context;
-    const span = tracing?.start(`node ${nodeType}`, 'internal', this.span, {
+    const span = tracing?.start(`node ${nodeType}`, 'internal', this.span, () => ({
       'agent_service.chain.id': this.chainId,
       'agent_service.node.id': nodeId,
       'agent_service.node.type': nodeType,
-    });
+    }));
     if (this.watched()) this.send('progress', { phase: 'start', chainId: this.chainId, nodeId, nodeType });
     return (relations, error) => {
       const durationMs = performance.now() - started;
@@ -80,7 +80,7 @@ export class ChainWatch {
       const { metrics } = this.context;
       metrics.nodeRuns.inc({ node_type: nodeType, outcome });
       metrics.nodeDuration.observe({ node_type: nodeType }, durationMs / 1000);
-      if (span) {
+      if (span?.recording) {
         span.setAttributes({ 'agent_service.node.relations': relations });
         if (error !== undefined) span.fail(error, 'node_failure');
         span.end();
@@ -133,7 +133,7 @@ export class ChainWatch {
     const chain = metrics.chains.value(this.chainId);
     metrics.chainRuns.inc({ chain, outcome });
     metrics.chainDuration.observe({ chain }, durationMs / 1000);
-    if (this.span) {
+    if (this.span?.recording) {
       if (outcome === 'failure') this.span.fail(error ?? 'the run failed', 'chain_failure');
       this.span.end();
     }

@@ -2,7 +2,8 @@
 // every family the service reports. Labels are bounded: ids the operator names (agents, chains,
 // providers, models) are capped per label, everything else is a short fixed vocabulary. No user id,
 // chat id or session key is ever a label.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { FastCounter as Counter, FastGauge, FastHistogram as Histogram } from './fast-metrics.ts';
 
 const PREFIX = 'agent_service_';
 /** Distinct values one open-vocabulary label may take; later values are reported as `other`. */
@@ -44,7 +45,7 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly turns: Counter<'agent' | 'channel' | 'outcome'>;
   readonly turnDuration: Histogram<'agent' | 'channel' | 'outcome'>;
-  readonly turnsInFlight: Gauge<'channel'>;
+  readonly turnsInFlight: FastGauge<'channel'>;
   readonly turnTokens: Counter<'agent' | 'channel' | 'direction'>;
   readonly modelCalls: Counter<'provider' | 'model' | 'outcome'>;
   readonly modelDuration: Histogram<'provider' | 'model'>;
@@ -60,9 +61,9 @@ export class Metrics {
   readonly channelIn: Counter<'platform'>;
   readonly channelOut: Counter<'platform' | 'outcome'>;
   readonly cronFires: Counter<'outcome'>;
-  readonly cronLateness: Histogram;
+  readonly cronLateness: Histogram<never>;
   readonly sessionTurns: Counter<'channel'>;
-  readonly compactions: Counter;
+  readonly compactions: Counter<never>;
   readonly budgetEvents: Counter<'budget' | 'event'>;
   readonly wsEvents: Counter<'type'>;
   readonly wsDropped: Counter<'reason'>;
@@ -96,7 +97,7 @@ export class Metrics {
       'channel',
       'outcome',
     ]);
-    this.turnsInFlight = new Gauge({
+    this.turnsInFlight = new FastGauge({
       name: `${PREFIX}turns_in_flight`,
       help: 'Agent turns running now',
       labelNames: ['channel'],
@@ -164,6 +165,7 @@ export class Metrics {
     this.cronLateness = new Histogram({
       name: `${PREFIX}cron_fire_lateness_seconds`,
       help: 'How late a cron run started after its scheduled time',
+      labelNames: [],
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60],
       registers,
     });

@@ -28,7 +28,7 @@ async function* watchedStream(
   const labels = { provider: metrics.providers.value(provider.id), model: metrics.models.value(modelName) };
   const started = performance.now();
   const at = turn ? Math.round(turn.elapsed()) : 0;
-  const span = tracing?.start(`chat ${modelName}`, 'client', turn?.span, {
+  const span = tracing?.start(`chat ${modelName}`, 'client', turn?.span, () => ({
     'gen_ai.operation.name': 'chat',
     'gen_ai.system': provider.id,
     'gen_ai.provider.name': provider.id,
@@ -40,7 +40,7 @@ async function* watchedStream(
       ? { 'gen_ai.request.max_tokens': request.params.maxTokens }
       : {}),
     ...(context.captureContent ? { 'gen_ai.input.messages': JSON.stringify(request.messages) } : {}),
-  });
+  }));
   const sent = span
     ? { ...request, headers: { ...request.headers, traceparent: span.traceparent() } }
     : request;
@@ -75,7 +75,7 @@ async function* watchedStream(
       metrics.modelErrors.inc({ ...labels, kind: isAppError(failure) ? failure.kind : 'internal' });
     if (inputTokens) metrics.modelTokens.inc({ ...labels, direction: 'input' }, inputTokens);
     if (outputTokens) metrics.modelTokens.inc({ ...labels, direction: 'output' }, outputTokens);
-    if (span) {
+    if (span?.recording) {
       span.setAttributes({
         ...(inputTokens !== undefined ? { 'gen_ai.usage.input_tokens': inputTokens } : {}),
         ...(outputTokens !== undefined ? { 'gen_ai.usage.output_tokens': outputTokens } : {}),

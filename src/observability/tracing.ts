@@ -8,6 +8,8 @@ import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 
 export interface SpanHandle {
   readonly traceId: string;
+  /** Whether the span is recorded (exported): when not, its attributes need not even be built. */
+  readonly recording: boolean;
   setAttributes(attributes: Attributes): void;
   /** Marks the span failed, with the error's type and message. */
   fail(error: string, type?: string): void;
@@ -19,12 +21,16 @@ export interface SpanHandle {
 export type SpanKind = 'server' | 'client' | 'internal';
 
 export interface Tracing {
-  /** A span under `parent` (a span, an incoming traceparent, or none for a new trace). */
+  /**
+   * A span under `parent` (a span, an incoming traceparent, or none for a new trace). `attributes`
+   * is called only for a span that is recorded; under a parent that is not, the parent itself is
+   * returned (one no-op handle for the whole unrecorded trace).
+   */
   start(
     name: string,
     kind: SpanKind,
     parent: SpanHandle | string | undefined,
-    attributes: Attributes,
+    attributes: () => Attributes,
   ): SpanHandle;
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -79,12 +85,13 @@ function remoteParent(traceparent: string): RemoteParent | undefined {
 }
 
 /**
- * A span of a trace that is not recorded (sampled out): nothing of it reaches the SDK, and its
- * children cost an object each. Its traceparent carries the trace on with the sampled flag off, so
- * the model provider and anything after it leave the trace unrecorded too.
+ * A trace that is not recorded (sampled out): nothing of it reaches the SDK, no attributes are
+ * built, and its spans are all this one handle. Its traceparent carries the trace on with the
+ * sampled flag off, so the model provider and anything after it leave the trace unrecorded too;
+ * each traceparent asked for (one per downstream call) names a span id of its own.
  */
 class Unrecorded implements SpanHandle {
-  private spanId: string | undefined;
+  readonly recording = false;
   constructor(readonly traceId: string) {}
   setAttributes(): void {}
   fail(): void {}
@@ -92,9 +99,17 @@ class Unrecorded implements SpanHandle {
   traceparent(): string {
     // randomUUID draws from a cached pool; randomBytes(8) went to OpenSSL each time (~9 % of the
     // observer's work per turn, measured). 62 random bits: the variant nibble is one of four values.
-    this.spanId ??= randomUUID().replaceAll('-', '').slice(16);
-    return `00-${this.traceId}-${this.spanId}-00`;
+    return `00-${this.traceId}-${randomUUID().replaceAll('-', '').slice(16)}-00`;
   }
+}
+
+/**
+ * A new trace id: a random UUID's 32 hex digits (Node hands them out from a batch it fills once
+ * per 128 ids). 122 random bits; the ratio sampler XORs the four 8-digit parts, and the first and
+ * last are wholly random, so its decision stays uniform.
+ */
+function newTraceId(): string {
+  return randomUUID().replaceAll('-', '');
 }
 
 export function tracesUrl(endpoint: string): string {
@@ -117,7 +132,23 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
     ...otlpEnvironmentOptions(),
   });
   const ratio = options.sampleRatio ?? 1;
+  // A new trace is decided here, before the SDK or the caller's attributes are touched: with the
+  // SDK's own ratio sampler on an id drawn here, which the SDK is then handed for the span it
+  // starts (its sampler, the same one, comes to the same decision).
+  const rootSampler = ratio >= 1 ? undefined : new sdk.TraceIdRatioBasedSampler(ratio);
+  const sampled = api.SamplingDecision.RECORD_AND_SAMPLED;
+  const randomIds = new sdk.RandomIdGenerator();
+  let nextTraceId: string | undefined;
+  const idGenerator = {
+    generateTraceId: (): string => {
+      const id = nextTraceId ?? randomIds.generateTraceId();
+      nextTraceId = undefined;
+      return id;
+    },
+    generateSpanId: (): string => randomIds.generateSpanId(),
+  };
   const provider = new sdk.TracerProvider({
+    idGenerator,
     sampler: new sdk.ParentBasedSampler({
       root: ratio >= 1 ? new sdk.AlwaysOnSampler() : new sdk.TraceIdRatioBasedSampler(ratio),
     }),
@@ -140,6 +171,7 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
 
   /** Our handle on an SDK span; its context as a parent is made once, for all its children. */
   class Handle implements SpanHandle {
+    readonly recording = true;
     readonly traceId: string;
     parentContext: Context | undefined;
     constructor(readonly span: Span) {
@@ -171,13 +203,24 @@ export async function createTracing(options: TracingOptions): Promise<Tracing> {
   return {
     start(name, kind, parent, attributes) {
       // The sampler is parent-based: under a parent not recorded nothing is, and the SDK is skipped.
-      if (parent instanceof Unrecorded) return new Unrecorded(parent.traceId);
+      if (parent instanceof Unrecorded) return parent;
       const from =
         typeof parent === 'string' ? remoteParent(parent) : parent instanceof Handle ? parent : undefined;
       if (from !== undefined && !(from instanceof Handle) && (from.traceFlags & 1) === 0)
         return new Unrecorded(from.traceId);
-      const span = tracer.startSpan(name, { kind: kinds[kind], attributes }, parentContext(from));
-      return span.isRecording() ? new Handle(span) : new Unrecorded(span.spanContext().traceId);
+      if (from === undefined && rootSampler !== undefined) {
+        const traceId = newTraceId();
+        if (rootSampler.shouldSample(api.ROOT_CONTEXT, traceId).decision !== sampled)
+          return new Unrecorded(traceId);
+        nextTraceId = traceId;
+      }
+      // The attributes are set on the started span: given to startSpan, the SDK copies them twice
+      // over (for the sampler, whose decision here never depends on them, and again for the span).
+      const span = tracer.startSpan(name, { kind: kinds[kind] }, parentContext(from));
+      nextTraceId = undefined;
+      if (!span.isRecording()) return new Unrecorded(span.spanContext().traceId);
+      span.setAttributes(attributes());
+      return new Handle(span);
     },
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),

@@ -89,7 +89,7 @@ export class TurnWatch {
         `invoke_agent ${start.agentId}`,
         parent ? 'internal' : 'server',
         parent?.span ?? start.traceparent,
-        {
+        () => ({
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.agent.id': start.agentId,
           'gen_ai.agent.name': start.agentId,
@@ -98,7 +98,7 @@ export class TurnWatch {
           ...(context.captureContent
             ? { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: start.input }]) }
             : {}),
-        },
+        }),
       );
     }
     // Without tracing the log line and the monitor still carry a trace id (the caller's, or a new one).
@@ -151,14 +151,14 @@ export class TurnWatch {
           `execute_tool ${event.toolCallName}`,
           'internal',
           this.span,
-          {
+          () => ({
             'gen_ai.operation.name': 'execute_tool',
             'gen_ai.tool.name': event.toolCallName,
             'gen_ai.tool.call.id': event.toolCallId,
             'gen_ai.tool.type': event.toolType === 'builtin' ? 'function' : 'extension',
             'agent_service.tool_type': event.toolType,
             ...(this.context.captureContent ? { 'gen_ai.tool.call.arguments': event.arguments } : {}),
-          },
+          }),
         );
         this.tools.set(event.toolCallId, { startedAt: performance.now(), span });
         this.step({
@@ -188,10 +188,12 @@ export class TurnWatch {
             { tool_type: event.toolType },
             (performance.now() - open.startedAt) / 1000,
           );
-          if (this.context.captureContent)
-            open.span?.setAttributes({ 'gen_ai.tool.call.result': event.content });
-          if (failed) open.span?.fail(event.content.slice(0, 200), 'tool_error');
-          open.span?.end();
+          const span = open.span;
+          if (span?.recording) {
+            if (this.context.captureContent) span.setAttributes({ 'gen_ai.tool.call.result': event.content });
+            if (failed) span.fail(event.content.slice(0, 200), 'tool_error');
+            span.end();
+          }
         }
         delete this.record.currentTool;
         this.context.monitor.toolResult(this.record, event.toolCallId, event.content, Date.now());
@@ -228,7 +230,7 @@ export class TurnWatch {
     const message = error === undefined ? undefined : errorMessage(error);
     if (message !== undefined) this.record.error = message;
     monitor.ended(this.record);
-    if (this.span) {
+    if (this.span?.recording) {
       this.span.setAttributes({
         'gen_ai.usage.input_tokens': this.record.inputTokens,
         'gen_ai.usage.output_tokens': this.record.outputTokens,

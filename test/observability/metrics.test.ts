@@ -133,6 +133,24 @@ describe('Prometheus metrics', () => {
     );
     // No session key, input or raw URL becomes a label.
     assert.doesNotMatch(text, /secret-session-4711|use a tool|ghost/);
+
+    // The counts are handed to prom-client at each scrape: a later scrape shows the turns since.
+    upstream.script({ text: 'Third answer.' });
+    await chat('another-session', 'once more');
+    const later = await (await fetch(`${t.url}/metrics`)).text();
+    assert.equal(
+      value(parsePrometheusTextFormat(later), 'agent_service_turns_total', {
+        agent: 'main',
+        channel: 'api',
+        outcome: 'success',
+      }),
+      3,
+    );
+    assert.match(
+      later,
+      /^agent_service_turn_duration_seconds_count\{agent="main",channel="api",outcome="success"\} 3$/mu,
+    );
+    assert.match(later, /^agent_service_turns_in_flight\{channel="api"\} 0$/mu);
   });
 
   it('the number of values an open label takes is capped', async () => {

@@ -18,6 +18,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { OtlpJsonBatchProcessor, type OtlpBatchOptions } from '../../src/observability/otlp-batch.ts';
 import { OtlpHttpJsonExporter, otlpEnvironmentOptions } from '../../src/observability/otlp-exporter.ts';
+import { OtlpJsonEncoder } from '../../src/observability/otlp-json.ts';
 import { startFakeOtlpCollector, type FakeOtlpCollector } from '../fakes/fake-otlp-collector.ts';
 
 /** Spans of every shape the encoder meets: all attribute types, events, links, statuses, parents. */
@@ -159,6 +160,33 @@ describe('OTLP/JSON span exporter', () => {
     const refused = await exportWith(exporter, await makeSpans());
     assert.equal(refused.code, ExportResultCode.FAILED, 'nothing is sent once shut down');
     assert.equal(collector.requests.length, 1);
+  });
+});
+
+describe('OTLP/JSON encoder', () => {
+  it('writes each batch as a fresh encoder would, on the buffers of batches sent before', async () => {
+    const shapes = await makeSpans();
+    // Long spans and short ones in turn: a buffer reused holds more of an older batch than is new.
+    const spans = Array.from(
+      { length: 40 },
+      (_, index) => shapes[(index * 7) % shapes.length] as ReadableSpan,
+    );
+    const encoder = new OtlpJsonEncoder(3);
+    let taken = 0;
+    for (let index = 0; index < spans.length; index++) {
+      encoder.add(spans[index] as ReadableSpan);
+      // Batches are taken as they fill, or now and then part of one (as the timer does).
+      const body = encoder.take(index % 5 === 4);
+      if (body === undefined) continue;
+      const batch = spans.slice(taken, index + 1);
+      taken = index + 1;
+      assert.equal(
+        body.toString(),
+        new OtlpJsonEncoder().encode(batch).toString(),
+        `batch ending at ${index}`,
+      );
+    }
+    assert.ok(taken > 30);
   });
 });
 

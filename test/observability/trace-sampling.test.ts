@@ -7,7 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sampleRatioFromEnv } from '../../src/observability/tracing.ts';
+import { SamplingDecision } from '@opentelemetry/api';
+import { TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import { createTracing, sampleRatioFromEnv } from '../../src/observability/tracing.ts';
 import { startServer } from '../../src/server.ts';
 import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { startFakeOtlpCollector, type FakeOtlpCollector } from '../fakes/fake-otlp-collector.ts';
@@ -99,6 +101,74 @@ describe('trace sampling', () => {
     );
     await t.close();
     t = undefined;
+  });
+
+  it('an unrecorded trace builds no attributes and is one handle; each traceparent names its own span', async () => {
+    const tracing = await createTracing({
+      endpoint: collector.url,
+      serviceName: 'test',
+      serviceVersion: '0',
+      sampleRatio: 0,
+    });
+    try {
+      let built = 0;
+      const attributes = () => {
+        built += 1;
+        return { 'gen_ai.operation.name': 'invoke_agent' };
+      };
+      const root = tracing.start('invoke_agent a', 'server', undefined, attributes);
+      assert.equal(root.recording, false);
+      assert.match(root.traceId, /^[0-9a-f]{32}$/u);
+      const child = tracing.start('chat m', 'client', root, attributes);
+      assert.equal(child, root, 'a span under an unrecorded one is the same no-op handle');
+      const caller = tracing.start(
+        'invoke_agent a',
+        'server',
+        `00-${CALLER_TRACE}-${CALLER_SPAN}-00`,
+        attributes,
+      );
+      assert.equal(caller.recording, false);
+      assert.equal(caller.traceId, CALLER_TRACE);
+      assert.equal(built, 0, 'no attributes were built');
+      const sent = [child.traceparent(), child.traceparent()];
+      for (const traceparent of sent)
+        assert.match(traceparent, new RegExp(`^00-${root.traceId}-[0-9a-f]{16}-00$`, 'u'));
+      assert.notEqual(sent[0], sent[1], 'each downstream call gets a span id of its own');
+    } finally {
+      await tracing.close();
+    }
+  });
+
+  it('a ratio records the share of new traces the SDK ratio sampler picks by trace id', async () => {
+    const ratio = 0.25;
+    const tracing = await createTracing({
+      endpoint: collector.url,
+      serviceName: 'test',
+      serviceVersion: '0',
+      sampleRatio: ratio,
+    });
+    const sampler = new TraceIdRatioBasedSampler(ratio);
+    try {
+      let recorded = 0;
+      let built = 0;
+      const total = 2000;
+      for (let index = 0; index < total; index++) {
+        const span = tracing.start('root', 'server', undefined, () => {
+          built += 1;
+          return {};
+        });
+        // The decision is the SDK sampler's for the span's own trace id, both ways.
+        const picked =
+          sampler.shouldSample({} as never, span.traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+        assert.equal(span.recording, picked, `trace ${span.traceId}`);
+        if (span.recording) recorded += 1;
+        span.end();
+      }
+      assert.equal(built, recorded, 'attributes were built for the recorded spans only');
+      assert.ok(recorded > total * 0.2 && recorded < total * 0.3, `${recorded} of ${total} recorded`);
+    } finally {
+      await tracing.close();
+    }
   });
 
   it('reads OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the OpenTelemetry SDKs do', () => {
