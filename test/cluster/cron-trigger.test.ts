@@ -270,6 +270,52 @@ for (const kind of DATABASE_KINDS)
         );
       });
 
+    if (kind === 'postgres')
+      it('records asked for together go in one statement per task, each answered as if alone', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const work = new DurableWork(db, 'a');
+        let statements = 0;
+        const store = new CronStore(
+          db.withPlugin({
+            transformQuery: (args) => {
+              statements++;
+              return args.node;
+            },
+            transformResult: async (args) => args.result,
+          }),
+        );
+        const fields = { schedule: '* * * * * *', message: 'm', target: 'main' };
+        for (const id of ['t1', 't2', 't3']) await store.insert(id, { name: id, ...fields });
+        const at = 1_750_000_000_000;
+        const run = (taskId: string, when: number, reply: string) =>
+          ({ taskId, scheduledAt: when, startedAt: when, endedAt: when + 1, status: 'success', reply }) as const;
+        assert.equal(await store.recordRun(run('t3', at, 'before')), 'recorded');
+        assert.equal(
+          await store.claimFire('t1', at, work.newRow('cron', `t1@${at}`, {})).then((one) => one.claimed),
+          true,
+        );
+        statements = 0;
+        const together = await Promise.all([
+          store.recordRun({ ...run('t1', at, 'one'), finishWork: { id: `t1@${at}`, owner: 'a' } }),
+          store.recordRun(run('t2', at, 'two')),
+          // The same task twice (a caught-up fire beside the current one): a statement each.
+          store.recordRun(run('t2', at + 1000, 'two later')),
+          store.recordRun(run('t3', at, 'again')),
+          store.recordRun(run('gone', at, 'none')),
+        ]);
+        assert.deepEqual(together, ['recorded', 'recorded', 'recorded', 'duplicate', 'gone']);
+        assert.equal(statements, 2);
+        assert.equal((await work.status(`t1@${at}`))?.status, 'done');
+        assert.equal((await store.get('t1'))?.lastRun?.reply, 'one');
+        assert.equal((await store.get('t2'))?.lastRun?.reply, 'two later');
+        assert.equal((await store.get('t3'))?.lastRun?.reply, 'before', 'a duplicate changes nothing');
+        assert.deepEqual(
+          (await store.runs('t2')).map((one) => one.reply),
+          ['two later', 'two'],
+        );
+      });
+
     it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {
       database = await createTestDatabase(kind, process.env);
       let now = 1_750_000_000_000;
