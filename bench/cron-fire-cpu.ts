@@ -58,7 +58,10 @@ function threadTicks(pid: number): Map<string, number> {
   for (const task of tasks) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const name = task === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${process.env['BENCH_BY_TID'] ? `:${task}` : ''}`;
+      const name =
+        task === String(pid)
+          ? 'main'
+          : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${process.env['BENCH_BY_TID'] ? `:${task}` : ''}`;
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       byName.set(name, (byName.get(name) ?? 0) + Number(rest[11]) + Number(rest[12]));
     } catch {
@@ -101,8 +104,12 @@ try {
     });
   const recorded = async (): Promise<number> =>
     Number(
-      (await db.selectFrom('cron_runs').select((row) => row.fn.countAll().as('count')).executeTakeFirst())
-        ?.count ?? 0,
+      (
+        await db
+          .selectFrom('cron_runs')
+          .select((row) => row.fn.countAll().as('count'))
+          .executeTakeFirst()
+      )?.count ?? 0,
     );
   await sleep(5_000);
   const pids = instances.map((child) => child.pid);

@@ -76,7 +76,9 @@ export async function claimFires(db: Db, batch: readonly ClaimInput[]): Promise<
       on conflict (id) do nothing
       returning id
     )
-    select task.*, exists (select 1 from claimed c where c.id = task.work_id) as claimed from task`.execute(db);
+    select task.*, exists (select 1 from claimed c where c.id = task.work_id) as claimed from task`.execute(
+    db,
+  );
   return rows;
 }
 

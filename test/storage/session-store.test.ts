@@ -75,7 +75,12 @@ for (const kind of DATABASE_KINDS)
       const ids = await store.append('k', info, turn(1));
       await store.append('k', info, turn(2));
       assert.ok(
-        await store.addSummary('k', { firstId: ids[0] ?? 0, lastId: ids[3] ?? 0, content: 'turn 1', previousLastId: 0 }),
+        await store.addSummary('k', {
+          firstId: ids[0] ?? 0,
+          lastId: ids[3] ?? 0,
+          content: 'turn 1',
+          previousLastId: 0,
+        }),
       );
       const expected = await store.window('k');
       assert.equal(expected.summary?.content, 'turn 1');
