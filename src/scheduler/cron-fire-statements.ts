@@ -98,20 +98,29 @@ export interface RecordInput {
 
 export type RecordOutcome = 'recorded' | 'duplicate' | 'gone';
 
+/** A run's outcome, and whether its work row was marked done by the same statement. */
+export interface RecordResult {
+  outcome: RecordOutcome;
+  finished: boolean;
+}
+
 /**
  * Records runs of distinct tasks in one statement, atomic by itself: the tasks' rows locked (in id
  * order, so two instances' batches cannot deadlock), each run inserted unless its fire has one, and
  * only then its task's last-run columns set and its older runs pruned (the `keep` newest of those
- * before it kept, and any scheduled since `remembered`); each fire's work row marked done.
+ * before it kept, and any scheduled since `remembered`); each fire's work row marked done unless
+ * another statement holds it (`skip locked`): durable work renews the leases of many rows at once,
+ * and waiting here for one while holding others could deadlock with it. A row left unmarked
+ * (`finished` false) is marked by the caller on its own.
  */
 export async function recordRuns(
   db: Db,
   batch: readonly RecordInput[],
   keep: number,
   remembered: number,
-): Promise<RecordOutcome[]> {
+): Promise<RecordResult[]> {
   const column = <T>(pick: (run: RecordInput) => T): T[] => batch.map(pick);
-  const { rows } = await sql<{ task_id: string; found: boolean; inserted: boolean }>`
+  const { rows } = await sql<{ task_id: string; found: boolean; inserted: boolean; finished: boolean }>`
     with input as (
       select * from unnest(${column((r) => r.taskId)}::text[], ${column((r) => r.startedAt)}::bigint[],
                            ${column((r) => r.endedAt)}::bigint[], ${column((r) => r.status)}::text[],
@@ -139,19 +148,24 @@ export async function recordRuns(
        where c.task_id in (select task_id from run)
          and c.id not in (select k.id from cron_runs k where k.task_id = c.task_id order by k.id desc limit ${keep})
          and (c.scheduled_at is null or c.scheduled_at < ${remembered}::bigint)
+    ), free as (
+      select d.id from durable_work d join input i on d.id = i.work_id and d.owner = i.work_owner
+         for update of d skip locked
     ), finished as (
       update durable_work d set status = 'done', updated_at = i.ended_at
         from input i
-       where d.id = i.work_id and d.owner = i.work_owner
+       where d.id = i.work_id and d.id in (select id from free)
+      returning d.id
     )
     select i.task_id, i.task_id in (select id from task) as found,
-           i.task_id in (select task_id from run) as inserted
+           i.task_id in (select task_id from run) as inserted,
+           coalesce(i.work_id in (select id from finished), false) as finished
       from input i`.execute(db);
   const byTask = new Map(rows.map((row) => [row.task_id, row]));
   return batch.map((run) => {
     const row = byTask.get(run.taskId);
-    if (!row?.found) return 'gone';
-    return row.inserted ? 'recorded' : 'duplicate';
+    const outcome = !row?.found ? 'gone' : row.inserted ? 'recorded' : 'duplicate';
+    return { outcome, finished: row?.finished === true };
   });
 }
 

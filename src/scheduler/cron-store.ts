@@ -11,6 +11,7 @@ import {
   recordRuns,
   type ClaimInput,
   type RecordInput,
+  type RecordResult,
 } from './cron-fire-statements.ts';
 
 export const REPLY_LIMIT = 2000;
@@ -227,9 +228,22 @@ export class CronStore {
    * scheduled time) is recorded already, and 'gone' when the task was deleted; both change nothing.
    */
   async recordRun(run: RunRecord): Promise<'recorded' | 'duplicate' | 'gone'> {
+    return (await this.recordFire(run)).outcome;
+  }
+
+  /** recordRun, and whether `run.finishWork` was marked done with it (PostgreSQL; else it is not). */
+  async recordFire(run: RunRecord): Promise<RecordResult> {
     const reply = cap(run.reply);
     const error = cap(run.error);
     if (this.postgres) return this.recordRunInOneStatement(run, reply, error);
+    return { outcome: await this.recordInTransaction(run, reply, error), finished: false };
+  }
+
+  private async recordInTransaction(
+    run: RunRecord,
+    reply: string | null,
+    error: string | null,
+  ): Promise<'recorded' | 'duplicate' | 'gone'> {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const updated = await trx
@@ -290,7 +304,7 @@ export class CronStore {
     run: RunRecord,
     reply: string | null,
     error: string | null,
-  ): Promise<'recorded' | 'duplicate' | 'gone'> {
+  ): Promise<RecordResult> {
     return this.record({
       taskId: run.taskId,
       scheduledAt: run.scheduledAt ?? null,

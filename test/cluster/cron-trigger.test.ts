@@ -2,6 +2,7 @@
 // workers; fires due while no worker ran are caught up; start-up reconciles the schedulers with the
 // tasks once across instances; and the store records one fire once on both databases.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { after, afterEach, describe, it } from 'node:test';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -314,6 +315,42 @@ for (const kind of DATABASE_KINDS)
           (await store.runs('t2')).map((one) => one.reply),
           ['two later', 'two'],
         );
+      });
+
+    if (kind === 'postgres')
+      it('a record does not wait for a work row another statement holds; the caller marks it then', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const store = new CronStore(db);
+        const work = new DurableWork(db, 'a');
+        await store.insert('t', { name: 't', schedule: '* * * * * *', message: 'm', target: 'main' });
+        const at = 1_750_000_000_000;
+        const id = `t@${at}`;
+        assert.equal((await store.claimFire('t', at, work.newRow('cron', id, {}))).claimed, true);
+        // Another statement (durable work renewing many leases at once) holds the row.
+        let release = (): void => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let taken = (): void => undefined;
+        const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+        const holder = db.transaction().execute(async (trx) => {
+          await sql`select id from durable_work where id = ${id} for update`.execute(trx);
+          taken();
+          await held;
+        });
+        await lockTaken;
+        const run = { taskId: 't', scheduledAt: at, startedAt: at, endedAt: at + 1, status: 'success' as const };
+        assert.deepEqual(await store.recordFire({ ...run, finishWork: { id, owner: 'a' } }), {
+          outcome: 'recorded',
+          finished: false,
+        });
+        release();
+        await holder;
+        assert.equal((await work.status(id))?.status, 'running', 'left for the caller to mark');
+        assert.deepEqual(await store.recordFire({ ...run, finishWork: { id, owner: 'a' } }), {
+          outcome: 'duplicate',
+          finished: true,
+        });
+        assert.equal((await work.status(id))?.status, 'done');
       });
 
     it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {
