@@ -1,10 +1,10 @@
 // Locks shared by every instance: SET key token NX PX ttl to take, a compare-and-delete script to
 // release, renewed while held so long work (a model turn) keeps it. Waiters of one instance queue
 // in memory first, so only one of them at a time polls Redis.
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { sleep } from '../core/async.ts';
 import { AppError } from '../core/errors.ts';
-import { randomToken } from '../core/ids.ts';
 import type { Logger } from '../core/logger.ts';
 import { LocalLocks, type LockOptions, type Locks } from './locks.ts';
 import { RELEASE_SCRIPT, RENEW_SCRIPT } from './redis-scripts.ts';
@@ -45,7 +45,8 @@ export class RedisLocks implements Locks {
 
   private async runHeld<T>(key: string, work: () => Promise<T>, options: LockOptions): Promise<T> {
     const redisKey = `${this.options.prefix}lock:${key}`;
-    const token = randomToken(16);
+    // From the pool randomUUID keeps (randomBytes went to OpenSSL on every turn's lock).
+    const token = randomUUID();
     await this.acquire(redisKey, token, options);
     const renewal = setInterval(
       () => {

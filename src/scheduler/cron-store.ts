@@ -1,9 +1,18 @@
 // Cron tasks and their recent runs in the database. A task row carries its last run so the list
 // needs no join; cron_runs keeps the last RUNS_KEPT runs of each task.
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter } from 'kysely';
 import type { CronTasksTable, Db } from '../storage/database.ts';
 import type { DurableWorkTable } from '../storage/durable-work.ts';
 import type { CronRun, CronTaskFields } from './cron-types.ts';
+import {
+  batched,
+  claimFires,
+  oneRunPerTask,
+  recordRuns,
+  type ClaimInput,
+  type RecordInput,
+  type RecordResult,
+} from './cron-fire-statements.ts';
 
 export const REPLY_LIMIT = 2000;
 export const RUNS_KEPT = 20;
@@ -71,17 +80,6 @@ export interface FireClaim {
   claimed: boolean;
 }
 
-interface PendingClaim {
-  taskId: string;
-  scheduledAt: number;
-  work: DurableWorkTable;
-  resolve: (claim: FireClaim) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Claims sent in one statement at most (its parameters are arrays, so this bounds its size only). */
-const CLAIM_BATCH = 500;
-
 /** Thrown inside the record transaction to roll it back. */
 class DuplicateFire extends Error {}
 
@@ -90,8 +88,12 @@ const cap = (text: string | undefined): string | null =>
 
 export class CronStore {
   private readonly postgres: boolean;
-  /** claimFire calls of this turn of the event loop, sent together. */
-  private readonly claims: PendingClaim[] = [];
+  /** PostgreSQL: claims and records of fires asked for in one turn of the event loop, sent together. */
+  private readonly claim = batched((claims: ClaimInput[]) => this.claimTogether(claims));
+  private readonly record = batched(
+    (runs: RecordInput[]) => recordRuns(this.db, runs, RUNS_KEPT - 1, this.now() - FIRES_REMEMBERED_MS),
+    oneRunPerTask,
+  );
 
   constructor(
     private readonly db: Db,
@@ -188,72 +190,25 @@ export class CronStore {
    * go to the database as one statement (a round trip each cost more CPU than the claim itself).
    */
   claimFire(taskId: string, scheduledAt: number, work: DurableWorkTable): Promise<FireClaim> {
-    return new Promise((resolve, reject) => {
-      if (this.claims.length === 0) setImmediate(() => void this.claimBatch(this.claims.splice(0)));
-      this.claims.push({ taskId, scheduledAt, work, resolve, reject });
-    });
+    return this.claim({ taskId, scheduledAt, work });
   }
 
-  private async claimBatch(pending: PendingClaim[]): Promise<void> {
-    // Two claims of one fire in a batch (a job handed over twice): the first one decides.
-    const byId = new Map<string, PendingClaim>();
-    const repeated: PendingClaim[] = [];
-    for (const claim of pending) {
-      if (byId.has(claim.work.id)) repeated.push(claim);
-      else byId.set(claim.work.id, claim);
-    }
-    // Inserted in id order, so two instances claiming overlapping batches cannot deadlock.
-    const unique = [...byId.values()].sort((x, y) => (x.work.id < y.work.id ? -1 : 1));
-    const results = new Map<string, FireClaim>();
-    try {
-      for (let start = 0; start < unique.length; start += CLAIM_BATCH) {
-        const batch = unique.slice(start, start + CLAIM_BATCH);
-        for (const [id, claim] of await this.claimInOneStatement(batch)) results.set(id, claim);
-      }
-    } catch (error) {
-      for (const claim of pending) claim.reject(error);
-      return;
-    }
-    const unknown: FireClaim = { task: undefined, recorded: false, claimed: false };
-    for (const claim of unique) claim.resolve(results.get(claim.work.id) ?? unknown);
-    for (const claim of repeated)
-      claim.resolve({ ...(results.get(claim.work.id) ?? unknown), claimed: false });
-  }
-
-  private async claimInOneStatement(batch: readonly PendingClaim[]): Promise<Map<string, FireClaim>> {
-    const column = <T>(pick: (claim: PendingClaim) => T): T[] => batch.map(pick);
-    const { rows } = await sql<CronTasksTable & { work_id: string; recorded: boolean; claimed: boolean }>`
-      with input as (
-        select * from unnest(${column((c) => c.taskId)}::text[], ${column((c) => c.scheduledAt)}::bigint[],
-                             ${column((c) => c.work.id)}::text[], ${column((c) => c.work.kind)}::text[],
-                             ${column((c) => c.work.payload)}::text[], ${column((c) => c.work.status)}::text[],
-                             ${column((c) => c.work.owner)}::text[], ${column((c) => c.work.lease_until)}::bigint[],
-                             ${column((c) => c.work.attempts)}::bigint[], ${column((c) => c.work.created_at)}::bigint[],
-                             ${column((c) => c.work.updated_at)}::bigint[])
-          as i(task_id, scheduled_at, work_id, kind, payload, status, owner, lease_until, attempts,
-               created_at, updated_at)
-      ), task as (
-        select i.work_id, t.*, exists (select 1 from cron_runs r where r.task_id = t.id
-                                           and r.scheduled_at = i.scheduled_at) as recorded
-          from input i join cron_tasks t on t.id = i.task_id
-      ), claimed as (
-        insert into durable_work (id, kind, payload, status, owner, lease_until, attempts, created_at, updated_at)
-        select i.work_id, i.kind, i.payload, i.status, i.owner, i.lease_until, i.attempts, i.created_at, i.updated_at
-          from input i join task on task.work_id = i.work_id
-         where not task.recorded and task.disabled = 0
-         order by i.work_id
-        on conflict (id) do nothing
-        returning id
-      )
-      select task.*, exists (select 1 from claimed c where c.id = task.work_id) as claimed from task`.execute(
-      this.db,
-    );
-    return new Map(
-      rows.map(({ work_id, recorded, claimed, ...task }) => [
+  private async claimTogether(claims: ClaimInput[]): Promise<FireClaim[]> {
+    // Two claims of one fire together (a job handed over twice): the first one decides.
+    const first = new Map<string, ClaimInput>();
+    for (const claim of claims) if (!first.has(claim.work.id)) first.set(claim.work.id, claim);
+    const unique = [...first.values()].sort((x, y) => (x.work.id < y.work.id ? -1 : 1));
+    const found = new Map(
+      (await claimFires(this.db, unique)).map(({ work_id, recorded, claimed, ...task }) => [
         work_id,
         { task: toTask(task), recorded: recorded === true, claimed: claimed === true },
       ]),
     );
+    const unknown: FireClaim = { task: undefined, recorded: false, claimed: false };
+    return claims.map((claim) => {
+      const answer = found.get(claim.work.id) ?? unknown;
+      return first.get(claim.work.id) === claim ? answer : { ...answer, claimed: false };
+    });
   }
 
   /** Which of `scheduledAt` (fire times of the task) have a recorded run. */
@@ -273,9 +228,22 @@ export class CronStore {
    * scheduled time) is recorded already, and 'gone' when the task was deleted; both change nothing.
    */
   async recordRun(run: RunRecord): Promise<'recorded' | 'duplicate' | 'gone'> {
+    return (await this.recordFire(run)).outcome;
+  }
+
+  /** recordRun, and whether `run.finishWork` was marked done with it (PostgreSQL; else it is not). */
+  async recordFire(run: RunRecord): Promise<RecordResult> {
     const reply = cap(run.reply);
     const error = cap(run.error);
     if (this.postgres) return this.recordRunInOneStatement(run, reply, error);
+    return { outcome: await this.recordInTransaction(run, reply, error), finished: false };
+  }
+
+  private async recordInTransaction(
+    run: RunRecord,
+    reply: string | null,
+    error: string | null,
+  ): Promise<'recorded' | 'duplicate' | 'gone'> {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const updated = await trx
@@ -329,50 +297,25 @@ export class CronStore {
   }
 
   /**
-   * recordRun on PostgreSQL in one statement (one round trip instead of five), atomic by itself:
-   * the task row locked, the run inserted unless this fire has one, and only then the task's
-   * last-run columns set and the older runs pruned (the RUNS_KEPT - 1 newest of those before it kept).
+   * recordRun on PostgreSQL in one statement (one round trip instead of five), atomic by itself, and
+   * with the other runs recorded in the same turn of the event loop (cron-fire-statements.ts).
    */
-  private async recordRunInOneStatement(
+  private recordRunInOneStatement(
     run: RunRecord,
     reply: string | null,
     error: string | null,
-  ): Promise<'recorded' | 'duplicate' | 'gone'> {
-    const remembered = this.now() - FIRES_REMEMBERED_MS;
-    const { rows } = await sql<{ found: number | string; inserted: number | string }>`
-      with task as (
-        select id from cron_tasks where id = ${run.taskId} for update
-      ), run as (
-        insert into cron_runs (task_id, started_at, ended_at, status, reply, error, scheduled_at)
-        select id, ${run.startedAt}::bigint, ${run.endedAt}::bigint, ${run.status}::text, ${reply}::text,
-               ${error}::text, ${run.scheduledAt ?? null}::bigint
-          from task
-        on conflict (task_id, scheduled_at) do nothing
-        returning id
-      ), updated as (
-        update cron_tasks
-           set last_run_at = ${run.startedAt}::bigint, last_run_ended_at = ${run.endedAt}::bigint,
-               last_run_status = ${run.status}::text, last_run_error = ${error}::text,
-               last_run_reply = ${reply}::text, last_run_ms = ${run.endedAt - run.startedAt}::bigint
-         where id = ${run.taskId} and exists (select 1 from run)
-      ), pruned as (
-        delete from cron_runs
-         where task_id = ${run.taskId} and exists (select 1 from run)
-           and id not in (select id from cron_runs where task_id = ${run.taskId}
-                           order by id desc limit ${RUNS_KEPT - 1})
-           and (scheduled_at is null or scheduled_at < ${remembered}::bigint)
-      )${
-        run.finishWork
-          ? sql`, finished as (
-        update durable_work set status = 'done', updated_at = ${run.endedAt}::bigint
-         where id = ${run.finishWork.id} and owner = ${run.finishWork.owner}
-      )`
-          : sql``
-      }
-      select (select count(*) from task) as found, (select count(*) from run) as inserted`.execute(this.db);
-    const counts = rows[0];
-    if (Number(counts?.found ?? 0) === 0) return 'gone';
-    return Number(counts?.inserted ?? 0) === 0 ? 'duplicate' : 'recorded';
+  ): Promise<RecordResult> {
+    return this.record({
+      taskId: run.taskId,
+      scheduledAt: run.scheduledAt ?? null,
+      startedAt: run.startedAt,
+      endedAt: run.endedAt,
+      status: run.status,
+      reply,
+      error,
+      workId: run.finishWork?.id ?? null,
+      workOwner: run.finishWork?.owner ?? null,
+    });
   }
 
   async runs(taskId: string): Promise<CronRun[]> {

@@ -274,7 +274,7 @@ export class CronScheduler {
     });
   }
 
-  /** Runs and records a task; true when the record also marked `finishWork` done. */
+  /** Runs and records a task; true when the record also marked `finishWork` done (else the caller marks it). */
   private async track(
     task: StoredCronTask,
     scheduledAt?: number,
@@ -327,8 +327,7 @@ export class CronScheduler {
     // The run happened: a database busy or away for a moment must not lose its record.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.recordRun(record);
-        return finishWork !== undefined;
+        return (await this.store.recordFire(record)).finished;
       } catch (error) {
         if (attempt >= RECORD_ATTEMPTS) {
           this.logger.warn({ task: task.id, err: errorMessage(error) }, 'could not record a cron run');

@@ -5,12 +5,27 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { SearchDocument } from './search/keyword-index.ts';
-import { storedMessage, storedSummary, type StoredMessage, type StoredSummary } from './session-history.ts';
+import {
+  storedMessage,
+  storedSummary,
+  type MessageUsage,
+  type StoredMessage,
+  type StoredSummary,
+} from './session-history.ts';
 
 /** The newest summary of a session and the messages after it, oldest first. */
 export interface SessionWindow {
   summary: StoredSummary | undefined;
   messages: StoredMessage[];
+}
+
+/** How a turn's appended messages ended (SessionStore.append). */
+export interface AppendOutcome {
+  status?: 'stopped' | 'failed';
+  error?: string;
+  usage?: MessageUsage;
+  /** PostgreSQL: given the session's window as it was before these messages, read in the append's statement. */
+  windowBefore?: (window: SessionWindow) => void;
 }
 
 interface WindowRow {
@@ -27,14 +42,10 @@ interface WindowRow {
   last_id: number | null;
 }
 
-/**
- * The newest summary and the messages after it, in one query; undefined for a session that
- * branched (its active path needs its whole tree). Used on PostgreSQL, where it saves round trips;
- * on the embedded database SessionStore.window's two plain reads cost less than this union.
- */
-export async function readWindow(db: Db, key: string): Promise<SessionWindow | undefined> {
+/** The rows of a session's window (WindowRow), without an order: readWindow's query and a part of an append's. */
+function windowRows(key: string) {
   const newest = sql`(select max(last_id) from session_summaries where session_key = ${key})`;
-  const { rows } = await sql<WindowRow>`
+  return sql`
     select 0 as kind, m.id, m.message as text, m.tokens, m.status, m.error, m.created_at, m.usage,
            cast(null as bigint) as first_id, cast(null as bigint) as last_id
       from session_messages m
@@ -47,15 +58,18 @@ export async function readWindow(db: Db, key: string): Promise<SessionWindow | u
     union all
     select 2, l.leaf_id, null, 0, null, null, 0, null, null, null
       from sessions l
-     where l."key" = ${key} and l.leaf_id is not null
-    order by 1, 2`.execute(db);
+     where l."key" = ${key} and l.leaf_id is not null`;
+}
+
+/** The window of windowRows' rows (in kind, id order); undefined for a session that branched. */
+function windowOf(key: string, rows: readonly WindowRow[]): SessionWindow | undefined {
   let summary: StoredSummary | undefined;
   const messages: StoredMessage[] = [];
   for (const row of rows) {
     const kind = Number(row.kind);
     if (kind === 2) return undefined;
     if (kind === 0) messages.push(storedMessage({ ...row, message: row.text ?? 'null' }));
-    else
+    else if (kind === 1)
       // Two summaries ending on one message cannot be stored (addSummary); the newest id wins anyway.
       summary = storedSummary({
         id: Number(row.id),
@@ -68,6 +82,16 @@ export async function readWindow(db: Db, key: string): Promise<SessionWindow | u
       });
   }
   return { summary, messages };
+}
+
+/**
+ * The newest summary and the messages after it, in one query; undefined for a session that
+ * branched (its active path needs its whole tree). Used on PostgreSQL, where it saves round trips;
+ * on the embedded database SessionStore.window's two plain reads cost less than this union.
+ */
+export async function readWindow(db: Db, key: string): Promise<SessionWindow | undefined> {
+  const { rows } = await sql<WindowRow>`${windowRows(key)} order by 1, 2`.execute(db);
+  return windowOf(key, rows);
 }
 
 /** One message to append, as stored, with the text the session search indexes (none: not indexed). */
@@ -100,6 +124,10 @@ export function searchDocuments(
  * PostgreSQL: appends messages to a session that never branched in one statement (atomic by
  * itself): the session row created or touched, the messages inserted in order, and their search
  * documents. Returns their ids, or undefined (nothing written) when the session branched.
+ *
+ * With `withWindow`, the same statement also reads the session's window as it was before these
+ * messages (what readWindow read just before the append): the statement's final query sees the
+ * database as the statement began, none of its own inserts (PostgreSQL's data-modifying WITH).
  */
 export async function appendInOneStatement(
   db: Db,
@@ -107,15 +135,23 @@ export async function appendInOneStatement(
   info: { agentId: string; channel: string; scope: string },
   rows: MessageRow[],
   now: number,
-): Promise<number[] | undefined> {
+  withWindow = false,
+): Promise<{ ids: number[]; window: SessionWindow | undefined } | undefined> {
   const input = sql.join(
     rows.map(
       (row, index) =>
         sql`(${index + 1}::int, ${row.message}::text, ${row.tokens}::bigint, ${row.status}::text, ${row.error}::text, ${row.usage}::text, ${row.searchText}::text)`,
     ),
   );
+  // The appended ids are rows of kind 3, after the window's rows (kinds 0 to 2).
+  const result = withWindow
+    ? sql`${windowRows(key)}
+    union all
+    select 3, id, null, 0, null, null, 0, null, null, null from numbered
+    order by 1, 2`
+    : sql`select 3 as kind, id from numbered order by id`;
   // A branched session's row is left as it is (the update's condition), so nothing follows.
-  const { rows: added } = await sql<{ id: number | string }>`
+  const { rows: found } = await sql<WindowRow>`
     with session as (
       insert into sessions ("key", agent_id, channel, scope, created_at, updated_at)
       values (${key}, ${info.agentId}, ${info.channel}, ${info.scope}, ${now}, ${now})
@@ -136,6 +172,8 @@ export async function appendInOneStatement(
         from numbered join input on input.ord = numbered.ord
        where input.search_text <> ''
     )
-    select id from numbered order by id`.execute(db);
-  return added.length === 0 ? undefined : added.map((row) => Number(row.id));
+    ${result}`.execute(db);
+  const ids = found.filter((row) => Number(row.kind) === 3).map((row) => Number(row.id));
+  if (ids.length === 0) return undefined;
+  return { ids, window: withWindow ? windowOf(key, found) : undefined };
 }

@@ -12,6 +12,7 @@ import {
   appendInOneStatement,
   readWindow,
   searchDocuments,
+  type AppendOutcome,
   type SessionWindow,
 } from './session-round-trips.ts';
 import {
@@ -21,13 +22,13 @@ import {
   storedMessage,
   storedSummary,
   summaryMessage,
-  type MessageUsage,
   type StoredMessage,
   type SessionLimits,
   type StoredSummary,
 } from './session-history.ts';
 
 export type { MessageUsage, StoredMessage, StoredSummary } from './session-history.ts';
+export type { AppendOutcome, SessionWindow } from './session-round-trips.ts';
 export type { SessionTree } from './session-branches.ts';
 
 export interface SessionInfo {
@@ -123,7 +124,7 @@ export class SessionStore {
     key: string,
     info: SessionInfo,
     messages: ChatMessage[],
-    outcome: { status?: 'stopped' | 'failed'; error?: string; usage?: MessageUsage } = {},
+    outcome: AppendOutcome = {},
   ): Promise<number[]> {
     if (messages.length === 0) return [];
     const now = this.now();
@@ -136,10 +137,13 @@ export class SessionStore {
       searchText: searchableText(message),
     }));
     // PostgreSQL: one round trip instead of six (session-round-trips.ts); a branched session goes on.
-    const appended = this.postgres ? await appendInOneStatement(this.db, key, info, rows, now) : undefined;
+    const appended = this.postgres
+      ? await appendInOneStatement(this.db, key, info, rows, now, outcome.windowBefore !== undefined)
+      : undefined;
     if (appended) {
       this.index.wrote();
-      return appended;
+      if (appended.window) outcome.windowBefore?.(appended.window);
+      return appended.ids;
     }
     return this.db.transaction().execute(async (trx) => {
       await trx

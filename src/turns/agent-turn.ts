@@ -7,7 +7,7 @@ import { LocalLocks, type Locks } from '../cluster/locks.ts';
 import type { Conversation } from '../engine/ai/conversation.ts';
 import type { ChatMessage, ModelParams, ToolSpec } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
-import type { SessionInfo, SessionStore } from '../storage/session-store.ts';
+import type { SessionInfo, SessionStore, SessionWindow } from '../storage/session-store.ts';
 import { attributionOf, withAttribution } from '../usage/attribution.ts';
 import type { MemoryAccess } from '../tools/types.ts';
 import type { AgentModel } from './agent-model.ts';
@@ -305,13 +305,23 @@ export class TurnRunner {
     // A regenerated answer follows its stored user message: nothing new opens the turn.
     const again = session?.branch?.regenerate;
     if (session && again !== undefined) await this.sessions.checkout(session.key, again);
+    const memory = this.memory.access?.(input.agentId, session?.key);
+    const compactor = this.memory.compactor;
+    // The compactor's first read of the session comes with the opening's append (PostgreSQL: one
+    // statement for both).
+    const before: { window?: SessionWindow } = {};
+    const windowBefore =
+      compactor && memory ? (window: SessionWindow): void => void (before.window = window) : undefined;
     const openingIds = session
       ? again !== undefined
         ? [again]
-        : await this.sessions.append(session.key, session.info, resume ?? [userMessage(input)])
+        : await this.sessions.append(
+            session.key,
+            session.info,
+            resume ?? [userMessage(input)],
+            windowBefore ? { windowBefore } : {},
+          )
       : [];
-    const memory = this.memory.access?.(input.agentId, session?.key);
-    const compactor = this.memory.compactor;
     const conversation: Conversation = {
       history: shape(history),
       ...(input.images?.length ? { images: input.images } : {}),
@@ -327,6 +337,7 @@ export class TurnRunner {
                 agentId: input.agentId,
                 memory,
                 ...(openingIds[0] ? { beforeId: openingIds[0] } : {}),
+                ...(before.window ? { opened: before.window } : {}),
               },
               shape,
             ),

@@ -14,7 +14,7 @@ import type { ContextControl, ContextRequest } from '../engine/ai/conversation.t
 import { requestTokens } from '../engine/ai/context-fit.ts';
 import type { ModelRegistry } from '../model-providers/registry.ts';
 import type { ChatMessage } from '../model-providers/types.ts';
-import type { SessionStore, StoredMessage, StoredSummary } from '../storage/session-store.ts';
+import type { SessionStore, SessionWindow, StoredMessage, StoredSummary } from '../storage/session-store.ts';
 import { forModel, summaryMessage } from '../storage/session-history.ts';
 import type { MemoryAccess } from '../tools/types.ts';
 import { extractIdentifiers } from './identifiers.ts';
@@ -51,6 +51,8 @@ export interface SessionRef {
   memory: MemoryAccess;
   /** Messages from this id on belong to the running turn: never folded, never sent as history. */
   beforeId?: number;
+  /** The window as the turn's opening found it (read with its append): the turn's first read. */
+  opened?: SessionWindow;
 }
 
 /** Where the kept tail starts: a user message, so no tool call is parted from its results. */
@@ -90,12 +92,16 @@ export class Compactor {
 
   /** The ContextControl of one turn of a session. */
   control(session: SessionRef, shape: (history: ChatMessage[]) => ChatMessage[]): ContextControl {
+    // Read with the opening's append, so the first prepare needs no query; later ones read again.
+    let opened = session.opened;
     return {
       prepare: async (request) => {
         const settings = this.settings(request.compaction);
+        const known = opened;
+        opened = undefined;
         if (!settings.enabled) return shape(await this.deps.sessions.history(session.key, session.beforeId));
         // Stored token counts: the check reads no more than the history it returns anyway.
-        const { summary, messages } = await this.active(session);
+        const { summary, messages } = known ?? (await this.active(session));
         const history = [...(summary ? [summaryMessage(summary)] : []), ...messages.map(forModel)];
         const total =
           requestTokens([...request.system, ...request.inputs], request.tools) +

@@ -2,6 +2,7 @@
 // workers; fires due while no worker ran are caught up; start-up reconciles the schedulers with the
 // tasks once across instances; and the store records one fire once on both databases.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { after, afterEach, describe, it } from 'node:test';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -268,6 +269,88 @@ for (const kind of DATABASE_KINDS)
           later.map((one) => one.claimed),
           [false, false],
         );
+      });
+
+    if (kind === 'postgres')
+      it('records asked for together go in one statement per task, each answered as if alone', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const work = new DurableWork(db, 'a');
+        let statements = 0;
+        const store = new CronStore(
+          db.withPlugin({
+            transformQuery: (args) => {
+              statements++;
+              return args.node;
+            },
+            transformResult: async (args) => args.result,
+          }),
+        );
+        const fields = { schedule: '* * * * * *', message: 'm', target: 'main' };
+        for (const id of ['t1', 't2', 't3']) await store.insert(id, { name: id, ...fields });
+        const at = 1_750_000_000_000;
+        const run = (taskId: string, when: number, reply: string) =>
+          ({ taskId, scheduledAt: when, startedAt: when, endedAt: when + 1, status: 'success', reply }) as const;
+        assert.equal(await store.recordRun(run('t3', at, 'before')), 'recorded');
+        assert.equal(
+          await store.claimFire('t1', at, work.newRow('cron', `t1@${at}`, {})).then((one) => one.claimed),
+          true,
+        );
+        statements = 0;
+        const together = await Promise.all([
+          store.recordRun({ ...run('t1', at, 'one'), finishWork: { id: `t1@${at}`, owner: 'a' } }),
+          store.recordRun(run('t2', at, 'two')),
+          // The same task twice (a caught-up fire beside the current one): a statement each.
+          store.recordRun(run('t2', at + 1000, 'two later')),
+          store.recordRun(run('t3', at, 'again')),
+          store.recordRun(run('gone', at, 'none')),
+        ]);
+        assert.deepEqual(together, ['recorded', 'recorded', 'recorded', 'duplicate', 'gone']);
+        assert.equal(statements, 2);
+        assert.equal((await work.status(`t1@${at}`))?.status, 'done');
+        assert.equal((await store.get('t1'))?.lastRun?.reply, 'one');
+        assert.equal((await store.get('t2'))?.lastRun?.reply, 'two later');
+        assert.equal((await store.get('t3'))?.lastRun?.reply, 'before', 'a duplicate changes nothing');
+        assert.deepEqual(
+          (await store.runs('t2')).map((one) => one.reply),
+          ['two later', 'two'],
+        );
+      });
+
+    if (kind === 'postgres')
+      it('a record does not wait for a work row another statement holds; the caller marks it then', async () => {
+        database = await createTestDatabase(kind, process.env);
+        const db = await database.open();
+        const store = new CronStore(db);
+        const work = new DurableWork(db, 'a');
+        await store.insert('t', { name: 't', schedule: '* * * * * *', message: 'm', target: 'main' });
+        const at = 1_750_000_000_000;
+        const id = `t@${at}`;
+        assert.equal((await store.claimFire('t', at, work.newRow('cron', id, {}))).claimed, true);
+        // Another statement (durable work renewing many leases at once) holds the row.
+        let release = (): void => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let taken = (): void => undefined;
+        const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+        const holder = db.transaction().execute(async (trx) => {
+          await sql`select id from durable_work where id = ${id} for update`.execute(trx);
+          taken();
+          await held;
+        });
+        await lockTaken;
+        const run = { taskId: 't', scheduledAt: at, startedAt: at, endedAt: at + 1, status: 'success' as const };
+        assert.deepEqual(await store.recordFire({ ...run, finishWork: { id, owner: 'a' } }), {
+          outcome: 'recorded',
+          finished: false,
+        });
+        release();
+        await holder;
+        assert.equal((await work.status(id))?.status, 'running', 'left for the caller to mark');
+        assert.deepEqual(await store.recordFire({ ...run, finishWork: { id, owner: 'a' } }), {
+          outcome: 'duplicate',
+          finished: true,
+        });
+        assert.equal((await work.status(id))?.status, 'done');
       });
 
     it('fires are remembered for 15 minutes past the last 20 runs, so a late second run is not recorded', async () => {

@@ -68,4 +68,33 @@ for (const kind of DATABASE_KINDS)
       assert.deepEqual(await store.load('b'), []);
       assert.equal((await store.load('c')).length, 4);
     });
+
+    it("an append's windowBefore is the window read just before it (PostgreSQL: in the append's statement)", async () => {
+      const db = await openDatabase();
+      const store = new SessionStore(db);
+      const ids = await store.append('k', info, turn(1));
+      await store.append('k', info, turn(2));
+      assert.ok(
+        await store.addSummary('k', {
+          firstId: ids[0] ?? 0,
+          lastId: ids[3] ?? 0,
+          content: 'turn 1',
+          previousLastId: 0,
+        }),
+      );
+      const expected = await store.window('k');
+      assert.equal(expected.summary?.content, 'turn 1');
+      assert.equal(expected.messages.length, 4);
+      const seen: unknown[] = [];
+      const opening = await store.append('k', info, [{ role: 'user', content: 'question 3' }], {
+        windowBefore: (window) => seen.push(window),
+      });
+      assert.equal(opening.length, 1);
+      if (kind === 'postgres') assert.deepEqual(seen, [expected], 'the window before, not the opening');
+      else assert.deepEqual(seen, [], 'the embedded database reads the window on its own');
+      // A new session: an empty window.
+      const fresh: unknown[] = [];
+      await store.append('new', info, turn(1), { windowBefore: (window) => fresh.push(window) });
+      assert.deepEqual(fresh, kind === 'postgres' ? [{ summary: undefined, messages: [] }] : []);
+    });
   });
