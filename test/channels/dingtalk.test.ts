@@ -460,7 +460,12 @@ describe('dingtalk stream connection', () => {
     h.fake.failNext('/v1.0/gateway/connections/open', 503, 2);
     h.fake.dropConnections();
     await h.fake.until(() => h.fake.gatewayCalls >= 4 && h.fake.liveConnections === 1, 'the new connection');
-    assert.equal((await status(h)).state, 'connected');
+    // The socket is open before the adapter has read the platform's acceptance: wait for that too.
+    const deadline = Date.now() + 20_000;
+    while ((await status(h)).state !== 'connected') {
+      assert.ok(Date.now() < deadline, `still ${(await status(h)).state}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const lost = h.logs.filter((line) => line.startsWith('channel connection lost; reconnecting'));
     assert.equal(lost.length, 3, h.logs.join('\n'));
     h.fake.pushMessage({ chatType: 'dm', sender: 'staff-1', text: 'back?' });

@@ -111,10 +111,16 @@ describe('agent-service backup and restore', () => {
     const after = await conversations(restored.url);
     for (const id of ['alpha', 'beta', 'gamma']) assert.deepEqual(after.get(id), before.get(id), id);
     // A session busy during the copy is there as it was at some moment: a prefix of what it has now.
+    // A turn in flight at that moment is there as far as it had gone: its question (stored when the
+    // turn opens), without its answer yet; every answer follows its question.
     for (const [key, messages] of after) {
       const now = before.get(key) ?? [];
       assert.deepEqual(messages, now.slice(0, messages.length), key);
-      assert.equal(messages.length % 2, 0, `${key} holds whole turns`);
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        messages.map((_, index) => (index % 2 === 0 ? 'user' : 'assistant')),
+        `${key} holds questions each followed by its answer`,
+      );
     }
     // The restored server goes on with a conversation.
     assert.match(await chat(restored.url, 'alpha', 'and now?'), /./);
