@@ -560,3 +560,19 @@ export async function singleClientLatency(
     failures,
   };
 }
+
+/** Removes every Redis key under `prefix` (a benchmark deployment's, BullMQ's among them). */
+export async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

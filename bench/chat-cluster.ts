@@ -13,7 +13,6 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
 import {
   autocannon,
@@ -32,6 +31,7 @@ import {
   startService,
   watchOtherCpu,
   type Child,
+  dropRedisKeys,
 } from './_shared.ts';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 21);
@@ -138,21 +138,6 @@ function errorLines(logPaths: string[]): string[] {
   );
 }
 
-/** Removes every Redis key of this deployment (BullMQ's among them). */
-async function dropRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 async function clustered(upstreamUrl: string): Promise<Figures & { errorLogLines: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-chat-cluster-'));
   const prefix = `bench-chat-${randomBytes(4).toString('hex')}:`;
@@ -214,7 +199,7 @@ async function clustered(upstreamUrl: string): Promise<Figures & { errorLogLines
     for (const instance of instances) await instance.stop();
     await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     await database?.drop();
-    await dropRedisKeys(prefix);
+    await dropRedisKeys(REDIS_URL, prefix);
   }
 }
 

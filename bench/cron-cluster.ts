@@ -11,7 +11,6 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { openDatabase, type Db } from '../src/storage/database.ts';
 import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
@@ -27,6 +26,7 @@ import {
   spawnChild,
   watchOtherCpu,
   type Child,
+  dropRedisKeys,
 } from './_shared.ts';
 
 const TASKS = Number(process.env['BENCH_CRON_TASKS'] ?? 10_000);
@@ -331,16 +331,7 @@ async function measure(mode: string): Promise<Figures> {
     for (const child of instances) await child.stop();
     await db?.destroy();
     await database?.drop();
-    if (clustered) {
-      const redis = new Redis(REDIS_URL);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== '0');
-      redis.disconnect();
-    }
+    if (clustered) await dropRedisKeys(REDIS_URL, prefix);
     await rm(dir, { recursive: true, force: true });
   }
 }

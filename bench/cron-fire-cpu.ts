@@ -11,7 +11,6 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { openDatabase } from '../src/storage/database.ts';
 import { createTestDatabase, type TestDatabase } from '../test/fakes/test-database.ts';
 import {
@@ -25,6 +24,7 @@ import {
   sleep,
   spawnChild,
   type Child,
+  dropRedisKeys,
 } from './_shared.ts';
 
 const INSTANCES = Number(process.env['BENCH_CRON_INSTANCES'] ?? 1);
@@ -156,13 +156,6 @@ try {
 } finally {
   for (const child of instances) await child.stop();
   await database?.drop();
-  const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
+  await dropRedisKeys(REDIS_URL, prefix);
   await rm(dir, { recursive: true, force: true });
 }
