@@ -252,7 +252,7 @@ export async function handleInbound(message: InboundMessage, deps: InboundDeps):
   }
   if (stream) {
     const final = reply.trim() === '' ? EMPTY_ANSWER : reply;
-    return finishStream(stream, final, message, deps, where, outcome);
+    return delivered(final, message, () => stream.finish(final), 'finish', deps, where, outcome);
   }
   if (reply.trim() === '') {
     deps.logger?.info({ ...where, agentId: route.agentId }, 'the agent gave an empty answer; nothing sent');
@@ -295,18 +295,6 @@ async function sendPlain(
   return delivered(text, message, send, 'send', deps, where, outcome);
 }
 
-/** The final edit of a streamed reply. */
-async function finishStream(
-  stream: ThrottledReply,
-  text: string,
-  message: InboundMessage,
-  deps: InboundDeps,
-  where: object,
-  outcome: InboundOutcome,
-): Promise<InboundOutcome> {
-  return delivered(text, message, () => stream.finish(text), 'finish', deps, where, outcome);
-}
-
 /**
  * Sends the answer an earlier attempt began to send: the final edit of the reply it began, or the
  * same send with the same idempotency key (a platform without one may show it twice: see the README).
@@ -319,7 +307,8 @@ async function sendRecorded(
 ): Promise<InboundOutcome> {
   deps.logger?.info(where, 'sending the recorded answer of a message taken over mid-send');
   const stream = deps.resumeRef === undefined ? undefined : await startReply(message, deps, where);
-  if (stream) return finishStream(stream, answer, message, deps, where, 'replied');
+  if (stream)
+    return delivered(answer, message, () => stream.finish(answer), 'finish', deps, where, 'replied');
   return sendPlain(answer, message, deps, where, 'replied');
 }
 
