@@ -3,6 +3,7 @@
 // subscribed. Shared by observability.ts and observer-cost.ts; `Telemetry` is passed in so that
 // observer-cost.ts can drive another checkout's code in the same run.
 import { createServer } from 'node:http';
+import { UNATTRIBUTED } from '../src/model-providers/caller.ts';
 import type { Telemetry as TelemetryClass } from '../src/observability/telemetry.ts';
 
 export type TelemetryFactory = Pick<typeof TelemetryClass, 'create'>;
@@ -48,14 +49,15 @@ export async function observerMicrosPerTurn(
   const signal = new AbortController().signal;
   const turn = async () => {
     const watch = telemetry.turnStarted({ agentId: 'bench', channel: 'api', metadata: {}, input: 'hi' });
-    await telemetry.runInTurn(watch, async () => {
+    const caller = { attribution: UNATTRIBUTED, turn: watch };
+    {
       const run = telemetry.runObserver.chainStart(
         'bench',
-        { turn: { agentId: 'bench' }, depth: 0 },
+        { turn: { agentId: 'bench', caller }, depth: 0 },
         undefined,
       );
       const endAgent = run.node('agent', 'ai/agent');
-      for await (const _event of provider.stream({ model: '', messages: [], signal }));
+      for await (const _event of provider.stream({ model: '', messages: [], signal, caller }));
       for (let index = 0; index < 20; index++) watch.event({ type: 'text-delta', text: 'word ' });
       watch.event({ type: 'usage', usage: { promptTokens: 10, completionTokens: 20, totalTokens: 30 } });
       const call = { toolCallId: 'c1', toolCallName: 'read', toolType: 'builtin' };
@@ -64,7 +66,7 @@ export async function observerMicrosPerTurn(
       endAgent(['Success'], undefined);
       run.node('reply', 'end')(['Success'], undefined);
       run.end({ outcome: 'success', results: [] });
-    });
+    }
     telemetry.turnEnded(watch, 'answer');
   };
   // In batches with a pause between them, as turns arrive in a server: the span exporter gets to run.

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { configSchema, type Config } from '../src/config/schema.ts';
 import type { ModelEvent, ModelProvider } from '../src/model-providers/types.ts';
 import { openDatabase } from '../src/storage/database.ts';
-import { withAttribution } from '../src/usage/attribution.ts';
 import { createUsage } from '../src/usage/usage.ts';
 
 const CALLS = Number(process.argv[2] ?? 50_000);
@@ -25,11 +24,10 @@ const bare: ModelProvider = {
 
 async function time(provider: ModelProvider): Promise<number> {
   const signal = new AbortController().signal;
-  const request = { model: '', messages: [{ role: 'user' as const, content: 'hi' }], signal };
+  const caller = { attribution: { agentId: 'main', channel: 'api', accountId: 'partner', userId: '' } };
+  const request = { model: '', messages: [{ role: 'user' as const, content: 'hi' }], signal, caller };
   const started = process.hrtime.bigint();
-  await withAttribution({ agentId: 'main', channel: 'api', accountId: 'partner' }, async () => {
-    for (let call = 0; call < CALLS; call += 1) for await (const _event of provider.stream(request));
-  });
+  for (let call = 0; call < CALLS; call += 1) for await (const _event of provider.stream(request));
   return Number(process.hrtime.bigint() - started) / 1000 / CALLS;
 }
 

@@ -295,13 +295,15 @@ export class RuleEngine {
     }
     loaded.inFlight += 1;
     const watch = this.observer?.chainStart(compiled.id, scope, scope.watch);
-    const start = (): Promise<RunResult> =>
-      this.startRun(compiled, first, message, watch ? { ...scope, watch } : scope, () => {
-        loaded.inFlight -= 1;
-        if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
-      });
-    if (!watch) return start();
-    return (watch.enter ? watch.enter(start) : start()).then(
+    const runScope = watch
+      ? { ...scope, watch, ...(watch.turnContext ? { turn: watch.turnContext(scope.turn) } : {}) }
+      : scope;
+    const started = this.startRun(compiled, first, message, runScope, () => {
+      loaded.inFlight -= 1;
+      if (loaded.retired && loaded.inFlight === 0) void destroyChain(compiled);
+    });
+    if (!watch) return started;
+    return started.then(
       (result) => {
         watch.end(result);
         return result;

@@ -11,8 +11,11 @@ export interface RunWatch {
   /** Every event of the run, including those of isolated runs that reach no caller. */
   event(event: RunEvent): void;
   end(result: RunResult | undefined, thrown?: unknown): void;
-  /** Runs the run's work in the observer's context (a sub-agent's turn); absent otherwise. */
-  enter?<T>(work: () => T): T;
+  /**
+   * The turn context the run's work sees, when the observer gives the run a caller of its own (a
+   * sub-agent's run is a turn of that agent); absent otherwise.
+   */
+  turnContext?(turn: TurnContext): TurnContext;
 }
 
 export interface RunObserver {

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.ts';
 import type { z } from 'zod';
 import type { ToolType } from '../tools/types.ts';
 import type { ChatMessage, ToolCallRequest, Usage } from '../model-providers/types.ts';
+import type { ModelCaller } from '../model-providers/caller.ts';
 import type { ScriptPool } from './sandbox/script-pool.ts';
 import type { Conversation } from './ai/conversation.ts';
 import type { RuleMessage } from './run-log-types.ts';
@@ -74,6 +75,8 @@ export interface TurnContext {
   agentId?: string;
   /** History in, this turn's messages out; absent for runs that are not agent turns. */
   conversation?: Conversation;
+  /** Who the run's model calls are for (metering, traces); given by whoever starts the run. */
+  caller?: ModelCaller | undefined;
 }
 
 export interface RunOptions {

@@ -102,7 +102,7 @@ class ModelThread {
     }
     this.calls.set(id, inbox);
     if (this.calls.size === 1) worker.ref();
-    const { signal: _signal, ...plain } = request;
+    const { signal: _signal, caller: _caller, ...plain } = request;
     this.send(worker, { type: 'call', id, key, request: plain });
   }
 

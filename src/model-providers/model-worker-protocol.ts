@@ -8,7 +8,7 @@ import type { ModelEvent, ModelRequest } from './types.ts';
 export type WorkerProviderOptions = Omit<OpenAICompatibleOptions, 'fetch'>;
 
 /** A model request without its signal, which cannot cross threads (`cancel` stands for it). */
-export type WorkerModelRequest = Omit<ModelRequest, 'signal'>;
+export type WorkerModelRequest = Omit<ModelRequest, 'signal' | 'caller'>;
 
 export type ToModelWorker =
   | { type: 'define'; key: number; options: WorkerProviderOptions }

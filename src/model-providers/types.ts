@@ -1,5 +1,6 @@
 // The seam between agents and language models. Every adapter (openai-compatible, demo) implements
 // ModelProvider; callers only ever see ModelEvent streams.
+import type { ModelCaller } from './caller.ts';
 
 export interface ToolCallRequest {
   id: string;
@@ -50,6 +51,8 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Extra HTTP headers for the provider (a W3C `traceparent` when tracing is on). */
   headers?: Record<string, string>;
+  /** Who the call is for (metering, traces); never sent to the provider or a model worker. */
+  caller?: ModelCaller | undefined;
 }
 
 export interface Usage {

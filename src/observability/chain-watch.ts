@@ -4,6 +4,7 @@
 // agent) is also a turn of that agent: it gets a TurnWatch of its own, fed with the run's events.
 import { errorMessage } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import type { ModelCaller } from '../model-providers/caller.ts';
 import type { LiveEventType } from './live-event.ts';
 import type { SpanHandle } from './tracing.ts';
 import { TurnWatch, type WatchContext, type WatchedEvent } from './turn-watch.ts';
@@ -12,7 +13,7 @@ export type NodeEnd = (relations: string[], error: string | undefined) => void;
 
 /** How the engine describes a run it starts (structurally its RunScope). */
 export interface ObservedRun {
-  turn: { agentId?: string | undefined };
+  turn: { agentId?: string | undefined; caller?: ModelCaller | undefined };
   depth: number;
   isolated?: boolean | undefined;
 }

@@ -3,18 +3,21 @@
 // traceparent is sent to the provider; and a model step in the turn's trace.
 import { errorMessage, isAppError } from '../core/errors.ts';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../model-providers/types.ts';
-import type { TurnWatch, WatchContext } from './turn-watch.ts';
+import type { ModelCaller } from '../model-providers/caller.ts';
+import { TurnWatch, type WatchContext } from './turn-watch.ts';
 
-export function watchProvider(
-  provider: ModelProvider,
-  context: WatchContext,
-  currentTurn: () => TurnWatch | undefined,
-): ModelProvider {
+export function watchProvider(provider: ModelProvider, context: WatchContext): ModelProvider {
   return {
     id: provider.id,
     demo: provider.demo,
-    stream: (request) => watchedStream(provider, request, context, currentTurn()),
+    stream: (request) => watchedStream(provider, request, context, callerTurn(request.caller)),
   };
+}
+
+/** The turn a model caller belongs to, if the observability made it. */
+export function callerTurn(caller: ModelCaller | undefined): TurnWatch | undefined {
+  const turn = caller?.turn;
+  return turn instanceof TurnWatch ? turn : undefined;
 }
 
 async function* watchedStream(

@@ -2,13 +2,13 @@
 // behind the WebSocket API, OpenTelemetry traces (only when an endpoint is configured), the state of
 // the monitoring page and one log line per turn. The turn runner, the rule engine and the model
 // registry report to it through small observer interfaces; it knows nothing of them.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { silentLogger, type Logger } from '../core/logger.ts';
+import { UNATTRIBUTED, type ModelCaller } from '../model-providers/caller.ts';
 import type { ModelProvider } from '../model-providers/types.ts';
 import { ChainWatch, type NodeEnd, type ObservedRun } from './chain-watch.ts';
 import { LiveHub, type LiveTransport } from './live-events.ts';
 import { Metrics } from './metrics.ts';
-import { watchProvider } from './model-watch.ts';
+import { callerTurn, watchProvider } from './model-watch.ts';
 import { MonitorState } from './monitor-state.ts';
 import { createTracing, type Tracing } from './tracing.ts';
 import { TurnWatch, type TurnStart, type WatchContext } from './turn-watch.ts';
@@ -39,15 +39,14 @@ export interface RunWatch {
     result: { outcome: 'success' | 'failure'; error?: string; results: Array<{ data: string }> } | undefined,
     thrown?: unknown,
   ): void;
-  /** Runs the run's work as the sub-agent turn it is (set only for sub-agent runs). */
-  enter?<T>(work: () => T): T;
+  /** The run's turn context with the sub-agent turn it is as its caller's turn (sub-agent runs only). */
+  turnContext?<T extends { caller?: ModelCaller | undefined }>(turn: T): T;
 }
 
 export class Telemetry {
   readonly metrics: Metrics;
   readonly hub: LiveHub;
   readonly monitor = new MonitorState();
-  private readonly current = new AsyncLocalStorage<TurnWatch>();
   private readonly context: WatchContext;
   private readonly providers = new WeakMap<ModelProvider, ModelProvider>();
 
@@ -108,11 +107,6 @@ export class Telemetry {
     return watch;
   }
 
-  /** Runs a turn's work with the turn as the current one (model calls and runs find it). */
-  runInTurn<T>(watch: TurnWatch, work: () => Promise<T>): Promise<T> {
-    return this.current.run(watch, work);
-  }
-
   /** Ends a turn; the channel and cron counters follow its outcome. */
   turnEnded(watch: TurnWatch, text: string | undefined, error?: unknown): void {
     watch.finish(text, error);
@@ -130,11 +124,16 @@ export class Telemetry {
   /** The rule engine's hook: called for every run it starts. */
   readonly runObserver = {
     chainStart: (chainId: string, run: ObservedRun, parent: RunWatch | undefined): RunWatch => {
-      const turn = this.current.getStore();
+      const turn = callerTurn(run.turn.caller);
       const watch = new ChainWatch(this.context, chainId, run, turn, parent as ChainWatch | undefined);
       const subTurn = watch.subTurn;
       if (!subTurn) return watch;
-      return Object.assign(watch, { enter: <T>(work: () => T): T => this.current.run(subTurn, work) });
+      return Object.assign(watch, {
+        turnContext: <T extends { caller?: ModelCaller | undefined }>(context: T): T => ({
+          ...context,
+          caller: { ...context.caller, attribution: context.caller?.attribution ?? UNATTRIBUTED, turn: subTurn },
+        }),
+      });
     },
   };
 
@@ -142,7 +141,7 @@ export class Telemetry {
   provider(provider: ModelProvider): ModelProvider {
     let watched = this.providers.get(provider);
     if (!watched) {
-      watched = watchProvider(provider, this.context, () => this.current.getStore());
+      watched = watchProvider(provider, this.context);
       this.providers.set(provider, watched);
     }
     return watched;

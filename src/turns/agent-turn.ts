@@ -8,7 +8,8 @@ import type { Conversation } from '../engine/ai/conversation.ts';
 import type { ChatMessage, ModelParams, ToolSpec } from '../model-providers/types.ts';
 import type { AgentDirectory } from '../chains/agent-directory.ts';
 import type { SessionInfo, SessionStore, SessionWindow } from '../storage/session-store.ts';
-import { attributionOf, withAttribution } from '../usage/attribution.ts';
+import { attributionOf } from '../usage/attribution.ts';
+import { reattributed, type ModelCaller } from '../model-providers/caller.ts';
 import type { MemoryAccess } from '../tools/types.ts';
 import type { AgentModel } from './agent-model.ts';
 import type { CompactionResult, Compactor } from './compactor.ts';
@@ -109,7 +110,8 @@ export class TurnRunner {
     const target = model(agentId);
     return this.locked(key, signal, () =>
       compactor.compact(
-        { key, agentId, memory: access(agentId, key) },
+        // Compacting by hand is metered as the agent's, on no channel.
+        { key, agentId, memory: access(agentId, key), caller: reattributed(undefined, { agentId }) },
         {
           system: [],
           inputs: [],
@@ -179,16 +181,13 @@ export class TurnRunner {
     const limited = withTimeLimit(input.signal, this.limits.timeoutMs());
     const signal = limited.signal;
     const turn = { ...input, signal };
-    // Every model call of the turn (and of what it starts) is metered as this agent's, channel's and user's.
     try {
-      return await withAttribution(attributionOf(input.agentId, input.metadata), () =>
-        session
-          ? this.locked(session.key, signal, async () => {
-              const opened = await this.opening(turn);
-              return this.runNow(opened.input, opened.history, ignore);
-            })
-          : settleWithin(this.runNow(turn, input.history ?? [], ignore), signal, () => WIND_DOWN_MS),
-      );
+      return await (session
+        ? this.locked(session.key, signal, async () => {
+            const opened = await this.opening(turn);
+            return this.runNow(opened.input, opened.history, ignore);
+          })
+        : settleWithin(this.runNow(turn, input.history ?? [], ignore), signal, () => WIND_DOWN_MS));
     } finally {
       limited.dispose();
     }
@@ -206,7 +205,7 @@ export class TurnRunner {
     const emit = (event: TurnEvent): void => queue.push(event);
     const session = input.session;
     let ended = false;
-    const running = withAttribution(attributionOf(input.agentId, input.metadata), () =>
+    const running = (
       session
         ? this.locked(session.key, signal, async () => {
             const opened = await this.opening({ ...input, signal });
@@ -216,7 +215,7 @@ export class TurnRunner {
             this.runNow({ ...input, signal }, input.history ?? [], emit),
             signal,
             () => WIND_DOWN_MS,
-          ),
+          )
     )
       .then(
         (output): TurnEvent => ({ type: 'done', ...output }),
@@ -250,14 +249,18 @@ export class TurnRunner {
     };
   }
 
-  /** Runs the turn, reported to the observer when there is one. */
+  /**
+   * Runs the turn, reported to the observer when there is one. Every model call of the turn (and of
+   * what it starts) is metered as this agent's, channel's and user's: its caller says so.
+   */
   private async runNow(
     input: TurnInput,
     history: ChatMessage[],
     emit: (event: TurnEvent) => void,
   ): Promise<TurnOutput> {
+    const attribution = attributionOf(input.agentId, input.metadata);
     const observer = this.observer;
-    if (!observer) return this.runTurn(input, history, emit);
+    if (!observer) return this.runTurn(input, history, emit, { attribution });
     this.agents.require(input.agentId);
     const metadata = input.metadata ?? {};
     const turn = observer.turnStarted({
@@ -274,9 +277,7 @@ export class TurnRunner {
       if (event.type !== 'done' && event.type !== 'error') turn.event(event);
       emit(event);
     };
-    return observer
-      .runInTurn(turn, () => this.runTurn(input, history, report))
-      .then(
+    return this.runTurn(input, history, report, { attribution, turn }).then(
         (output) => {
           observer.turnEnded(turn, output.text);
           return output;
@@ -292,6 +293,7 @@ export class TurnRunner {
     input: TurnInput,
     history: ChatMessage[],
     emit: (event: TurnEvent) => void,
+    caller: ModelCaller,
   ): Promise<TurnOutput> {
     this.agents.require(input.agentId);
     const resume = input.resume ? resumeWith(history, input.resume) : undefined;
@@ -336,6 +338,7 @@ export class TurnRunner {
                 key: session.key,
                 agentId: input.agentId,
                 memory,
+                caller,
                 ...(openingIds[0] ? { beforeId: openingIds[0] } : {}),
                 ...(before.window ? { opened: before.window } : {}),
               },
@@ -365,7 +368,7 @@ export class TurnRunner {
       result = await this.agents.run(input.agentId, input.input, input.metadata ?? {}, {
         signal: input.signal,
         onEvent: fold.add,
-        turn: { agentId: input.agentId, conversation },
+        turn: { agentId: input.agentId, conversation, caller },
       });
     } catch (thrown) {
       const error = isTurnTimeout(input.signal) ? (input.signal.reason as Error) : thrown;

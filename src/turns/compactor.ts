@@ -4,6 +4,7 @@
 // request is then: system prompt, summary, the newest turns verbatim. Before each compaction the
 // agent gets one silent memory-flush turn. A summary that fails its guard leaves the history as it
 // was. Callers hold the session's lock, so one compaction runs per session (across instances too).
+import type { ModelCaller } from '../model-providers/caller.ts';
 import {
   compactionSettings,
   type CompactionOverride,
@@ -49,6 +50,8 @@ export interface SessionRef {
   key: string;
   agentId: string;
   memory: MemoryAccess;
+  /** Who the flush and summary calls are for: the turn's caller. */
+  caller?: ModelCaller | undefined;
   /** Messages from this id on belong to the running turn: never folded, never sent as history. */
   beforeId?: number;
   /** The window as the turn's opening found it (read with its append): the turn's first read. */
@@ -161,12 +164,12 @@ export class Compactor {
     };
     if (folded.length === 0)
       return report({ compacted: false, reason: 'nothing to fold', folded: 0, flushed: false });
-    const target = this.target(settings, request);
+    const target = this.target(settings, request, session.caller);
     const foldedMessages = folded.map(forModel);
     let flushed = false;
     if (settings.memoryFlush) {
       await flushMemory({
-        target: { provider: request.provider, model: request.model },
+        target: { provider: request.provider, model: request.model, caller: session.caller },
         messages: foldedMessages,
         memory: session.memory,
         window: request.window,
@@ -224,12 +227,16 @@ export class Compactor {
     });
   }
 
-  private target(settings: CompactionSettings, request: ContextRequest): SummaryTarget {
-    if (!settings.model) return { provider: request.provider, model: request.model };
+  private target(
+    settings: CompactionSettings,
+    request: ContextRequest,
+    caller: ModelCaller | undefined,
+  ): SummaryTarget {
+    if (!settings.model) return { provider: request.provider, model: request.model, caller };
     const slash = settings.model.indexOf('/');
     const providerId = settings.model.slice(0, slash);
     try {
-      return { provider: this.deps.models.get(providerId), model: settings.model.slice(slash + 1) };
+      return { provider: this.deps.models.get(providerId), model: settings.model.slice(slash + 1), caller };
     } catch (error) {
       throw new AppError(
         'invalid',

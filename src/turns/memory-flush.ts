@@ -55,6 +55,7 @@ export async function flushMemory(input: FlushInput): Promise<number> {
       let text = '';
       for await (const event of input.target.provider.stream({
         model: input.target.model,
+        caller: input.target.caller,
         messages,
         tools: [spec],
         signal: input.signal,

@@ -3,6 +3,7 @@
 // summary so far). A summary that is empty or drops an exact identifier, or a summariser that
 // fails or times out, is retried a bounded number of times; after that the compaction fails and
 // the caller leaves the history as it was.
+import type { ModelCaller } from '../model-providers/caller.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { ChatMessage, ModelProvider } from '../model-providers/types.ts';
 import { estimateTokens } from '../storage/session-store.ts';
@@ -18,6 +19,8 @@ export const SUMMARY_INSTRUCTIONS = [
 export interface SummaryTarget {
   provider: ModelProvider;
   model: string;
+  /** Who the call is for (the turn's caller, for metering and traces). */
+  caller?: ModelCaller | undefined;
 }
 
 export interface SummariseInput {
@@ -82,6 +85,7 @@ async function ask(input: SummariseInput, messages: ChatMessage[]): Promise<stri
   let text = '';
   for await (const event of input.target.provider.stream({
     model: input.target.model,
+    caller: input.target.caller,
     messages,
     params: { temperature: 0 },
     signal,

@@ -1,6 +1,7 @@
 // What the turn runner tells an observer (live events, metrics, traces, the monitoring page): each
-// turn's start, its events and its end. The observer runs the turn's work in its own context, so the
-// model calls and chain runs of the turn can find the turn they belong to.
+// turn's start, its events and its end. The observed turn goes with the turn's model caller
+// (model-providers/caller.ts), so the model calls and chain runs of the turn find the turn they
+// belong to.
 import type { TurnStart } from '../observability/turn-watch.ts';
 import type { TurnEvent } from './turn-events.ts';
 
@@ -22,6 +23,5 @@ export interface ObservedTurn {
 
 export interface TurnObserver {
   turnStarted(start: TurnStart): ObservedTurn;
-  runInTurn<T>(turn: ObservedTurn, work: () => Promise<T>): Promise<T>;
   turnEnded(turn: ObservedTurn, text: string | undefined, error?: unknown): void;
 }

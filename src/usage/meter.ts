@@ -6,7 +6,7 @@
 import { AppError, isAppError } from '../core/errors.ts';
 import type { ModelMeter, ProviderConfig } from '../model-providers/registry.ts';
 import type { ModelEvent, ModelProvider, ModelRequest, Usage } from '../model-providers/types.ts';
-import { currentAttribution, type Attribution } from './attribution.ts';
+import { UNATTRIBUTED, type Attribution } from './attribution.ts';
 import type { Budgets, Reservation } from './budgets.ts';
 import { estimateInputTokens, reservationTokens } from './estimate.ts';
 import { Listeners } from './listeners.ts';
@@ -52,7 +52,7 @@ export class UsageMeter implements ModelMeter {
     entry: ProviderConfig | undefined,
     request: ModelRequest,
   ): AsyncGenerator<ModelEvent> {
-    const who = currentAttribution();
+    const who = request.caller?.attribution ?? UNATTRIBUTED;
     const model = modelName(entry, request.model);
     const pricing = pricingOf(entry, model);
     const held = reservationTokens(request);

@@ -10,7 +10,7 @@ import { agentDefinition } from '../fakes/builders.ts';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
 import type { UsageReport } from '../fakes/fake-upstream-replies.ts';
-import { withAttribution } from '../../src/usage/attribution.ts';
+import { reattributed } from '../../src/model-providers/caller.ts';
 import { localDay } from '../../src/usage/periods.ts';
 
 const TOKEN = '123456:SECRET-token-abcdefghijklmnop';
@@ -158,14 +158,13 @@ describe('usage accounting', () => {
     await tg.waitForCalls('sendMessage', 1);
     // A call outside the agent loop (compaction, memory flush): any caller of the registry is metered.
     phase = 'compaction';
-    await withAttribution({ agentId: 'boss', channel: 'api' }, async () => {
-      const events = t.services.models.get().stream({
-        model: '',
-        messages: [{ role: 'user', content: 'You are boss. Summarise.' }],
-        signal: new AbortController().signal,
-      });
-      for await (const _event of events);
+    const events = t.services.models.get().stream({
+      model: '',
+      messages: [{ role: 'user', content: 'You are boss. Summarise.' }],
+      signal: new AbortController().signal,
+      caller: reattributed(undefined, { agentId: 'boss', channel: 'api' }),
     });
+    for await (const _event of events);
 
     const all = await usage();
     assert.equal(all.totals.inputTokens, upstream.reported.promptTokens);

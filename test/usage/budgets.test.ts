@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../fakes/app-harness.ts';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.ts';
-import { withAttribution, type Attribution } from '../../src/usage/attribution.ts';
+import { reattributed, type Attribution } from '../../src/model-providers/caller.ts';
 import type { BudgetEvent } from '../../src/usage/budgets.ts';
 import { formatLocal, periodOf } from '../../src/usage/periods.ts';
 
@@ -57,14 +57,13 @@ describe('budgets', () => {
     t.app.inject({ method, url: `/api/v1${url}`, ...(payload === undefined ? {} : { payload }) });
   /** A model call made outside any turn (as compaction makes them), attributed by hand. */
   const callAs = async (who: Partial<Attribution>): Promise<void> => {
-    await withAttribution(who, async () => {
-      const events = t.services.models.get().stream({
-        model: '',
-        messages: [{ role: 'user', content: 'hi' }],
-        signal: new AbortController().signal,
-      });
-      for await (const _event of events);
+    const events = t.services.models.get().stream({
+      model: '',
+      messages: [{ role: 'user', content: 'hi' }],
+      signal: new AbortController().signal,
+      caller: reattributed(undefined, who),
     });
+    for await (const _event of events);
   };
   const chat = (model: string, options: { key?: string; stream?: boolean } = {}) =>
     t.app.inject({

@@ -173,6 +173,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         ...(specs.length > 0 ? { tools: specs } : {}),
         params,
         signal: node.signal,
+        caller: node.turn.caller,
       });
     const stream = modelStream(options, messages, added, request, overflowed);
     for await (const event of stream) {

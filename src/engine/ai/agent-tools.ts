@@ -8,7 +8,7 @@ import { McpConnection, type McpConnectionOptions } from '../../tools/mcp.ts';
 import { a2aTool } from './a2a-tool.ts';
 import { TASK_PARAMETERS, taskDescription, taskInput } from './subagent-task.ts';
 import type { Tool, ToolContext, ToolType } from '../../tools/types.ts';
-import { withAttribution } from '../../usage/attribution.ts';
+import { reattributed } from '../../model-providers/caller.ts';
 import type { RuleChainDefinition } from '../dsl.ts';
 import { newMessage } from '../message.ts';
 import type { NodeContext, RunResult } from '../types.ts';
@@ -218,9 +218,10 @@ export class AgentToolSet {
         return resultText(
           // A sub-agent works in its own workspace, with no shared history.
           // Its model calls are metered as the sub-agent's (same channel, account and user).
-          await withAttribution({ agentId: targetId }, () =>
-            node.runChain(targetId, message, { turn: { agentId: targetId }, isolated: true }),
-          ),
+          await node.runChain(targetId, message, {
+            turn: { agentId: targetId, caller: reattributed(node.turn.caller, { agentId: targetId }) },
+            isolated: true,
+          }),
         );
       },
     };

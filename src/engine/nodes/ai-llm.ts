@@ -69,6 +69,7 @@ export function createAiLlmNode(
             messages,
             params: wire,
             signal: node.signal,
+            caller: node.turn.caller,
           })) {
             if (event.type === 'text-delta') {
               text += event.text;

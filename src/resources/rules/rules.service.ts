@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import { componentList, type ComponentList } from '../../engine/components.ts';
 import type { NodeRegistry } from '../../engine/registry.ts';
 import type { RuleMessage } from '../../engine/types.ts';
-import { withAttribution } from '../../usage/attribution.ts';
+import { reattributed } from '../../model-providers/caller.ts';
 
 /** Without an agent: any chain; with one: that agent's rule chains (404 for an unknown agent). */
 function scopeOf(agentId: string | undefined): Scope {
@@ -55,9 +55,8 @@ export class RulesService {
     messageType = '',
   ): Promise<RuleMessage[]> {
     // Model calls of a chain run by hand are metered as the chain's, on the `rules` channel.
-    const result = await withAttribution({ agentId: id, channel: 'rules' }, () =>
-      this.chains.execute(id, data, metadata, { signal }, messageType),
-    );
+    const caller = reattributed(undefined, { agentId: id, channel: 'rules' });
+    const result = await this.chains.execute(id, data, metadata, { signal, turn: { caller } }, messageType);
     if (result.outcome === 'failure') throw new AppError('invalid', result.error ?? 'the rule chain failed');
     return result.results;
   }
