@@ -108,6 +108,40 @@ describe('compaction paths', () => {
     await assert.rejects(m.turn('o', 'again?'), /maximum context length/);
   });
 
+  it("a turn's memory flush and summary are metered as the turn's agent, channel and user, like its own calls", async () => {
+    m = await startMemoryApp({ window: 100_000 });
+    const app = m;
+    const turn = (input: string) =>
+      app.t.services.turns.complete({
+        agentId: AGENT,
+        input,
+        session: { key: app.key('metered'), info: { agentId: AGENT, channel: 'telegram', scope: 'per_peer' } },
+        metadata: { channel: 'telegram', accountId: 'bot-1', senderId: 'user-7' },
+        signal: AbortSignal.timeout(30_000),
+      });
+    for (let index = 0; index < 6; index += 1) await turn(`turn ${index} with ORD-${700 + index}`);
+    m.model.overflowNext(1);
+    await turn('and now?');
+    assert.equal(m.model.flushTurns(), 1);
+    assert.equal(m.model.count('summary'), 1);
+    const calls = m.model.requests.length;
+    for (const [groupBy, key] of [
+      ['agent', AGENT],
+      ['channel', 'telegram'],
+      ['user', 'user-7'],
+    ] as const) {
+      const response = await m.t.app.inject({ url: `/api/v1/usage?groupBy=${groupBy}` });
+      assert.equal(response.statusCode, 200, response.body);
+      const groups = response.json<{ groups: Array<{ key: string; calls: number }> }>().groups;
+      // Every call the model saw (the turns', the refused one, the flush and the summary) in one group.
+      assert.deepEqual(
+        groups.map((group) => [group.key, group.calls]),
+        [[key, calls]],
+        groupBy,
+      );
+    }
+  });
+
   it('POST .../compact flushes once, folds all but the newest turns and marks them folded; errors are clear', async () => {
     m = await startMemoryApp({ window: 100_000, compaction: { keep_recent_tokens: 50 } });
     for (let index = 0; index < 8; index += 1) await m.turn('m', `turn ${index} ref ORD-${300 + index}`);
