@@ -1,6 +1,8 @@
 // The usage_calls table (migration 201-usage): rows are queued and written in batches, one insert
-// for all the calls that ended while the previous insert ran, so a busy server writes far fewer
-// statements than it makes calls and a call never waits for the database.
+// for all the calls that ended within BATCH_MS of the first of them, so a busy server writes far
+// fewer statements than it makes calls and a call never waits for the database. An insert of one
+// row cost 65-105 µs of CPU on libsql, 10 µs a row in a batch of 20 and 7 µs in one of 100; with
+// one event-loop turn of batching, a chat turn under load paid for inserts of 1-5 rows.
 import { sql, type Kysely } from 'kysely';
 import type { BudgetScope } from '../config/schema.ts';
 import { AppError } from '../core/errors.ts';
@@ -65,11 +67,19 @@ export interface UsageGroup extends UsageTotals {
 
 /** Rows kept in memory at most while the database is away; older ones are dropped (and logged). */
 const MAX_QUEUED = 50_000;
+/**
+ * How long the first queued row waits for others to share its insert. A crash loses the rows of at
+ * most this window (a clean stop, and every read of the table, writes them first).
+ */
+const BATCH_MS = 100;
+/** Rows per insert; a queue this long is written at once. */
+const BATCH_ROWS = 500;
 
 export class UsageStore {
   private database: UsageDb | undefined;
   private queue: UsageRow[] = [];
   private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly logger: Logger = silentLogger) {}
@@ -77,7 +87,7 @@ export class UsageStore {
   /** The database opens after the model registry (which meters from the start) is built. */
   attach(db: Db): void {
     this.database = db.withTables<{ usage_calls: UsageCallsTable }>() as unknown as UsageDb;
-    if (this.queue.length > 0 && !this.writing) this.writing = this.drain();
+    this.schedule();
   }
 
   private get db(): UsageDb {
@@ -92,11 +102,12 @@ export class UsageStore {
       this.logger.warn({ queued: MAX_QUEUED }, 'usage rows dropped: the database is not taking them');
     }
     this.queue.push(row);
-    if (!this.writing && !this.closed && this.database) this.writing = this.drain();
+    this.schedule();
   }
 
   /** Resolves once every row queued so far is written (or given up on). */
   async flush(): Promise<void> {
+    if (this.timer) this.writeNow();
     while (this.writing) await this.writing;
   }
 
@@ -105,12 +116,24 @@ export class UsageStore {
     this.closed = true;
   }
 
+  /** The next insert: after BATCH_MS, or now when a batch is full. */
+  private schedule(): void {
+    if (this.writing || this.timer || this.closed || !this.database || this.queue.length === 0) return;
+    if (this.queue.length >= BATCH_ROWS) this.writing = this.drain();
+    else this.timer = setTimeout(this.writeNow, BATCH_MS).unref();
+  }
+
+  private readonly writeNow = (): void => {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.writing && this.database) this.writing = this.drain();
+  };
+
   private async drain(): Promise<void> {
-    // One turn of the event loop, so the rows of calls ending together share the insert.
-    await new Promise((resolve) => setImmediate(resolve));
+    let failed = false;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, 500);
+        const batch = this.queue.splice(0, BATCH_ROWS);
         try {
           await this.db.insertInto('usage_calls').values(batch).execute();
         } catch (error) {
@@ -121,11 +144,14 @@ export class UsageStore {
             'could not record model usage; will retry',
           );
           this.retryLater();
+          failed = true;
           return;
         }
       }
     } finally {
       this.writing = undefined;
+      // Rows that came while the last insert ran wait for their own window.
+      if (!failed) this.schedule();
     }
   }
 

@@ -120,17 +120,17 @@ describe('compaction paths', () => {
         signal: AbortSignal.timeout(30_000),
       });
     for (let index = 0; index < 6; index += 1) await turn(`turn ${index} with ORD-${700 + index}`);
-    m.model.overflowNext(1);
+    app.model.overflowNext(1);
     await turn('and now?');
-    assert.equal(m.model.flushTurns(), 1);
-    assert.equal(m.model.count('summary'), 1);
-    const calls = m.model.requests.length;
+    assert.equal(app.model.flushTurns(), 1);
+    assert.equal(app.model.count('summary'), 1);
+    const calls = app.model.requests.length;
     for (const [groupBy, key] of [
       ['agent', AGENT],
       ['channel', 'telegram'],
       ['user', 'user-7'],
     ] as const) {
-      const response = await m.t.app.inject({ url: `/api/v1/usage?groupBy=${groupBy}` });
+      const response = await app.t.app.inject({ url: `/api/v1/usage?groupBy=${groupBy}` });
       assert.equal(response.statusCode, 200, response.body);
       const groups = response.json<{ groups: Array<{ key: string; calls: number }> }>().groups;
       // Every call the model saw (the turns', the refused one, the flush and the summary) in one group.

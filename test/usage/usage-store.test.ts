@@ -1,0 +1,101 @@
+// The usage store writes its rows in batches: the calls that end within the batch window share one
+// insert, a read of the table (or a stop) writes what is queued first, and nothing is lost when the
+// window is cut short.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase, type Db } from '../../src/storage/database.ts';
+import { UsageStore, type UsageRow } from '../../src/usage/usage-store.ts';
+
+const row = (agent: string, at = Date.now()): UsageRow => ({
+  at,
+  day: '2026-11-28',
+  agent_id: agent,
+  provider: 'fake',
+  model: 'm',
+  channel: 'api',
+  account_id: '',
+  user_id: '',
+  input_tokens: 10,
+  cached_input_tokens: 0,
+  output_tokens: 5,
+  reasoning_tokens: 0,
+  cost_nanos: 0,
+  estimated: 0,
+  status: 'ok',
+  duration_ms: 3,
+});
+
+describe('usage store batches', () => {
+  let dir: string;
+  let db: Db;
+  const inserts: string[] = [];
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'usage-store-'));
+    db = await openDatabase(join(dir, 'usage.db'));
+  });
+  after(async () => {
+    await db.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The store on a database that notes each insert into usage_calls. */
+  const storeOnCountingDb = (): UsageStore => {
+    const store = new UsageStore();
+    const counting = db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'InsertQueryNode') inserts.push(String(args.queryId));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    store.attach(counting as Db);
+    return store;
+  };
+  const stored = async (agent: string): Promise<number> => {
+    const rows = await db
+      .withTables<{ usage_calls: { agent_id: string } }>()
+      .selectFrom('usage_calls')
+      .where('agent_id', '=', agent)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .execute();
+    return Number(rows[0]?.n ?? 0);
+  };
+
+  it('calls ending close together share one insert, written once the window has passed', async () => {
+    const store = storeOnCountingDb();
+    inserts.length = 0;
+    for (let index = 0; index < 30; index++) {
+      store.add(row('close'));
+      if (index % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Spread over three turns of the event loop, still one insert.
+    for (let waited = 0; (await stored('close')) < 30; waited++) {
+      assert.ok(waited < 500, 'the rows were written');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(inserts.length, 1, `${inserts.length} inserts for 30 rows`);
+    await store.close();
+  });
+
+  it('a read of the table writes the queued rows first, without waiting for the window', async () => {
+    const store = storeOnCountingDb();
+    for (let index = 0; index < 5; index++) store.add(row('read'));
+    assert.equal(await stored('read'), 0, 'still queued');
+    const { totals } = await store.query(0, Date.now() + 1000, undefined);
+    assert.ok(totals.calls >= 5);
+    assert.equal(await stored('read'), 5);
+    await store.close();
+  });
+
+  it('a full batch is written at once; closing writes the rest', async () => {
+    const store = storeOnCountingDb();
+    inserts.length = 0;
+    for (let index = 0; index < 501; index++) store.add(row('full'));
+    await store.close();
+    assert.equal(await stored('full'), 501);
+    assert.equal(inserts.length, 2, 'the first 500 at once, the last one at close');
+  });
+});
