@@ -1,7 +1,11 @@
 // A model worker: runs OpenAI-compatible provider calls (the openai SDK, its HTTP request and the
 // parsing of its stream) off the main thread, which then only handles requests and agent turns.
 // Events of a call are gathered for the rest of an event-loop turn and posted together, so a short
-// answer crosses threads in one or two messages.
+// answer crosses threads in one or two messages. Pieces of text that arrive in the same turn are
+// joined into one: on the main thread every event passes the usage meter, the observability, the
+// agent loop and the turn's fold, each an async iterator, and a streamed client gets one frame
+// instead of several written in the same moment. Text that arrives over time (a model generating)
+// still crosses piece by piece.
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../core/errors.ts';
 import type { FromModelWorker, ToModelWorker, WorkerModelRequest } from './model-worker-protocol.ts';
@@ -51,7 +55,10 @@ async function call(id: number, key: number, request: WorkerModelRequest): Promi
   };
   try {
     for await (const event of provider.stream({ ...request, signal: controller.signal })) {
-      batch.push(event);
+      const last = batch.at(-1);
+      if (event.type === 'text-delta' && last?.type === 'text-delta') {
+        batch[batch.length - 1] = { type: 'text-delta', text: last.text + event.text };
+      } else batch.push(event);
       if (!flushing) {
         flushing = true;
         setImmediate(flush);

@@ -12,7 +12,9 @@ export async function createResource(t: TestApp, url: string, payload: object): 
 }
 
 export async function startTimedAgentApp(): Promise<{ upstream: FakeUpstream; t: TestApp }> {
-  const upstream = await startFakeUpstream();
+  // Frames 25 ms apart (a busy machine may hold a thread back for a few), so the streamed text
+  // reaches the clients of these tests in pieces.
+  const upstream = await startFakeUpstream({ frameGapMs: 25 });
   const t = await createTestApp({ listen: true, config: { models: upstream.modelsConfig() } });
   await createResource(
     t,

@@ -35,6 +35,12 @@ export interface FakeUpstreamOptions {
   errorMessage?: string;
   /** Delay before answering, to imitate a real model's latency. */
   latencyMs?: number;
+  /**
+   * Pause between the frames of a streamed reply, as a model generating text: each piece then
+   * reaches the service on its own (by default a reply is written at once, and the service's model
+   * worker joins pieces of text that arrive together).
+   */
+  frameGapMs?: number;
   /** How many request bodies to keep (default 1000); all are counted. */
   captureLimit?: number;
   /** The usage a reply reports (default: 10 prompt tokens, a token per 4 characters of output). */
@@ -117,7 +123,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         const usage = usageFor(next, body);
         if (includeUsage) report(usage);
-        return void response.end(sseChunks(model, next, includeUsage, usage).join(''));
+        const frames = sseChunks(model, next, includeUsage, usage);
+        if (!options.frameGapMs) return void response.end(frames.join(''));
+        const gap = options.frameGapMs;
+        const writeNext = (index: number): void => {
+          if (response.destroyed) return;
+          if (index === frames.length - 1) return void response.end(frames[index]);
+          response.write(frames[index]);
+          setTimeout(() => writeNext(index + 1), gap);
+        };
+        return writeNext(0);
       }
       case 'usage-disconnect': {
         response.writeHead(200, { 'content-type': 'text/event-stream' });

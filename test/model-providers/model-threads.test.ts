@@ -42,6 +42,27 @@ describe('model calls on worker threads', () => {
     assert.equal(upstream.lastHeaders?.authorization, `Bearer ${KEY}`);
   });
 
+  it('joins pieces of text that arrive together into one event; pieces that arrive apart stay apart', async () => {
+    const deltas = (events: Awaited<ReturnType<typeof collect>>) =>
+      events.filter((event) => event.type === 'text-delta').length;
+    // The fake writes its whole reply (a frame per word) at once: one piece of text crosses.
+    const together = await collect(provider().stream(userRequest('hi')));
+    assert.equal(textOf(together), 'Hello from the fake upstream.');
+    assert.equal(deltas(together), 1);
+    // A model generating: frames 50 ms apart, the words cross one by one (a busy machine holding
+    // the worker back may still join two of them).
+    const slow = await startFakeUpstream({ frameGapMs: 50 });
+    try {
+      const apart = await collect(
+        threads.provider({ id: 'slow', baseUrl: slow.url, apiKey: KEY, model: 'm' }).stream(userRequest('hi')),
+      );
+      assert.equal(textOf(apart), 'Hello from the fake upstream.');
+      assert.ok(deltas(apart) >= 3, `${deltas(apart)} pieces of 5`);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('runs many calls at once', async () => {
     const one = provider();
     const answers = await Promise.all(
