@@ -101,6 +101,13 @@ async function buildServer() {
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
       define: { 'import.meta': '__importMeta' },
+      // The file is one function expression, the wrapper Node gives a CommonJS file plus what the
+      // loader passes in (scripts/main-loader.mjs): the loader compiles the text as read, where
+      // wrapping it there made V8 copy all of it into one flat string first.
+      banner: {
+        js: '(function (exports, require, module, __filename, __dirname, __importMeta, __importPackage) {',
+      },
+      footer: { js: '})' },
       metafile: true,
     }),
     // The worker entries stay ES modules, loaded by file by the code that starts them.

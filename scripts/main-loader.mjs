@@ -56,17 +56,16 @@ try {
   // No cache yet (or an unreadable one): compile from source, and write one once ready.
 }
 
-// The same wrapper Node gives a CommonJS file, plus `import.meta` (the bundle's uses of it, see
-// scripts/build.mjs), which names this file, so paths relative to it (../package.json, the worker
-// entries beside it) hold as they did for the ES module build, and the bundle's import() of the
-// packages it loads on first use. The bundle has no import() of its own: Node 20 loses a script's
-// dynamic-import callback when V8 reads the script from a code cache, and such an import() then fails
-// ("A dynamic import callback was not specified"). This module's import() resolves from dist/, as the
-// bundle's would. The build makes the bundle plain
-// ASCII, so reading it as Latin-1 is exact, and faster than decoding UTF-8.
+// The bundle is one function expression (scripts/build.mjs): the wrapper Node gives a CommonJS file,
+// plus `import.meta` (the bundle's uses of it), which names this file, so paths relative to it
+// (../package.json, the worker entries beside it) hold as they did for the ES module build, and the
+// bundle's import() of the packages it loads on first use. The bundle has no import() of its own:
+// Node 20 loses a script's dynamic-import callback when V8 reads the script from a code cache, and
+// such an import() then fails ("A dynamic import callback was not specified"). This module's import()
+// resolves from dist/, as the bundle's would. The build makes the bundle plain ASCII, so reading it as
+// Latin-1 is exact, and faster than decoding UTF-8.
 const source = readFileSync(filename, 'latin1');
-const wrapped = `(function (exports, require, module, __filename, __dirname, __importMeta, __importPackage) {${source}\n})`;
-const script = new vm.Script(wrapped, { filename, cachedData });
+const script = new vm.Script(source, { filename, cachedData });
 
 if (cachedData === undefined || script.cachedDataRejected) {
   process.once('agent-service:ready', writeCache);

@@ -73,6 +73,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   else codeCompiled();
 }
 
+// No top-level await: the build makes this program a CommonJS bundle (scripts/build.mjs).
 void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
