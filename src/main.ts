@@ -24,6 +24,14 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/**
+ * Tells dist/main.js (scripts/main-loader.mjs) that the functions this start runs are compiled, so its
+ * V8 code cache, if it writes one, holds them. Under tsx nothing listens.
+ */
+function codeCompiled(): void {
+  (process as NodeJS.EventEmitter).emit('agent-service:ready');
+}
+
 async function serve(flags: ServeFlags): Promise<void> {
   const { startServer } = await import('./server.ts');
   type RunningServer = Awaited<ReturnType<typeof startServer>>;
@@ -62,9 +70,11 @@ async function serve(flags: ServeFlags): Promise<void> {
     prettyLogs: process.stdout.isTTY === true,
   });
   if (state.stopping) shutdown(state.server);
+  else codeCompiled();
 }
 
-const result = await runCli(process.argv.slice(2), {
+// No top-level await: the build makes this program a CommonJS bundle (scripts/build.mjs).
+void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   home: process.env['HOME'] || homedir(),
@@ -79,6 +89,9 @@ const result = await runCli(process.argv.slice(2), {
     process.on('SIGINT', handler);
     return () => void process.off('SIGINT', handler);
   },
+}).then((result) => {
+  if (result.serving) return;
+  codeCompiled();
+  // Client commands end here even if a keep-alive socket is still open; the server keeps running.
+  process.exit(result.exitCode);
 });
-// Client commands end here even if a keep-alive socket is still open; the server keeps running.
-if (!result.serving) process.exit(result.exitCode);
