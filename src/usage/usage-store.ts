@@ -72,8 +72,13 @@ const MAX_QUEUED = 50_000;
  * most this window (a clean stop, and every read of the table, writes them first).
  */
 const BATCH_MS = 100;
-/** Rows per insert; a queue this long is written at once. */
-const BATCH_ROWS = 500;
+/**
+ * Rows per insert at most; a queue this long is written at once. An insert takes a power of two of
+ * rows (256, 128, ... 1), so the database prepares a handful of statement texts, kept prepared,
+ * instead of a new one for every length of queue (preparing a 100-row insert costs more than
+ * running it).
+ */
+const BATCH_ROWS = 256;
 
 export class UsageStore {
   private database: UsageDb | undefined;
@@ -133,7 +138,7 @@ export class UsageStore {
     let failed = false;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, BATCH_ROWS);
+        const batch = this.queue.splice(0, 2 ** Math.floor(Math.log2(Math.min(this.queue.length, BATCH_ROWS))));
         try {
           await this.db.insertInto('usage_calls').values(batch).execute();
         } catch (error) {

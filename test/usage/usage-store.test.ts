@@ -31,7 +31,8 @@ const row = (agent: string, at = Date.now()): UsageRow => ({
 describe('usage store batches', () => {
   let dir: string;
   let db: Db;
-  const inserts: string[] = [];
+  /** Rows per insert, in order. */
+  const inserts: number[] = [];
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'usage-store-'));
     db = await openDatabase(join(dir, 'usage.db'));
@@ -41,12 +42,13 @@ describe('usage store batches', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The store on a database that notes each insert into usage_calls. */
+  /** The store on a database that notes the rows of each insert into usage_calls. */
   const storeOnCountingDb = (): UsageStore => {
     const store = new UsageStore();
     const counting = db.withPlugin({
       transformQuery: (args) => {
-        if (args.node.kind === 'InsertQueryNode') inserts.push(String(args.queryId));
+        const node = args.node as { kind: string; values?: { values?: unknown[] } };
+        if (node.kind === 'InsertQueryNode') inserts.push(node.values?.values?.length ?? 0);
         return args.node;
       },
       transformResult: async (args) => args.result,
@@ -64,7 +66,7 @@ describe('usage store batches', () => {
     return Number(rows[0]?.n ?? 0);
   };
 
-  it('calls ending close together share one insert, written once the window has passed', async () => {
+  it('calls ending close together share one batch, written once the window has passed', async () => {
     const store = storeOnCountingDb();
     inserts.length = 0;
     for (let index = 0; index < 30; index++) {
@@ -76,7 +78,8 @@ describe('usage store batches', () => {
       assert.ok(waited < 500, 'the rows were written');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    assert.equal(inserts.length, 1, `${inserts.length} inserts for 30 rows`);
+    // One batch of 30 (as powers of two); a batch per event-loop turn would be 8+2 three times.
+    assert.deepEqual(inserts, [16, 8, 4, 2]);
     await store.close();
   });
 
@@ -90,12 +93,22 @@ describe('usage store batches', () => {
     await store.close();
   });
 
-  it('a full batch is written at once; closing writes the rest', async () => {
+  it('a full batch (256 rows) is written at once; closing writes the rest', async () => {
     const store = storeOnCountingDb();
     inserts.length = 0;
-    for (let index = 0; index < 501; index++) store.add(row('full'));
+    for (let index = 0; index < 257; index++) store.add(row('full'));
     await store.close();
-    assert.equal(await stored('full'), 501);
-    assert.equal(inserts.length, 2, 'the first 500 at once, the last one at close');
+    assert.equal(await stored('full'), 257);
+    assert.deepEqual(inserts, [256, 1], 'the first 256 at once, the last one at close');
+  });
+
+  it('inserts a power of two of rows at a time, so few statement texts are ever prepared', async () => {
+    const store = storeOnCountingDb();
+    inserts.length = 0;
+    for (let index = 0; index < 137; index++) store.add(row('sizes'));
+    await store.flush();
+    assert.equal(await stored('sizes'), 137);
+    assert.deepEqual(inserts, [128, 8, 1]);
+    await store.close();
   });
 });
