@@ -131,7 +131,11 @@ export class Telemetry {
       return Object.assign(watch, {
         turnContext: <T extends { caller?: ModelCaller | undefined }>(context: T): T => ({
           ...context,
-          caller: { ...context.caller, attribution: context.caller?.attribution ?? UNATTRIBUTED, turn: subTurn },
+          caller: {
+            ...context.caller,
+            attribution: context.caller?.attribution ?? UNATTRIBUTED,
+            turn: subTurn,
+          },
         }),
       });
     },

@@ -278,15 +278,15 @@ export class TurnRunner {
       emit(event);
     };
     return this.runTurn(input, history, report, { attribution, turn }).then(
-        (output) => {
-          observer.turnEnded(turn, output.text);
-          return output;
-        },
-        (error: unknown) => {
-          observer.turnEnded(turn, undefined, error);
-          throw error;
-        },
-      );
+      (output) => {
+        observer.turnEnded(turn, output.text);
+        return output;
+      },
+      (error: unknown) => {
+        observer.turnEnded(turn, undefined, error);
+        throw error;
+      },
+    );
   }
 
   private async runTurn(

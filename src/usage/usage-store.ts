@@ -36,7 +36,6 @@ export type UsageRow = Omit<UsageCallsTable, 'id'>;
 
 type UsageDb = Kysely<{ usage_calls: UsageCallsTable }>;
 
-
 const COLUMN: Record<GroupBy, keyof UsageCallsTable> = {
   agent: 'agent_id',
   provider: 'provider',
@@ -79,6 +78,8 @@ const BATCH_MS = 100;
  * running it).
  */
 const BATCH_ROWS = 256;
+/** After a failed insert, the wait before the next attempt (rows added meanwhile wait with it). */
+const RETRY_MS = 1000;
 
 export class UsageStore {
   private database: UsageDb | undefined;
@@ -121,49 +122,47 @@ export class UsageStore {
     this.closed = true;
   }
 
-  /** The next insert: after BATCH_MS, or now when a batch is full. */
-  private schedule(): void {
+  /**
+   * The next insert: after BATCH_MS, or now when a batch is full. A retry after a failure holds the
+   * same timer, so rows added while the database is away wait for it instead of each starting an
+   * attempt of their own.
+   */
+  private schedule(delayMs = BATCH_MS): void {
     if (this.writing || this.timer || this.closed || !this.database || this.queue.length === 0) return;
-    if (this.queue.length >= BATCH_ROWS) this.writing = this.drain();
-    else this.timer = setTimeout(this.writeNow, BATCH_MS).unref();
+    if (this.queue.length >= BATCH_ROWS && delayMs === BATCH_MS) this.writing = this.drain();
+    else this.timer = setTimeout(this.writeNow, delayMs).unref();
   }
 
   private readonly writeNow = (): void => {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.writing && this.database) this.writing = this.drain();
+    if (!this.writing && !this.closed && this.database) this.writing = this.drain();
   };
 
   private async drain(): Promise<void> {
-    let failed = false;
+    let next = BATCH_MS;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, 2 ** Math.floor(Math.log2(Math.min(this.queue.length, BATCH_ROWS))));
+        const size = 2 ** Math.floor(Math.log2(Math.min(this.queue.length, BATCH_ROWS)));
+        const batch = this.queue.splice(0, size);
         try {
           await this.db.insertInto('usage_calls').values(batch).execute();
         } catch (error) {
-          // Kept for the next attempt, ahead of newer rows; a later add() starts it.
+          // Kept for the next attempt, ahead of newer rows.
           this.queue.unshift(...batch);
           this.logger.warn(
             { err: error instanceof Error ? error.message : String(error), rows: batch.length },
             'could not record model usage; will retry',
           );
-          this.retryLater();
-          failed = true;
+          next = RETRY_MS;
           return;
         }
       }
     } finally {
       this.writing = undefined;
-      // Rows that came while the last insert ran wait for their own window.
-      if (!failed) this.schedule();
+      // Rows that came while the last insert ran wait for their own window (or for the retry).
+      this.schedule(next);
     }
-  }
-
-  private retryLater(): void {
-    setTimeout(() => {
-      if (!this.writing && !this.closed && this.queue.length > 0) this.writing = this.drain();
-    }, 1000).unref();
   }
 
   /** Totals over [from, to), and per group when `groupBy` is given (largest cost, then tokens first). */

@@ -115,7 +115,10 @@ describe('compaction paths', () => {
       app.t.services.turns.complete({
         agentId: AGENT,
         input,
-        session: { key: app.key('metered'), info: { agentId: AGENT, channel: 'telegram', scope: 'per_peer' } },
+        session: {
+          key: app.key('metered'),
+          info: { agentId: AGENT, channel: 'telegram', scope: 'per_peer' },
+        },
         metadata: { channel: 'telegram', accountId: 'bot-1', senderId: 'user-7' },
         signal: AbortSignal.timeout(30_000),
       });

@@ -54,7 +54,9 @@ describe('model calls on worker threads', () => {
     const slow = await startFakeUpstream({ frameGapMs: 50 });
     try {
       const apart = await collect(
-        threads.provider({ id: 'slow', baseUrl: slow.url, apiKey: KEY, model: 'm' }).stream(userRequest('hi')),
+        threads
+          .provider({ id: 'slow', baseUrl: slow.url, apiKey: KEY, model: 'm' })
+          .stream(userRequest('hi')),
       );
       assert.equal(textOf(apart), 'Hello from the fake upstream.');
       assert.ok(deltas(apart) >= 3, `${deltas(apart)} pieces of 5`);

@@ -92,7 +92,7 @@ describe('conversation branches, export, pins and moves', () => {
     const streamedText = streamed.body
       .split('\n')
       .filter((line) => line.startsWith('data: {'))
-      .map((line) => (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }))
+      .map((line) => JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> })
       .map((chunk) => chunk.choices[0]?.delta.content ?? '')
       .join('');
     assert.equal(streamedText, 'A2 third version');

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Db } from '../../src/storage/database.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { UsageStore, type UsageRow } from '../../src/usage/usage-store.ts';
 
 const row = (agent: string, at = Date.now()): UsageRow => ({
@@ -42,13 +43,22 @@ describe('usage store batches', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The store on a database that notes the rows of each insert into usage_calls. */
-  const storeOnCountingDb = (): UsageStore => {
-    const store = new UsageStore();
+  /** Set while the database refuses inserts into usage_calls (as one that is away does). */
+  let refusing = false;
+  /**
+   * A store on a database that notes the rows of each insert into usage_calls (in `inserts`, emptied
+   * here) and refuses them while `refusing` is set.
+   */
+  const storeOnCountingDb = (logger?: Logger): UsageStore => {
+    const store = new UsageStore(logger);
+    inserts.length = 0;
     const counting = db.withPlugin({
       transformQuery: (args) => {
         const node = args.node as { kind: string; values?: { values?: unknown[] } };
-        if (node.kind === 'InsertQueryNode') inserts.push(node.values?.values?.length ?? 0);
+        if (node.kind === 'InsertQueryNode') {
+          if (refusing) throw new Error('the database is away');
+          inserts.push(node.values?.values?.length ?? 0);
+        }
         return args.node;
       },
       transformResult: async (args) => args.result,
@@ -68,7 +78,6 @@ describe('usage store batches', () => {
 
   it('calls ending close together share one batch, written once the window has passed', async () => {
     const store = storeOnCountingDb();
-    inserts.length = 0;
     for (let index = 0; index < 30; index++) {
       store.add(row('close'));
       if (index % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
@@ -95,7 +104,6 @@ describe('usage store batches', () => {
 
   it('a full batch (256 rows) is written at once; closing writes the rest', async () => {
     const store = storeOnCountingDb();
-    inserts.length = 0;
     for (let index = 0; index < 257; index++) store.add(row('full'));
     await store.close();
     assert.equal(await stored('full'), 257);
@@ -104,11 +112,34 @@ describe('usage store batches', () => {
 
   it('inserts a power of two of rows at a time, so few statement texts are ever prepared', async () => {
     const store = storeOnCountingDb();
-    inserts.length = 0;
     for (let index = 0; index < 137; index++) store.add(row('sizes'));
     await store.flush();
     assert.equal(await stored('sizes'), 137);
     assert.deepEqual(inserts, [128, 8, 1]);
+    await store.close();
+  });
+
+  it('a failed insert keeps its rows; rows added meanwhile wait for the retry; all are written', async () => {
+    const attempts: number[] = [];
+    const logger = { ...silentLogger, warn: () => void attempts.push(performance.now()) };
+    const store = storeOnCountingDb(logger);
+    const waitFor = async (done: () => boolean | Promise<boolean>, what: string) => {
+      for (let waited = 0; !(await done()); waited++) {
+        assert.ok(waited < 1000, what);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    refusing = true;
+    for (let index = 0; index < 3; index++) store.add(row('away'));
+    await waitFor(() => attempts.length === 1, 'the first attempt failed');
+    // Added during the outage: they wait for the retry rather than start an attempt 100 ms on.
+    for (let index = 0; index < 3; index++) store.add(row('away'));
+    await waitFor(() => attempts.length === 2, 'the retry failed too');
+    assert.ok((attempts[1] as number) - (attempts[0] as number) >= 950, 'the retry came after its delay');
+    refusing = false;
+    await waitFor(async () => (await stored('away')) === 6, 'the rows were written after the outage');
+    assert.equal(attempts.length, 2);
+    assert.deepEqual(inserts, [4, 2]);
     await store.close();
   });
 });
