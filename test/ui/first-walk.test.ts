@@ -204,6 +204,9 @@ describe('web UI: what a new user hit', () => {
       await ui.page.route('**/api/v1/chat/completions', (route) => route.abort());
       const composer = ui.page.getByRole('textbox', { name: 'Message' });
       await composer.fill('are you there?');
+      // Enter sends only once the composer has re-rendered with the text (Send enabled); a trial
+      // click waits for that without clicking.
+      await ui.page.getByRole('button', { name: 'Send' }).click({ trial: true });
       await composer.press('Enter');
       const toast = ui.page.locator('.toast-error').first();
       await toast.waitFor();
